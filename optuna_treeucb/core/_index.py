@@ -1,0 +1,226 @@
+"""Indices of TreeUCB (Wang, Ye, Geng, Rudin, arXiv:1901.09277): pure functions on arrays.
+
+Notations:
+    n: number of observations; m: number of candidate points; L: number of leaves (boxes);
+    d: number of dimensions of the unit cube.
+    y: raw objective values, shape (n,).
+    r: rewards, shape (n,), values in [0, 1], larger is better.
+    low, high: box bounds, shape (L, d), values in [0, 1].
+    counts, means, diameters: per box, shape (L,).
+    Phi: soft box features, shape (n, L) (a row per point, a column per box).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+import numpy as np
+
+RewardKind = Literal["rank", "minmax"]
+
+
+def normalize_rewards(y: np.ndarray, kind: RewardKind = "rank") -> np.ndarray:
+    """Map objective values (larger is better) to rewards in [0, 1].
+
+    ``"rank"``: the mid-rank of each value divided by n, i.e. ``(rank - 0.5) / n`` with ties
+    sharing their average rank.  It is invariant to any strictly increasing transform of the
+    objective, so a log-scaled loss and the loss itself give the same run, and ``±inf`` values
+    simply rank first or last.  ``"minmax"``: ``(y - min) / (max - min)`` over the finite values,
+    with ``±inf`` clipped to the finite extremes (0.5 everywhere when all values are equal).
+
+    Args:
+        y: Shape (n,), no NaN.
+        kind: ``"rank"`` or ``"minmax"``.
+
+    Returns:
+        Shape (n,), values in [0, 1].
+    """
+    y = np.asarray(y, dtype=float)
+    n = y.shape[0]
+    if n == 0:
+        return np.zeros(0)
+    if kind == "rank":
+        order = np.argsort(y, kind="stable")
+        sorted_y = y[order]
+        # average ranks over ties: group equal runs
+        starts = np.concatenate(([True], sorted_y[1:] != sorted_y[:-1]))
+        group = np.cumsum(starts) - 1
+        first = np.flatnonzero(starts)
+        last = np.concatenate((first[1:], [n])) - 1
+        mid = (first + last) / 2.0  # 0-based average rank of each group
+        ranks = np.empty(n)
+        ranks[order] = mid[group]
+        return (ranks + 0.5) / n
+    if kind == "minmax":
+        finite = y[np.isfinite(y)]
+        if finite.size == 0:
+            return np.where(y > 0, 1.0, np.where(y < 0, 0.0, 0.5))
+        lo, hi = float(finite.min()), float(finite.max())
+        if hi == lo:
+            out = np.full(n, 0.5)
+            out[y > hi] = 1.0
+            out[y < lo] = 0.0
+            return out
+        return np.clip((np.clip(y, lo, hi) - lo) / (hi - lo), 0.0, 1.0)
+    raise ValueError(f"The reward normalisation must be 'rank' or 'minmax'. Got {kind!r}.")
+
+
+def box_diameters(low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """Euclidean diameter of each box, shape (L,)."""
+    return np.sqrt(np.sum((high - low) ** 2, axis=1))
+
+
+def hoeffding_index(
+    means: np.ndarray,
+    counts: np.ndarray,
+    diameters: np.ndarray,
+    t: int,
+    C: float,
+    M: float,
+) -> np.ndarray:
+    """TreeUCB's index of every box (Algorithm 1 of the paper).
+
+    ``U = m + C * sqrt(4 log t / n) + M * D``, where an empty box (``n = 0``) takes
+    ``m = 1`` and ``n = 1``.
+
+    Args:
+        means: Mean reward per box, shape (L,); ignored where ``counts == 0``.
+        counts: Number of points per box (observations plus pending ones), shape (L,).
+        diameters: Box diameters, shape (L,).
+        t: The round, ``t >= 1``.
+        C: Weight of the confidence bonus.
+        M: Weight of the diameter (Lipschitz) term.
+
+    Returns:
+        Shape (L,).
+    """
+    counts = np.asarray(counts, dtype=float)
+    empty = counts <= 0
+    m = np.where(empty, 1.0, means)
+    n = np.where(empty, 1.0, counts)
+    return m + C * np.sqrt(4.0 * math.log(max(t, 1)) / n) + M * diameters
+
+
+# ---------------------------------------------------------------------------------------------
+# Soft tree kernel (the paper's hierarchical Bayesian model, Section 4)
+# ---------------------------------------------------------------------------------------------
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    out: np.ndarray = 0.5 * (1.0 + np.tanh(0.5 * z))  # overflow-free logistic
+    return out
+
+
+def soft_box_features(
+    X: np.ndarray,
+    low: np.ndarray,
+    high: np.ndarray,
+    alpha: float,
+    sigma: float = 0.0,
+    *,
+    n_nodes: int = 3,
+) -> np.ndarray:
+    """Soft membership of points in boxes: the feature map of the soft tree kernel.
+
+    For box b and dimension j with centre ``c`` and width ``w`` the paper's intended
+    similarity is ``sigmoid(alpha * (w / 2 - |x_j - c|))`` (the printed formula has the sign
+    flipped), which equals ``sigmoid(alpha * min(x_j - low, high - x_j))``: about 1 inside the
+    box, 1/2 on its edge, about 0 outside.  Box edges are jittered by ``N(0, sigma^2)``
+    independently; the expectation over the jitter is taken by Gauss-Hermite quadrature with
+    ``n_nodes`` nodes per edge.  A box edge on the border of the cube is not an edge of the
+    search space's interior and is never softened.  The feature is the product over
+    dimensions, and the kernel is ``k(x, x') = sum_b phi_b(x) phi_b(x')``, positive
+    semi-definite by construction.  ``alpha = inf`` gives the hard box kernel (indicators,
+    with a point on a shared edge counted in the lower box as in the tree).
+
+    Args:
+        X: Shape (n, d), values in [0, 1].
+        low, high: Shape (L, d), values in [0, 1].
+        alpha: Sharpness, > 0 (``inf`` for hard boxes).
+        sigma: Standard deviation of the edge jitter, >= 0.
+        n_nodes: Quadrature nodes per edge.
+
+    Returns:
+        Phi, shape (n, L), values in [0, 1].
+    """
+    X = np.asarray(X, dtype=float)
+    n, d = X.shape
+    L = low.shape[0]
+    lo = np.where(low <= 0.0, -np.inf, low)
+    hi = np.where(high >= 1.0, np.inf, high)
+    if math.isinf(alpha):
+        inside = (X[:, None, :] > lo[None]) & (X[:, None, :] <= hi[None])
+        inside |= (X[:, None, :] <= 0.0) & (low[None] <= 0.0)
+        return np.all(inside, axis=2).astype(float)
+    if sigma > 0:
+        z, w = np.polynomial.hermite_e.hermegauss(n_nodes)
+        w = w / w.sum()
+        shifts = sigma * z
+    else:
+        shifts, w = np.zeros(1), np.ones(1)
+    # Only points within reach of a box get a non-zero feature: beyond 40/alpha (+ 6 sigma)
+    # the sigmoid is below 4e-18, so such entries are exact zeros of the float.
+    reach = 40.0 / alpha + 6.0 * sigma
+    Phi = np.zeros((n, L))
+    for b in range(L):
+        near = np.all((X >= lo[b] - reach) & (X <= hi[b] + reach), axis=1)
+        if not near.any():
+            continue
+        Xb = X[near]  # (k, d)
+        dl = Xb - lo[b]  # distance past the lower edge (inf on the cube border)
+        du = hi[b] - Xb
+        # expectation over independent jitters of both edges
+        s = np.zeros_like(Xb)
+        for a, wa in zip(shifts, w):
+            for c, wc in zip(shifts, w):
+                s += wa * wc * _sigmoid(alpha * np.minimum(dl - a, du + c))
+        Phi[near, b] = np.prod(s, axis=1)
+    return Phi
+
+
+def gp_posterior(
+    Phi: np.ndarray,
+    r: np.ndarray,
+    Phi_cand: np.ndarray,
+    noise: float,
+    *,
+    Phi_pending: np.ndarray | None = None,
+    prior_mean: float | None = None,
+    gram: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """GP posterior mean and standard deviation under the kernel ``k = Phi Phi^T``.
+
+    The kernel has a finite feature map with one feature per box, so the GP equals Bayesian
+    linear regression on the box features (the weight-space view): with
+    ``A = I + Phi^T Phi / s^2`` (L x L), ``mean(x) = m0 + phi(x)^T A^{-1} Phi^T (r - m0) / s^2``
+    and ``var(x) = phi(x)^T A^{-1} phi(x)``.  This costs O(n L + L^3) given ``Phi^T Phi``
+    (which callers cache and update by rank-one terms) instead of the O(n^3) of a dense
+    kernel solve.  Pending points (asked, not yet told) enter the variance only, as
+    observations of unknown value do.
+
+    With hard boxes and a point in a box holding n observations, ``var = 1 / (1 + n / s^2)``.
+
+    Args:
+        Phi: Features of the observations, shape (n, L).
+        r: Rewards, shape (n,).
+        Phi_cand: Features of the candidates, shape (m, L).
+        noise: Observation noise variance ``s^2`` > 0.
+        Phi_pending: Features of pending points, shape (p, L).
+        prior_mean: Prior mean ``m0`` (the mean reward when ``None``).
+        gram: ``Phi^T Phi`` if already known, shape (L, L).
+
+    Returns:
+        Posterior mean and standard deviation at the candidates, each shape (m,).
+    """
+    L = Phi.shape[1]
+    m0 = float(np.mean(r)) if prior_mean is None else prior_mean
+    G = Phi.T @ Phi if gram is None else gram
+    A = np.eye(L) + G / noise
+    chol = np.linalg.cholesky(A)
+    b = Phi.T @ (r - m0) / noise
+    wmean = np.linalg.solve(chol.T, np.linalg.solve(chol, b))
+    mean = m0 + Phi_cand @ wmean
+    if Phi_pending is not None and Phi_pending.shape[0] > 0:
+        chol = np.linalg.cholesky(A + Phi_pending.T @ Phi_pending / noise)
+    v = np.linalg.solve(chol, Phi_cand.T)  # (L, m)
+    var = np.sum(v * v, axis=0)
+    return mean, np.sqrt(np.maximum(var, 0.0))

@@ -1,0 +1,307 @@
+"""Partitions of the unit cube into boxes: the leaves of a regression tree.
+
+Two tree rules share one interface (``low``/``high``, ``leaf_of`` for the observations,
+``locate`` for new points):
+
+* :class:`RefitPartition` -- the paper's rule: greedy CART
+  (:class:`sklearn.tree.DecisionTreeRegressor`, criterion ``absolute_error`` and
+  ``min_impurity_decrease=0.001``) refitted on all observations.  The leaf boxes are read
+  from the fitted ``tree_`` (thresholds narrowed from the root down).  Refits are lazy: the
+  tree is refitted when the number of observations has grown by ``refit_fraction`` since the
+  last fit; in between, new points are routed to the existing leaves.
+* :class:`IncrementalPartition` -- a nested partition grown online that satisfies the
+  conditions of the paper's regret theorem (Theorem 1): partitions are nested (leaves are
+  only ever split), ``|P_t| <= (2 c + 2^d) t^gamma`` (data-driven splits are allowed only
+  while ``|P_t| < c t^gamma``; cap-driven splits are bounded by a grid of ~t^gamma cells),
+  every leaf diameter is at most ``sqrt(d) t^(-gamma / d)`` times 2 (a leaf wider than the
+  cap is halved along its longest side), and the rule is deterministic given the data.  One
+  observation costs O(depth + leaf size * d log(leaf size)).
+
+Notations:
+    n: observations; L: leaves; d: dimensions.
+    X: shape (n, d), values in [0, 1].  r: rewards, shape (n,).
+    low, high: shape (L, d).  A leaf is the box ``low < x <= high`` per dimension
+    (``0 <= x`` on the lower border of the cube), as scikit-learn routes ``x <= threshold``
+    to the left child.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from typing import Any
+
+import numpy as np
+from sklearn.tree import DecisionTreeRegressor
+
+
+def tree_boxes(tree: Any, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Leaf boxes of a fitted scikit-learn tree.
+
+    Args:
+        tree: ``DecisionTreeRegressor().tree_``.
+        d: Number of features.
+
+    Returns:
+        ``(low, high, node_ids)``: boxes of shape (L, d) and the tree node id of each leaf,
+        shape (L,), in depth-first order.
+    """
+    left, right = tree.children_left, tree.children_right
+    feature, threshold = tree.feature, tree.threshold
+    lows: list[np.ndarray] = []
+    highs: list[np.ndarray] = []
+    nodes: list[int] = []
+    stack = [(0, np.zeros(d), np.ones(d))]
+    while stack:
+        node, lo, hi = stack.pop()
+        if left[node] == -1:
+            lows.append(lo)
+            highs.append(hi)
+            nodes.append(node)
+            continue
+        f, thr = int(feature[node]), float(threshold[node])
+        thr = min(max(thr, lo[f]), hi[f])
+        lhi = hi.copy()
+        lhi[f] = thr
+        rlo = lo.copy()
+        rlo[f] = thr
+        stack.append((int(right[node]), rlo, hi))
+        stack.append((int(left[node]), lo, lhi))
+    return np.array(lows), np.array(highs), np.array(nodes, dtype=np.intp)
+
+
+class RefitPartition:
+    """The paper's tree rule: CART refitted on all observations (lazily).
+
+    Args:
+        d: Number of dimensions.
+        criterion: Split criterion of :class:`~sklearn.tree.DecisionTreeRegressor`.
+        min_impurity_decrease: Stop splitting below this reduction of the criterion.
+        refit_fraction: Refit once the observations have grown by this fraction (at least
+            one) since the last fit; ``0`` refits at every new observation.
+        seed: ``random_state`` of the tree, which makes ties between features deterministic.
+    """
+
+    def __init__(
+        self,
+        d: int,
+        *,
+        criterion: str = "absolute_error",
+        min_impurity_decrease: float = 0.001,
+        refit_fraction: float = 0.0,
+        seed: int = 0,
+    ) -> None:
+        self.d = d
+        self.criterion = criterion
+        self.min_impurity_decrease = min_impurity_decrease
+        self.refit_fraction = refit_fraction
+        self.seed = seed
+        self.low = np.zeros((1, d))
+        self.high = np.ones((1, d))
+        self.leaf_of = np.zeros(0, dtype=np.intp)
+        self.version = 0
+        self._tree: DecisionTreeRegressor | None = None
+        self._node_to_leaf = np.zeros(1, dtype=np.intp)
+        self._n_fit = 0
+
+    @property
+    def n_leaves(self) -> int:
+        return int(self.low.shape[0])
+
+    def update(self, X: np.ndarray, r: np.ndarray) -> None:
+        """Bring the partition up to date with all observations ``X`` (rewards ``r``)."""
+        n = X.shape[0]
+        due = self._n_fit + max(1, math.ceil(self.refit_fraction * self._n_fit))
+        if n >= 2 and (n >= due or self._tree is None):
+            tree = DecisionTreeRegressor(
+                criterion=self.criterion,
+                min_impurity_decrease=self.min_impurity_decrease,
+                random_state=self.seed,
+            )
+            tree.fit(X, r)
+            self._tree = tree
+            self.low, self.high, nodes = tree_boxes(tree.tree_, self.d)
+            self._node_to_leaf = np.full(tree.tree_.node_count, -1, dtype=np.intp)
+            self._node_to_leaf[nodes] = np.arange(nodes.size)
+            self._n_fit = n
+            self.version += 1
+            self.leaf_of = self.locate(X)
+        elif n > self.leaf_of.size:
+            self.leaf_of = np.concatenate((self.leaf_of, self.locate(X[self.leaf_of.size :])))
+
+    def locate(self, X: np.ndarray) -> np.ndarray:
+        """Leaf index of each point, shape (n,)."""
+        if self._tree is None:
+            return np.zeros(X.shape[0], dtype=np.intp)
+        out: np.ndarray = self._node_to_leaf[self._tree.apply(np.asarray(X, dtype=np.float32))]
+        return out
+
+
+class IncrementalPartition:
+    """A nested partition grown online (see the module docstring for its guarantees).
+
+    Args:
+        d: Number of dimensions.
+        gamma: Growth exponent of the leaf budget, ``0 < gamma < 1``.
+        max_leaves_coef: ``c`` in the budget ``c * t^gamma`` of data-driven splits.
+        min_impurity_decrease: A data-driven split must reduce the (n-weighted, as in
+            scikit-learn) squared error by at least this much.
+        min_samples_split: A leaf needs this many observations for a data-driven split.
+    """
+
+    def __init__(
+        self,
+        d: int,
+        *,
+        gamma: float = 0.5,
+        max_leaves_coef: float = 4.0,
+        min_impurity_decrease: float = 0.001,
+        min_samples_split: int = 4,
+    ) -> None:
+        self.d = d
+        self.gamma = gamma
+        self.max_leaves_coef = max_leaves_coef
+        self.min_impurity_decrease = min_impurity_decrease
+        self.min_samples_split = min_samples_split
+        # tree nodes; a leaf has feature -1
+        self._lo: list[np.ndarray] = [np.zeros(d)]
+        self._hi: list[np.ndarray] = [np.ones(d)]
+        self._feature: list[int] = [-1]
+        self._threshold: list[float] = [0.0]
+        self._left: list[int] = [-1]
+        self._right: list[int] = [-1]
+        self._points: dict[int, list[int]] = {0: []}  # leaf node -> observation indices
+        self._leaf_nodes: list[int] = [0]  # leaf index -> node
+        self._leaf_index: dict[int, int] = {0: 0}
+        self._heap: list[tuple[float, int]] = [(-math.sqrt(d), 0)]  # (-diameter, leaf node)
+        self.leaf_of = np.zeros(0, dtype=np.intp)
+        self.low = np.zeros((1, d))
+        self.high = np.ones((1, d))
+        self.version = 0
+        self._n = 0
+
+    @property
+    def n_leaves(self) -> int:
+        return len(self._leaf_nodes)
+
+    def cap(self, t: int) -> float:
+        """Largest leaf diameter allowed at round ``t``: ``sqrt(d) * t^(-gamma / d)``."""
+        return math.sqrt(self.d) * max(t, 1) ** (-self.gamma / self.d)
+
+    def budget(self, t: int) -> float:
+        """Leaf budget of data-driven splits at round ``t``: ``c * t^gamma``."""
+        return self.max_leaves_coef * max(t, 1) ** self.gamma
+
+    # -- routing ---------------------------------------------------------------------------
+    def _route(self, x: np.ndarray) -> int:
+        node = 0
+        while self._feature[node] >= 0:
+            node = (
+                self._left[node]
+                if x[self._feature[node]] <= self._threshold[node]
+                else self._right[node]
+            )
+        return node
+
+    def locate(self, X: np.ndarray) -> np.ndarray:
+        """Leaf index of each point, shape (n,)."""
+        X = np.atleast_2d(X)
+        return np.array([self._leaf_index[self._route(x)] for x in X], dtype=np.intp)
+
+    # -- growth ----------------------------------------------------------------------------
+    def update(self, X: np.ndarray, r: np.ndarray) -> None:
+        """Add the observations of ``X`` not seen yet and grow the tree."""
+        n = X.shape[0]
+        changed = False
+        for i in range(self._n, n):
+            node = self._route(X[i])
+            self._points[node].append(i)
+            self.leaf_of = np.append(self.leaf_of, self._leaf_index[node])
+            self._n = i + 1
+            changed |= self._grow(node, X, r)
+        if changed:
+            self._refresh()
+
+    def _grow(self, node: int, X: np.ndarray, r: np.ndarray) -> bool:
+        t = self._n
+        changed = False
+        # 1. diameter cap: halve every leaf wider than cap(t) along its longest side
+        cap = self.cap(t)
+        while self._heap and -self._heap[0][0] > cap:
+            _, leaf = heapq.heappop(self._heap)
+            if self._feature[leaf] >= 0:
+                continue
+            width = self._hi[leaf] - self._lo[leaf]
+            f = int(np.argmax(width))
+            self._split(leaf, f, float(self._lo[leaf][f] + width[f] / 2.0), X)
+            changed = True
+        # 2. data-driven split of the leaf that received the point, within the budget
+        node = self._route(X[t - 1])
+        pts = self._points[node]
+        if len(pts) >= self.min_samples_split and self.n_leaves < self.budget(t):
+            best = self._best_split(np.asarray(pts), X, r, t)
+            if best is not None:
+                self._split(node, best[0], best[1], X)
+                changed = True
+        return changed
+
+    def _best_split(
+        self, idx: np.ndarray, X: np.ndarray, r: np.ndarray, t: int
+    ) -> tuple[int, float] | None:
+        y = r[idx]
+        m = y.size
+        total = float(np.sum((y - y.mean()) ** 2))
+        # scikit-learn's rule: (m / t) * (MSE decrease) = SSE decrease / t >= threshold
+        best_gain, best = self.min_impurity_decrease * t, None
+        for f in range(self.d):
+            order = np.argsort(X[idx, f], kind="stable")
+            xs, ys = X[idx, f][order], y[order]
+            csum, csq = np.cumsum(ys), np.cumsum(ys * ys)
+            k = np.arange(1, m)
+            valid = xs[1:] > xs[:-1]
+            if not valid.any():
+                continue
+            lsse = csq[:-1] - csum[:-1] ** 2 / k
+            rsum, rsq = csum[-1] - csum[:-1], csq[-1] - csq[:-1]
+            rsse = rsq - rsum**2 / (m - k)
+            gain = np.where(valid, total - lsse - rsse, -np.inf)
+            j = int(np.argmax(gain))
+            if gain[j] > best_gain:
+                best_gain = float(gain[j])
+                best = (f, float((xs[j] + xs[j + 1]) / 2.0))
+        return best
+
+    def _split(self, node: int, f: int, thr: float, X: np.ndarray) -> None:
+        lo, hi = self._lo[node], self._hi[node]
+        lhi, rlo = hi.copy(), lo.copy()
+        lhi[f] = thr
+        rlo[f] = thr
+        left, right = len(self._lo), len(self._lo) + 1
+        for box_lo, box_hi in ((lo, lhi), (rlo, hi)):
+            self._lo.append(box_lo)
+            self._hi.append(box_hi)
+            self._feature.append(-1)
+            self._threshold.append(0.0)
+            self._left.append(-1)
+            self._right.append(-1)
+        self._feature[node], self._threshold[node] = f, thr
+        self._left[node], self._right[node] = left, right
+        pts = self._points.pop(node)
+        self._points[left] = [i for i in pts if X[i, f] <= thr]
+        self._points[right] = [i for i in pts if X[i, f] > thr]
+        # the parent's leaf index goes to the left child; the right child is appended
+        li = self._leaf_index.pop(node)
+        self._leaf_nodes[li] = left
+        self._leaf_index[left] = li
+        self._leaf_index[right] = len(self._leaf_nodes)
+        self._leaf_nodes.append(right)
+        if self._points[right]:
+            self.leaf_of[self._points[right]] = self._leaf_index[right]
+        for child in (left, right):
+            diam = float(np.linalg.norm(self._hi[child] - self._lo[child]))
+            heapq.heappush(self._heap, (-diam, child))
+
+    def _refresh(self) -> None:
+        self.low = np.array([self._lo[nd] for nd in self._leaf_nodes])
+        self.high = np.array([self._hi[nd] for nd in self._leaf_nodes])
+        self.version += 1

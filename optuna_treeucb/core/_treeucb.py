@@ -1,0 +1,546 @@
+"""TreeUCB and Contextual TreeUCB as an ask/tell object (framework-free)."""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+from typing import Literal
+
+import numpy as np
+
+from optuna_treeucb.core._index import box_diameters
+from optuna_treeucb.core._index import gp_posterior
+from optuna_treeucb.core._index import hoeffding_index
+from optuna_treeucb.core._index import normalize_rewards
+from optuna_treeucb.core._index import soft_box_features
+from optuna_treeucb.core._partition import IncrementalPartition
+from optuna_treeucb.core._partition import RefitPartition
+from optuna_treeucb.core._space import ParamSpec
+from optuna_treeucb.core._space import UnitCube
+
+_logger = logging.getLogger(__name__)
+
+Rule = Literal["refit", "incremental"]
+Index = Literal["hoeffding", "soft_gp"]
+Direction = Literal["maximize", "minimize"]
+
+
+@dataclass(frozen=True)
+class Leaves:
+    """The current partition and its index.
+
+    Attributes:
+        low, high: Box bounds, shape (L, d), values in [0, 1].
+        n_obs: Observations per box, shape (L,).
+        n_pending: Pending points per box, shape (L,).
+        mean: Mean reward per box (NaN for an empty box), shape (L,), values in [0, 1].
+        index: Hoeffding index per box, shape (L,).
+    """
+
+    low: np.ndarray
+    high: np.ndarray
+    n_obs: np.ndarray
+    n_pending: np.ndarray
+    mean: np.ndarray
+    index: np.ndarray
+
+
+def _check_number(owner: str, name: str, value: Any, *, low: float, low_open: bool) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+        raise TypeError(f"The '{name}' parameter of {owner} must be a number. Got {value!r}.")
+    v = float(value)
+    ok = math.isfinite(v) and (v > low if low_open else v >= low)
+    if not ok:
+        rel = ">" if low_open else ">="
+        raise ValueError(
+            f"The '{name}' parameter of {owner} must be a finite number {rel} {low}. "
+            f"Got {value!r} instead."
+        )
+    return v
+
+
+def _check_choice(owner: str, name: str, value: Any, allowed: Sequence[str]) -> None:
+    if value not in allowed:
+        raise ValueError(
+            f"The '{name}' parameter of {owner} must be one of {list(allowed)!r}. "
+            f"Got {value!r} instead."
+        )
+
+
+class TreeUCB:
+    """TreeUCB: a Lipschitz bandit over a box whose partition is learned by a regression tree.
+
+    At every round a regression tree is fitted on the observations so far; its leaves
+    partition the unit cube into boxes, the box with the largest index is played and a point
+    is drawn uniformly inside it (Wang, Ye, Geng and Rudin, "Towards Practical Lipschitz
+    Bandits", arXiv:1901.09277, Algorithm 1).  With ``index="hoeffding"`` the index is
+    ``U = m + C sqrt(4 log t / n) + M D``.  With ``index="soft_gp"`` the paper's
+    hierarchical Bayesian model replaces ``m`` and the bonus by the posterior mean and
+    deviation of a GP whose kernel is the soft tree kernel of the current partition,
+    evaluated at candidate points inside the best boxes.
+
+    Given a context (values of some parameters, fixed by the caller), Contextual TreeUCB
+    plays the best box that contains the context and samples only the other parameters.
+
+    Objective values are turned into rewards in [0, 1] (larger is better) before the tree
+    sees them; see :func:`~optuna_treeucb.core._index.normalize_rewards`.  NaN values are
+    ignored with a warning; ``±inf`` are ranked as the best/worst values.
+
+    Args:
+        space:
+            A :class:`UnitCube`, a sequence of :class:`ParamSpec`, or an int d for the plain
+            cube [0, 1]^d (parameters ``"x0"``, ``"x1"``, ...).
+        seed:
+            Seed of the random generator (ties, points inside boxes, start-up points).
+        direction:
+            ``"maximize"`` or ``"minimize"`` the told values.
+        rule:
+            ``"refit"`` (the paper's CART refitted on all data) or ``"incremental"`` (a nested
+            partition grown online with the guarantees of the regret theorem).
+        index:
+            ``"hoeffding"`` or ``"soft_gp"``.
+        C:
+            Weight of the confidence bonus.
+        M:
+            Weight of the box-diameter (Lipschitz) term.
+        n_startup:
+            Number of uniformly random points before the tree is used.
+        reward:
+            Reward normalisation, ``"rank"`` or ``"minmax"``.
+        criterion:
+            Split criterion of the refit rule (a DecisionTreeRegressor criterion).
+        min_impurity_decrease:
+            The tree stops splitting when the best split reduces the criterion by less.
+        refit_fraction:
+            Refit rule: refit once the data grew by this fraction since the last fit (0 refits
+            every round, as the paper does).
+        gamma:
+            Incremental rule: growth exponent of the number of leaves, in (0, 1).
+        max_leaves_coef:
+            Incremental rule: data-driven splits stop at ``max_leaves_coef * t^gamma`` leaves.
+        alpha:
+            soft_gp: sharpness of the sigmoid box edges (> 0, ``inf`` for hard boxes).
+        sigma:
+            soft_gp: standard deviation of the box-edge jitter.
+        gp_noise:
+            soft_gp: observation-noise variance of the GP on rewards in [0, 1].
+        n_boxes:
+            soft_gp: how many of the best boxes (by the Hoeffding index) receive candidates.
+        n_candidates:
+            soft_gp: candidate points drawn per box.
+
+    Raises:
+        ValueError: If an option is out of its range.
+        TypeError: If an option has the wrong type.
+
+    Example:
+        .. code-block:: python
+
+            from optuna_treeucb.core import ParamSpec, TreeUCB
+
+            bandit = TreeUCB(
+                [ParamSpec("x", "float", low=-2.0, high=2.0), ParamSpec("k", "int", low=1, high=5)],
+                seed=0,
+                direction="minimize",
+            )
+            for _ in range(30):
+                params = bandit.ask()
+                bandit.tell(params, (params["x"] - 0.5) ** 2 + params["k"])
+            print(bandit.best_params)
+    """
+
+    def __init__(
+        self,
+        space: UnitCube | Sequence[ParamSpec] | int,
+        *,
+        seed: int | None = None,
+        direction: Direction = "maximize",
+        rule: Rule = "refit",
+        index: Index = "hoeffding",
+        C: float = 0.1,
+        M: float = 0.1,
+        n_startup: int = 10,
+        reward: Literal["rank", "minmax"] = "rank",
+        criterion: str = "absolute_error",
+        min_impurity_decrease: float = 0.001,
+        refit_fraction: float = 0.0,
+        gamma: float = 0.5,
+        max_leaves_coef: float = 4.0,
+        alpha: float = 100.0,
+        sigma: float = 0.01,
+        gp_noise: float = 0.1,
+        n_boxes: int = 4,
+        n_candidates: int = 32,
+    ) -> None:
+        owner = "TreeUCB"
+        if isinstance(space, UnitCube):
+            self.space = space
+        elif isinstance(space, (int, np.integer)) and not isinstance(space, bool):
+            if space < 1:
+                raise ValueError(
+                    f"The 'space' parameter of {owner} must be an int >= 1, a UnitCube or a "
+                    f"sequence of ParamSpec. Got {space!r} instead."
+                )
+            self.space = UnitCube(
+                ParamSpec(f"x{i}", "float", low=0.0, high=1.0) for i in range(int(space))
+            )
+        elif isinstance(space, Sequence) and not isinstance(space, str):
+            self.space = UnitCube(space)
+        else:
+            raise TypeError(
+                f"The 'space' parameter of {owner} must be an int, a UnitCube or a sequence of "
+                f"ParamSpec. Got {space!r} instead."
+            )
+        _check_choice(owner, "direction", direction, ("maximize", "minimize"))
+        _check_choice(owner, "rule", rule, ("refit", "incremental"))
+        _check_choice(owner, "index", index, ("hoeffding", "soft_gp"))
+        _check_choice(owner, "reward", reward, ("rank", "minmax"))
+        _check_choice(
+            owner, "criterion", criterion, ("absolute_error", "squared_error", "friedman_mse")
+        )
+        self.C = _check_number(owner, "C", C, low=0.0, low_open=False)
+        self.M = _check_number(owner, "M", M, low=0.0, low_open=False)
+        if isinstance(n_startup, bool) or not isinstance(n_startup, (int, np.integer)):
+            raise TypeError(f"The 'n_startup' parameter of {owner} must be an int. Got {n_startup!r}.")
+        if n_startup < 0:
+            raise ValueError(
+                f"The 'n_startup' parameter of {owner} must be an int >= 0. Got {n_startup!r}."
+            )
+        _check_number(owner, "min_impurity_decrease", min_impurity_decrease, low=0, low_open=False)
+        _check_number(owner, "refit_fraction", refit_fraction, low=0.0, low_open=False)
+        g = _check_number(owner, "gamma", gamma, low=0.0, low_open=True)
+        if g >= 1.0:
+            raise ValueError(
+                f"The 'gamma' parameter of {owner} must be in (0, 1). Got {gamma!r} instead."
+            )
+        _check_number(owner, "max_leaves_coef", max_leaves_coef, low=0.0, low_open=True)
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not alpha > 0:
+            raise ValueError(
+                f"The 'alpha' parameter of {owner} must be a number > 0 (inf for hard boxes). "
+                f"Got {alpha!r} instead."
+            )
+        _check_number(owner, "sigma", sigma, low=0.0, low_open=False)
+        _check_number(owner, "gp_noise", gp_noise, low=0.0, low_open=True)
+        for name, val in (("n_boxes", n_boxes), ("n_candidates", n_candidates)):
+            if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < 1:
+                raise ValueError(
+                    f"The '{name}' parameter of {owner} must be an int >= 1. Got {val!r} instead."
+                )
+        self.seed = seed
+        self.direction = direction
+        self.rule = rule
+        self.index = index
+        self.n_startup = int(n_startup)
+        self.reward = reward
+        self.alpha = float(alpha)
+        self.sigma = float(sigma)
+        self.gp_noise = float(gp_noise)
+        self.n_boxes = int(n_boxes)
+        self.n_candidates = int(n_candidates)
+        d = self.space.dim
+        self._rng = np.random.default_rng(seed)
+        self.partition: RefitPartition | IncrementalPartition
+        if rule == "refit":
+            self.partition = RefitPartition(
+                d,
+                criterion=criterion,
+                min_impurity_decrease=min_impurity_decrease,
+                refit_fraction=refit_fraction,
+                seed=0,
+            )
+        else:
+            self.partition = IncrementalPartition(
+                d,
+                gamma=gamma,
+                max_leaves_coef=max_leaves_coef,
+                min_impurity_decrease=min_impurity_decrease,
+            )
+        self._X = np.zeros((0, d))
+        self._y = np.zeros(0)  # internal values: larger is better
+        self._pending: dict[bytes, np.ndarray] = {}
+        # soft_gp cache: features and Gram matrix of the observations for one partition
+        self._gp_version = -1
+        self._Phi = np.zeros((0, 0))
+        self._gram = np.zeros((0, 0))
+
+    # -- observations -------------------------------------------------------------------------
+    @property
+    def n_observations(self) -> int:
+        """Number of observations told (NaN values excluded)."""
+        return int(self._y.size)
+
+    @property
+    def X(self) -> np.ndarray:
+        """Observed points, shape (n, d), values in [0, 1]."""
+        return self._X.copy()
+
+    @property
+    def values(self) -> np.ndarray:
+        """Observed values as told (not negated), shape (n,)."""
+        return self._y.copy() if self.direction == "maximize" else -self._y
+
+    @property
+    def best_params(self) -> dict[str, Any]:
+        """Parameters of the best observation.
+
+        Raises:
+            RuntimeError: If nothing was told yet.
+        """
+        if self._y.size == 0:
+            raise RuntimeError("TreeUCB.best_params needs at least one told value.")
+        return self.space.decode(self._X[int(np.argmax(self._y))])
+
+    def _as_point(self, x: Any, what: str) -> np.ndarray:
+        arr = np.asarray(x, dtype=float)
+        if arr.ndim != 1 or arr.shape[0] != self.space.dim:
+            raise ValueError(
+                f"{what} needs a point of shape ({self.space.dim},). Got shape {arr.shape}."
+            )
+        if not np.all(np.isfinite(arr)) or np.any(arr < 0.0) or np.any(arr > 1.0):
+            raise ValueError(f"{what} needs coordinates in [0, 1]. Got {arr.tolist()!r}.")
+        return arr
+
+    def tell(self, params: Mapping[str, Any], value: float) -> None:
+        """Record the objective value of a full assignment of the parameters.
+
+        Args:
+            params: A legal value for every parameter of the space.
+            value: The objective value (NaN is ignored with a warning).
+        """
+        self.tell_x(self.space.encode(params), value)
+
+    def tell_x(self, x: np.ndarray | Sequence[float], value: float) -> None:
+        """Record the objective value of a point of the cube.
+
+        Args:
+            x: Shape (d,), values in [0, 1].
+            value: The objective value (NaN is ignored with a warning).
+        """
+        point = self._as_point(x, "TreeUCB.tell_x")
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+            raise TypeError(f"TreeUCB.tell needs a numeric value. Got {value!r}.")
+        self._pending.pop(point.tobytes(), None)
+        v = float(value)
+        if math.isnan(v):
+            _logger.warning(
+                "TreeUCB ignores a NaN objective value at %s.", self.space.decode(point)
+            )
+            return
+        self._X = np.vstack((self._X, point[None]))
+        self._y = np.append(self._y, v if self.direction == "maximize" else -v)
+
+    def tell_many(self, X: np.ndarray, values: np.ndarray | Sequence[float]) -> None:
+        """Record many observations at once (NaN values are dropped with one warning).
+
+        Args:
+            X: Shape (n, d), values in [0, 1].
+            values: Shape (n,).
+        """
+        X = np.asarray(X, dtype=float).reshape(-1, self.space.dim)
+        v = np.asarray(values, dtype=float)
+        if v.shape != (X.shape[0],):
+            raise ValueError(
+                f"TreeUCB.tell_many needs one value per point: X has {X.shape[0]} rows, "
+                f"values has shape {v.shape}."
+            )
+        if not np.all(np.isfinite(X)) or np.any(X < 0.0) or np.any(X > 1.0):
+            raise ValueError("TreeUCB.tell_many needs coordinates in [0, 1].")
+        nan = np.isnan(v)
+        if nan.any():
+            _logger.warning("TreeUCB ignores %d NaN objective value(s).", int(nan.sum()))
+        for row in X:
+            self._pending.pop(row.tobytes(), None)
+        X, v = X[~nan], v[~nan]
+        self._X = np.vstack((self._X, X))
+        self._y = np.append(self._y, v if self.direction == "maximize" else -v)
+
+    # -- pending points -----------------------------------------------------------------------
+    @property
+    def pending(self) -> np.ndarray:
+        """Points asked and not yet told, shape (p, d)."""
+        if not self._pending:
+            return np.zeros((0, self.space.dim))
+        return np.array(list(self._pending.values()))
+
+    def set_pending(self, X: np.ndarray | Sequence[Sequence[float]]) -> None:
+        """Replace the pending points (points being evaluated elsewhere).
+
+        Args:
+            X: Shape (p, d), values in [0, 1].
+        """
+        arr = np.asarray(X, dtype=float).reshape(-1, self.space.dim)
+        self._pending = {}
+        for row in arr:
+            point = self._as_point(row, "TreeUCB.set_pending")
+            self._pending[point.tobytes()] = point
+
+    def forget_pending(self, x: np.ndarray | Sequence[float]) -> None:
+        """Drop a pending point without a value (e.g. its evaluation failed)."""
+        self._pending.pop(self._as_point(x, "TreeUCB.forget_pending").tobytes(), None)
+
+    # -- the model ----------------------------------------------------------------------------
+    def rewards(self) -> np.ndarray:
+        """Rewards of the observations, shape (n,), values in [0, 1]."""
+        return normalize_rewards(self._y, self.reward)
+
+    def leaves(self) -> Leaves:
+        """Fit the partition to the data and return its boxes with their statistics."""
+        r = self.rewards()
+        part = self.partition
+        part.update(self._X, r)
+        L = part.n_leaves
+        n_obs = np.bincount(part.leaf_of, minlength=L).astype(float)
+        sums = np.bincount(part.leaf_of, weights=r, minlength=L)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(n_obs > 0, sums / np.maximum(n_obs, 1), np.nan)
+        pend = self.pending
+        n_pend = (
+            np.bincount(part.locate(pend), minlength=L).astype(float)
+            if pend.shape[0]
+            else np.zeros(L)
+        )
+        t = self.n_observations + pend.shape[0] + 1
+        idx = hoeffding_index(
+            np.nan_to_num(mean, nan=1.0),
+            n_obs + n_pend,
+            box_diameters(part.low, part.high),
+            t,
+            self.C,
+            self.M,
+        )
+        return Leaves(part.low, part.high, n_obs, n_pend, mean, idx)
+
+    def ask(self, context: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Choose the next parameters (and record them as pending until told).
+
+        Args:
+            context: Values of some parameters, fixed by the caller (Contextual TreeUCB).
+                The box played is the best one containing them; only the other
+                parameters are chosen.
+
+        Returns:
+            ``{name: value}`` for every parameter, the context's values included as given.
+        """
+        ctx = {} if context is None else dict(context)
+        cols = self.space.encode_partial(ctx)
+        x = self.ask_x(cols)
+        params = self.space.decode(x)
+        params.update(ctx)  # the very objects the caller gave
+        # pending under the point that tell(params) will encode to (bin centres for grids)
+        self._pending.pop(x.tobytes(), None)
+        canonical = self.space.encode(params)
+        self._pending[canonical.tobytes()] = canonical
+        return params
+
+    def ask_x(self, context: Mapping[int, float] | None = None) -> np.ndarray:
+        """Choose the next point of the cube (and record it as pending until told).
+
+        Args:
+            context: Column -> coordinate in [0, 1] for the fixed (context) dimensions.
+
+        Returns:
+            Shape (d,), values in [0, 1].
+        """
+        d = self.space.dim
+        ctx = {} if context is None else dict(context)
+        for j, u in ctx.items():
+            if not (isinstance(j, (int, np.integer)) and 0 <= j < d):
+                raise ValueError(f"A context column must be an int in [0, {d}). Got {j!r}.")
+            if not (isinstance(u, (int, float, np.number)) and 0.0 <= float(u) <= 1.0):
+                raise ValueError(f"A context coordinate must be in [0, 1]. Got {u!r}.")
+        if self.n_observations < max(self.n_startup, 1):
+            low, high = np.zeros((1, d)), np.ones((1, d))
+            x = self._sample_in(low, high, ctx)[0]
+        else:
+            x = self._select(ctx)
+        self._pending[x.tobytes()] = x
+        return x
+
+    def _sample_in(self, low: np.ndarray, high: np.ndarray, ctx: Mapping[int, float]) -> np.ndarray:
+        pts = low + self._rng.random(low.shape) * (high - low)
+        for j, u in ctx.items():
+            pts[:, j] = u
+        return pts
+
+    def _admissible(self, low: np.ndarray, high: np.ndarray, ctx: Mapping[int, float]) -> np.ndarray:
+        ok = np.ones(low.shape[0], dtype=bool)
+        for j, u in ctx.items():
+            ok &= ((low[:, j] < u) | ((u <= 0.0) & (low[:, j] <= 0.0))) & (u <= high[:, j])
+        return ok
+
+    def _argmax(self, values: np.ndarray) -> int:
+        best = np.flatnonzero(values >= np.max(values) - 1e-12)
+        return int(best[0] if best.size == 1 else self._rng.choice(best))
+
+    def _select(self, ctx: Mapping[int, float]) -> np.ndarray:
+        lv = self.leaves()
+        ok = self._admissible(lv.low, lv.high, ctx)
+        assert ok.any(), "the leaves tile the cube, so some leaf contains the context"
+        idx = np.where(ok, lv.index, -np.inf)
+        if self.index == "hoeffding":
+            b = self._argmax(idx)
+            return self._sample_in(lv.low[b : b + 1], lv.high[b : b + 1], ctx)[0]
+        # soft_gp: candidates in the best boxes, scored by the GP-UCB index
+        k = min(self.n_boxes, int(ok.sum()))
+        top = np.argsort(-idx, kind="stable")[:k]
+        lows = np.repeat(lv.low[top], self.n_candidates, axis=0)
+        highs = np.repeat(lv.high[top], self.n_candidates, axis=0)
+        cand = self._sample_in(lows, highs, ctx)
+        mean, std = self._gp(cand)
+        t = self.n_observations + self.pending.shape[0] + 1
+        diam = np.repeat(box_diameters(lv.low[top], lv.high[top]), self.n_candidates)
+        ucb = mean + self.C * math.sqrt(4.0 * math.log(t)) * std / math.sqrt(self.gp_noise)
+        return cand[self._argmax(ucb + self.M * diam)]
+
+    def _gp(self, cand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        part = self.partition
+        low, high = part.low, part.high
+        n = self.n_observations
+        if self._gp_version != part.version or self._Phi.shape[0] > n:
+            self._Phi = soft_box_features(self._X, low, high, self.alpha, self.sigma)
+            self._gram = self._Phi.T @ self._Phi
+            self._gp_version = part.version
+        elif self._Phi.shape[0] < n:
+            new = soft_box_features(self._X[self._Phi.shape[0] :], low, high, self.alpha, self.sigma)
+            self._Phi = np.vstack((self._Phi, new))
+            self._gram = self._gram + new.T @ new
+        pend = self.pending
+        return gp_posterior(
+            self._Phi,
+            self.rewards(),
+            soft_box_features(cand, low, high, self.alpha, self.sigma),
+            self.gp_noise,
+            Phi_pending=(
+                soft_box_features(pend, low, high, self.alpha, self.sigma) if pend.size else None
+            ),
+            gram=self._gram,
+        )
+
+    def posterior(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """GP posterior mean and standard deviation of the reward under the soft tree kernel.
+
+        Args:
+            X: Shape (m, d), values in [0, 1].
+
+        Returns:
+            Mean and standard deviation, each shape (m,).
+
+        Raises:
+            RuntimeError: If nothing was told yet.
+        """
+        if self.n_observations == 0:
+            raise RuntimeError("TreeUCB.posterior needs at least one told value.")
+        self.leaves()
+        return self._gp(np.atleast_2d(np.asarray(X, dtype=float)))
+
+    # -- pickling ----------------------------------------------------------------------------
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_gp_version"] = -1  # derived caches are rebuilt on demand
+        state["_Phi"] = np.zeros((0, 0))
+        state["_gram"] = np.zeros((0, 0))
+        return state
