@@ -157,23 +157,27 @@ def soft_box_features(
         shifts = sigma * z
     else:
         shifts, w = np.zeros(1), np.ones(1)
-    # Only points within reach of a box get a non-zero feature: beyond 40/alpha (+ 6 sigma)
-    # the sigmoid is below 4e-18, so such entries are exact zeros of the float.
+    def member(Xs: np.ndarray, blo: np.ndarray, bhi: np.ndarray) -> np.ndarray:
+        # Xs (k, d) against boxes (B, d) -> (k, B): expectation over both edges' jitter
+        dl = Xs[:, None, :] - blo[None]  # distance past the lower edge (inf on the border)
+        du = bhi[None] - Xs[:, None, :]
+        s = np.zeros(dl.shape)
+        for a, wa in zip(shifts, w):
+            for c, wc in zip(shifts, w):
+                s += wa * wc * _sigmoid(alpha * np.minimum(dl - a, du + c))
+        out: np.ndarray = np.prod(s, axis=2)
+        return out
+
+    if n * L * d <= 2_000_000:
+        return member(X, lo, hi)
+    # Many points: only points within reach of a box get a non-zero feature; beyond
+    # 40 / alpha (+ 6 sigma) the sigmoid is below 4e-18, an exact zero in the sum.
     reach = 40.0 / alpha + 6.0 * sigma
     Phi = np.zeros((n, L))
     for b in range(L):
         near = np.all((X >= lo[b] - reach) & (X <= hi[b] + reach), axis=1)
-        if not near.any():
-            continue
-        Xb = X[near]  # (k, d)
-        dl = Xb - lo[b]  # distance past the lower edge (inf on the cube border)
-        du = hi[b] - Xb
-        # expectation over independent jitters of both edges
-        s = np.zeros_like(Xb)
-        for a, wa in zip(shifts, w):
-            for c, wc in zip(shifts, w):
-                s += wa * wc * _sigmoid(alpha * np.minimum(dl - a, du + c))
-        Phi[near, b] = np.prod(s, axis=1)
+        if near.any():
+            Phi[near, b] = member(X[near], lo[b : b + 1], hi[b : b + 1])[:, 0]
     return Phi
 
 

@@ -264,6 +264,8 @@ class TreeUCB:
         self._pending: dict[bytes, np.ndarray] = {}
         # soft_gp cache: features and Gram matrix of the observations for one partition
         self._gp_version = -1
+        self._gp_low = np.zeros((0, d))
+        self._gp_high = np.zeros((0, d))
         self._Phi = np.zeros((0, 0))
         self._gram = np.zeros((0, 0))
 
@@ -497,17 +499,9 @@ class TreeUCB:
         return cand[self._argmax(ucb + self.M * diam)]
 
     def _gp(self, cand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        self._refresh_features()
         part = self.partition
         low, high = part.low, part.high
-        n = self.n_observations
-        if self._gp_version != part.version or self._Phi.shape[0] > n:
-            self._Phi = soft_box_features(self._X, low, high, self.alpha, self.sigma)
-            self._gram = self._Phi.T @ self._Phi
-            self._gp_version = part.version
-        elif self._Phi.shape[0] < n:
-            new = soft_box_features(self._X[self._Phi.shape[0] :], low, high, self.alpha, self.sigma)
-            self._Phi = np.vstack((self._Phi, new))
-            self._gram = self._gram + new.T @ new
         pend = self.pending
         return gp_posterior(
             self._Phi,
@@ -519,6 +513,44 @@ class TreeUCB:
             ),
             gram=self._gram,
         )
+
+    def _refresh_features(self) -> None:
+        """Bring the cached features ``Phi`` (n, L) and Gram ``Phi^T Phi`` up to date.
+
+        A column depends only on its own box, so after a split (incremental rule) only the
+        columns of changed boxes are recomputed; new observations append rows and a
+        rank-k update of the Gram matrix.
+        """
+        part = self.partition
+        low, high = part.low, part.high
+        n, L = self.n_observations, part.n_leaves
+        if self._gp_version != part.version:
+            k = min(L, self._gp_low.shape[0])
+            same = np.zeros(L, dtype=bool)
+            same[:k] = np.all(self._gp_low[:k] == low[:k], axis=1) & np.all(
+                self._gp_high[:k] == high[:k], axis=1
+            )
+            n_old = self._Phi.shape[0]
+            keep, changed = np.flatnonzero(same), np.flatnonzero(~same)
+            Phi = np.zeros((n_old, L))
+            Phi[:, keep] = self._Phi[:, keep]
+            if changed.size:
+                Phi[:, changed] = soft_box_features(
+                    self._X[:n_old], low[changed], high[changed], self.alpha, self.sigma
+                )
+            gram = np.zeros((L, L))
+            gram[np.ix_(keep, keep)] = self._gram[np.ix_(keep, keep)]
+            if changed.size:
+                cross = Phi.T @ Phi[:, changed]
+                gram[:, changed] = cross
+                gram[changed, :] = cross.T
+            self._Phi, self._gram = Phi, gram
+            self._gp_low, self._gp_high = low.copy(), high.copy()
+            self._gp_version = part.version
+        if self._Phi.shape[0] < n:
+            new = soft_box_features(self._X[self._Phi.shape[0] :], low, high, self.alpha, self.sigma)
+            self._Phi = np.vstack((self._Phi, new))
+            self._gram = self._gram + new.T @ new
 
     def posterior(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """GP posterior mean and standard deviation of the reward under the soft tree kernel.
@@ -540,7 +572,10 @@ class TreeUCB:
     # -- pickling ----------------------------------------------------------------------------
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        state["_gp_version"] = -1  # derived caches are rebuilt on demand
+        d = self.space.dim  # derived caches are rebuilt on demand
+        state["_gp_version"] = -1
+        state["_gp_low"] = np.zeros((0, d))
+        state["_gp_high"] = np.zeros((0, d))
         state["_Phi"] = np.zeros((0, 0))
         state["_gram"] = np.zeros((0, 0))
         return state

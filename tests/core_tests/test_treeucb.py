@@ -1,0 +1,249 @@
+from __future__ import annotations
+
+import logging
+import math
+import pickle
+
+import numpy as np
+import pytest
+
+from optuna_treeucb.core import ParamSpec
+from optuna_treeucb.core import TreeUCB
+from optuna_treeucb.core import UnitCube
+
+MIXED = [
+    ParamSpec("x", "float", low=-2.0, high=2.0),
+    ParamSpec("lr", "float", low=1e-4, high=1.0, log=True),
+    ParamSpec("k", "int", low=1, high=9, step=2),
+    ParamSpec("act", "categorical", choices=("relu", None, True)),
+]
+
+
+def _mixed_objective(p: dict) -> float:
+    return (p["x"] - 0.5) ** 2 + (math.log10(p["lr"]) + 2) ** 2 + p["k"] + (p["act"] is None)
+
+
+def _run(bandit: TreeUCB, n: int) -> list[dict]:
+    asked = []
+    for _ in range(n):
+        p = bandit.ask()
+        asked.append(p)
+        bandit.tell(p, _mixed_objective(p))
+    return asked
+
+
+@pytest.mark.parametrize("rule", ["refit", "incremental"])
+@pytest.mark.parametrize("index", ["hoeffding", "soft_gp"])
+def test_asks_are_legal_values_and_reproducible(rule: str, index: str) -> None:
+    a = _run(TreeUCB(MIXED, seed=3, rule=rule, index=index, n_startup=5), 40)  # type: ignore[arg-type]
+    b = _run(TreeUCB(MIXED, seed=3, rule=rule, index=index, n_startup=5), 40)  # type: ignore[arg-type]
+    assert a == b
+    for p in a:
+        assert -2.0 <= p["x"] <= 2.0 and 1e-4 <= p["lr"] <= 1.0
+        assert type(p["k"]) is int and p["k"] in (1, 3, 5, 7, 9)
+        assert any(p["act"] is c for c in ("relu", None, True))
+    c = _run(TreeUCB(MIXED, seed=4, rule=rule, index=index, n_startup=5), 40)  # type: ignore[arg-type]
+    assert c != a
+
+
+def test_hoeffding_ask_falls_in_a_box_of_maximal_index() -> None:
+    rng = np.random.default_rng(0)
+    bandit = TreeUCB(2, seed=0, n_startup=5)
+    for _ in range(60):
+        lv = bandit.leaves()
+        x = bandit.ask_x()
+        leaf = int(bandit.partition.locate(x[None])[0])
+        assert lv.index[leaf] >= lv.index.max() - 1e-12
+        assert np.all(lv.low[leaf] <= x) and np.all(x <= lv.high[leaf])
+        bandit.tell_x(x, -np.sum((x - 0.7) ** 2) + 0.01 * rng.standard_normal())
+
+
+def test_pending_points_are_counted_and_spread_parallel_asks() -> None:
+    bandit = TreeUCB(2, seed=1, n_startup=4, C=1.0)
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        x = bandit.ask_x()
+        bandit.tell_x(x, float(rng.random()))
+    asked = [bandit.ask_x() for _ in range(8)]
+    lv = bandit.leaves()
+    assert lv.n_pending.sum() == 8 and bandit.pending.shape == (8, 2)
+    leaves = bandit.partition.locate(np.array(asked))
+    assert np.unique(leaves).size > 1  # not all piled onto the same box
+    bandit.tell_x(asked[0], 0.5)
+    bandit.forget_pending(asked[1])
+    assert bandit.pending.shape == (6, 2)
+    bandit.set_pending([])
+    assert bandit.pending.shape == (0, 2)
+
+
+def test_ask_registers_params_pending_until_told() -> None:
+    bandit = TreeUCB(MIXED, seed=0, n_startup=2)
+    p = bandit.ask()
+    assert bandit.pending.shape == (1, 4)
+    bandit.tell(p, 1.0)  # params decode to grid values: pending is matched on them
+    assert bandit.pending.shape == (0, 4)
+
+
+@pytest.mark.parametrize("index", ["hoeffding", "soft_gp"])
+def test_context_is_kept_and_the_played_box_contains_it(index: str) -> None:
+    bandit = TreeUCB(MIXED, seed=0, n_startup=5, index=index)  # type: ignore[arg-type]
+    _run(bandit, 30)
+    for ctx in ({"act": None}, {"k": 9, "x": -2.0}, {"lr": 1.0}):
+        p = bandit.ask(context=ctx)
+        for key, value in ctx.items():
+            assert p[key] is value
+        bandit.tell(p, _mixed_objective(p))
+
+
+def test_contextual_treeucb_learns_per_context_optimum() -> None:
+    # reward peaks at arm = context: the best box depends on the context
+    bandit = TreeUCB(
+        [ParamSpec("ctx", "categorical", choices=("low", "high")), ParamSpec("arm", "float", low=0, high=1)],
+        seed=0,
+        n_startup=10,
+    )
+    rng = np.random.default_rng(0)
+    target = {"low": 0.1, "high": 0.9}
+    for t in range(400):
+        ctx = "low" if t % 2 else "high"
+        p = bandit.ask(context={"ctx": ctx})
+        bandit.tell(p, -abs(p["arm"] - target[ctx]) + 0.05 * rng.standard_normal())
+    for ctx in ("low", "high"):
+        arms = [bandit.ask(context={"ctx": ctx})["arm"] for _ in range(20)]
+        bandit.set_pending([])
+        assert abs(np.median(arms) - target[ctx]) < 0.2
+
+
+def test_minimize_f_equals_maximize_minus_f() -> None:
+    a = TreeUCB(MIXED, seed=5, direction="minimize", n_startup=3)
+    b = TreeUCB(MIXED, seed=5, direction="maximize", n_startup=3)
+    for _ in range(30):
+        pa, pb = a.ask(), b.ask()
+        assert pa == pb
+        a.tell(pa, _mixed_objective(pa))
+        b.tell(pb, -_mixed_objective(pb))
+    np.testing.assert_allclose(a.values, -b.values)
+    assert a.best_params == b.best_params
+
+
+def test_nan_is_ignored_with_a_warning_and_inf_is_ranked(caplog: pytest.LogCaptureFixture) -> None:
+    bandit = TreeUCB(2, seed=0, n_startup=2)
+    with caplog.at_level(logging.WARNING):
+        bandit.tell_x([0.1, 0.1], float("nan"))
+    assert "NaN" in caplog.text and bandit.n_observations == 0
+    bandit.tell_x([0.2, 0.2], float("inf"))
+    bandit.tell_x([0.3, 0.3], float("-inf"))
+    bandit.tell_x([0.4, 0.4], 1.0)
+    r = bandit.rewards()
+    assert np.all(np.isfinite(r)) and r[0] == r.max() and r[1] == r.min()
+    for _ in range(20):
+        x = bandit.ask_x()
+        bandit.tell_x(x, float(x.sum()))
+    assert bandit.best_params == {"x0": 0.2, "x1": 0.2}
+
+
+@pytest.mark.parametrize("rule", ["refit", "incremental"])
+@pytest.mark.parametrize("index", ["hoeffding", "soft_gp"])
+def test_pickle_mid_run_continues_identically(rule: str, index: str) -> None:
+    bandit = TreeUCB(MIXED, seed=2, rule=rule, index=index, n_startup=4)  # type: ignore[arg-type]
+    _run(bandit, 25)
+    clone = pickle.loads(pickle.dumps(bandit))
+    assert _run(clone, 10) == _run(bandit, 10)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        (dict(rule="exact"), ValueError, "'rule'.*'refit', 'incremental'.*'exact'"),
+        (dict(index="ei"), ValueError, "'index'"),
+        (dict(direction="up"), ValueError, "'direction'"),
+        (dict(C=-1.0), ValueError, "'C'.*>= 0"),
+        (dict(M=float("nan")), ValueError, "'M'"),
+        (dict(n_startup=-1), ValueError, "'n_startup'"),
+        (dict(n_startup=1.5), TypeError, "'n_startup'"),
+        (dict(gamma=1.0), ValueError, "'gamma'.*\\(0, 1\\)"),
+        (dict(alpha=0), ValueError, "'alpha'"),
+        (dict(gp_noise=0.0), ValueError, "'gp_noise'"),
+        (dict(n_candidates=0), ValueError, "'n_candidates'"),
+        (dict(criterion="gini"), ValueError, "'criterion'"),
+        (dict(reward="zscore"), ValueError, "'reward'"),
+    ],
+)
+def test_bad_options_raise_clear_errors(kwargs: dict, error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        TreeUCB(2, **kwargs)
+
+
+def test_bad_inputs_raise_clear_errors() -> None:
+    with pytest.raises(ValueError, match="'space'.*>= 1"):
+        TreeUCB(0)
+    with pytest.raises(TypeError, match="'space'"):
+        TreeUCB("abc")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="at least one"):
+        TreeUCB([])
+    bandit = TreeUCB(2, seed=0)
+    with pytest.raises(ValueError, match="shape \\(2,\\)"):
+        bandit.tell_x([0.1, 0.2, 0.3], 1.0)
+    with pytest.raises(ValueError, match="\\[0, 1\\]"):
+        bandit.tell_x([0.1, 1.5], 1.0)
+    with pytest.raises(TypeError, match="numeric value"):
+        bandit.tell_x([0.1, 0.5], "good")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="one value per point"):
+        bandit.tell_many(np.zeros((3, 2)), [1.0, 2.0])
+    with pytest.raises(ValueError, match="Unknown parameter"):
+        bandit.ask(context={"y": 0.3})
+    with pytest.raises(ValueError, match="context column"):
+        bandit.ask_x(context={5: 0.3})
+    with pytest.raises(RuntimeError, match="at least one"):
+        _ = bandit.best_params
+
+
+def test_space_accepts_cube_and_specs() -> None:
+    cube = UnitCube(MIXED)
+    assert TreeUCB(cube).space is cube
+    assert TreeUCB(MIXED).space == cube
+    assert TreeUCB(3).space.names == ("x0", "x1", "x2")
+
+
+def test_posterior_is_available_for_plots() -> None:
+    bandit = TreeUCB(1, seed=0, n_startup=3, index="soft_gp")
+    for _ in range(30):
+        x = bandit.ask_x()
+        bandit.tell_x(x, float(np.sin(6 * x[0])))
+    mean, std = bandit.posterior(np.linspace(0, 1, 11)[:, None])
+    assert mean.shape == (11,) and np.all(std > 0) and np.all(std < 1)
+
+
+# -- it optimises: noisy Lipschitz functions, 2,000 rounds ------------------------------------
+def _garland(x: np.ndarray) -> float:
+    u = x[0]
+    return float(4 * u * (1 - u) * (0.75 + 0.25 * (1 - np.sqrt(abs(np.sin(60 * u))))))
+
+
+def _himmelblau(x: np.ndarray) -> float:
+    a, b = 12 * x[0] - 6, 12 * x[1] - 6
+    return float(-((a * a + b - 11) ** 2 + (a + b * b - 7) ** 2) / 890.0)
+
+
+GARLAND_MAX = max(_garland(np.array([u])) for u in np.linspace(0, 1, 200_001))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rule", ["refit", "incremental"])
+@pytest.mark.parametrize(
+    "f, d, fmax", [(_garland, 1, GARLAND_MAX), (_himmelblau, 2, 0.0)], ids=["garland", "himmelblau"]
+)
+def test_regret_falls_on_noisy_lipschitz_functions(rule: str, f, d: int, fmax: float) -> None:  # type: ignore[no-untyped-def]
+    T = 2000
+    rng = np.random.default_rng(0)
+    bandit = TreeUCB(d, seed=0, rule=rule, refit_fraction=0.05)  # type: ignore[arg-type]
+    regret = np.empty(T)
+    for t in range(T):
+        x = bandit.ask_x()
+        v = f(x)
+        bandit.tell_x(x, v + 0.1 * rng.standard_normal())
+        regret[t] = fmax - v
+    uniform = np.mean([fmax - f(u) for u in rng.random((T, d))])
+    first, last = regret[: T // 5].mean(), regret[-T // 5 :].mean()
+    assert last < 0.5 * first
+    assert last < 0.15 * uniform
