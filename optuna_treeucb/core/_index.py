@@ -157,6 +157,7 @@ def soft_box_features(
         shifts = sigma * z
     else:
         shifts, w = np.zeros(1), np.ones(1)
+
     def member(Xs: np.ndarray, blo: np.ndarray, bhi: np.ndarray) -> np.ndarray:
         # Xs (k, d) against boxes (B, d) -> (k, B): expectation over both edges' jitter
         dl = Xs[:, None, :] - blo[None]  # distance past the lower edge (inf on the border)

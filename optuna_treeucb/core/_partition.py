@@ -79,6 +79,11 @@ class RefitPartition:
         min_impurity_decrease: Stop splitting below this reduction of the criterion.
         refit_fraction: Refit once the observations have grown by this fraction (at least
             one) since the last fit; ``0`` refits at every new observation.
+        cap_gamma: If set, every CART leaf wider than ``sqrt(d) * n^(-cap_gamma / d)`` is
+            cut into a regular grid of cells by halving its longest side until it fits, so
+            that leaf diameters shrink as the theorem requires even where the data are too
+            noisy for CART to split (at most ``2^d n^cap_gamma`` extra cells).  ``None``
+            keeps the paper's bare CART leaves.
         seed: ``random_state`` of the tree, which makes ties between features deterministic.
     """
 
@@ -89,9 +94,11 @@ class RefitPartition:
         criterion: str = "absolute_error",
         min_impurity_decrease: float = 0.001,
         refit_fraction: float = 0.0,
+        cap_gamma: float | None = 0.5,
         seed: int = 0,
     ) -> None:
         self.d = d
+        self.cap_gamma = cap_gamma
         self.criterion = criterion
         self.min_impurity_decrease = min_impurity_decrease
         self.refit_fraction = refit_fraction
@@ -120,20 +127,64 @@ class RefitPartition:
             )
             tree.fit(X, r)
             self._tree = tree
-            self.low, self.high, nodes = tree_boxes(tree.tree_, self.d)
+            low, high, nodes = tree_boxes(tree.tree_, self.d)
             self._node_to_leaf = np.full(tree.tree_.node_count, -1, dtype=np.intp)
             self._node_to_leaf[nodes] = np.arange(nodes.size)
+            self._refine(low, high, n)
             self._n_fit = n
             self.version += 1
             self.leaf_of = self.locate(X)
         elif n > self.leaf_of.size:
             self.leaf_of = np.concatenate((self.leaf_of, self.locate(X[self.leaf_of.size :])))
 
+    def cap(self, t: int) -> float:
+        """Largest cell diameter after a fit on ``t`` observations (``inf`` without a cap)."""
+        if self.cap_gamma is None:
+            return math.inf
+        return math.sqrt(self.d) * max(t, 1) ** (-self.cap_gamma / self.d)
+
+    def _refine(self, low: np.ndarray, high: np.ndarray, n: int) -> None:
+        """Cut each CART leaf into a grid of ``2^k_j`` cells per dimension within the cap."""
+        cap = self.cap(n)
+        L, d = low.shape
+        halvings = np.zeros((L, d), dtype=np.intp)
+        width = high - low
+        for b in range(L):
+            w = width[b].copy()
+            while np.sqrt(np.sum(w * w)) > cap:
+                j = int(np.argmax(w))
+                w[j] /= 2.0
+                halvings[b, j] += 1
+        cells = np.left_shift(1, halvings)  # cells per dimension, (L, d)
+        n_cells = np.prod(cells, axis=1)
+        self._offset = np.concatenate(([0], np.cumsum(n_cells)[:-1])).astype(np.intp)
+        # row-major strides of each leaf's grid
+        self._stride = np.ones((L, d), dtype=np.intp)
+        for j in range(d - 2, -1, -1):
+            self._stride[:, j] = self._stride[:, j + 1] * cells[:, j + 1]
+        self._cells, self._base_low, self._base_width = cells, low, width
+        lows, highs = [], []
+        for b in range(L):
+            idx = np.indices(tuple(cells[b])).reshape(d, -1).T  # row-major order
+            step = width[b] / cells[b]
+            cl = low[b] + idx * step
+            ch = np.where(idx + 1 == cells[b], high[b], low[b] + (idx + 1) * step)
+            lows.append(cl)
+            highs.append(ch)
+        self.low, self.high = np.vstack(lows), np.vstack(highs)
+
     def locate(self, X: np.ndarray) -> np.ndarray:
-        """Leaf index of each point, shape (n,)."""
+        """Leaf (cell) index of each point, shape (n,)."""
         if self._tree is None:
             return np.zeros(X.shape[0], dtype=np.intp)
-        out: np.ndarray = self._node_to_leaf[self._tree.apply(np.asarray(X, dtype=np.float32))]
+        X = np.atleast_2d(np.asarray(X, dtype=float))
+        b = self._node_to_leaf[self._tree.apply(X.astype(np.float32))]
+        cells = self._cells[b]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            pos = (X - self._base_low[b]) / self._base_width[b] * cells
+        # cells are (low, high] as in the tree; a point on a cell edge goes to the lower cell
+        c = np.clip(np.ceil(np.nan_to_num(pos)) - 1, 0, cells - 1).astype(np.intp)
+        out: np.ndarray = self._offset[b] + np.sum(c * self._stride[b], axis=1)
         return out
 
 

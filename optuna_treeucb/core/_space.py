@@ -88,7 +88,9 @@ class ParamSpec:
     def __post_init__(self) -> None:
         owner = f"ParamSpec {self.name!r}"
         if not isinstance(self.name, str) or not self.name:
-            raise TypeError(f"The 'name' of a ParamSpec must be a non-empty str. Got {self.name!r}.")
+            raise TypeError(
+                f"The 'name' of a ParamSpec must be a non-empty str. Got {self.name!r}."
+            )
         if self.kind not in _KINDS:
             raise ValueError(
                 f"The 'kind' of {owner} must be one of {_KINDS}. Got {self.kind!r} instead."
@@ -213,8 +215,10 @@ class ParamSpec:
         v = self._check_number(value)
         assert self._grid is not None and self.step is not None and self.low is not None
         i = int(round((v - self.low) / self.step))
-        if i < 0 or i >= len(self._grid) or not math.isclose(
-            self._grid[i], v, rel_tol=1e-9, abs_tol=1e-9 * self.step
+        if (
+            i < 0
+            or i >= len(self._grid)
+            or not math.isclose(self._grid[i], v, rel_tol=1e-9, abs_tol=1e-9 * self.step)
         ):
             raise ValueError(
                 f"Parameter {self.name!r} got {value!r}, which is not on its grid "

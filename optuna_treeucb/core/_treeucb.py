@@ -118,8 +118,13 @@ class TreeUCB:
         refit_fraction:
             Refit rule: refit once the data grew by this fraction since the last fit (0 refits
             every round, as the paper does).
+        cap_diameter:
+            Refit rule: cut CART leaves wider than ``sqrt(d) t^(-gamma / d)`` into a grid of
+            smaller cells, so that box diameters shrink as the regret theorem requires even
+            where noisy data stop CART from splitting.  ``False`` is the paper's bare CART.
         gamma:
-            Incremental rule: growth exponent of the number of leaves, in (0, 1).
+            Growth exponent of the number of leaves, in (0, 1): the diameter cap
+            ``sqrt(d) t^(-gamma / d)`` of both rules and the incremental rule's leaf budget.
         max_leaves_coef:
             Incremental rule: data-driven splits stop at ``max_leaves_coef * t^gamma`` leaves.
         alpha:
@@ -142,8 +147,12 @@ class TreeUCB:
 
             from optuna_treeucb.core import ParamSpec, TreeUCB
 
+            space = [
+                ParamSpec("x", "float", low=-2.0, high=2.0),
+                ParamSpec("k", "int", low=1, high=5),
+            ]
             bandit = TreeUCB(
-                [ParamSpec("x", "float", low=-2.0, high=2.0), ParamSpec("k", "int", low=1, high=5)],
+                space,
                 seed=0,
                 direction="minimize",
             )
@@ -168,6 +177,7 @@ class TreeUCB:
         criterion: str = "absolute_error",
         min_impurity_decrease: float = 0.001,
         refit_fraction: float = 0.0,
+        cap_diameter: bool = True,
         gamma: float = 0.5,
         max_leaves_coef: float = 4.0,
         alpha: float = 100.0,
@@ -205,13 +215,19 @@ class TreeUCB:
         self.C = _check_number(owner, "C", C, low=0.0, low_open=False)
         self.M = _check_number(owner, "M", M, low=0.0, low_open=False)
         if isinstance(n_startup, bool) or not isinstance(n_startup, (int, np.integer)):
-            raise TypeError(f"The 'n_startup' parameter of {owner} must be an int. Got {n_startup!r}.")
+            raise TypeError(
+                f"The 'n_startup' parameter of {owner} must be an int. Got {n_startup!r}."
+            )
         if n_startup < 0:
             raise ValueError(
                 f"The 'n_startup' parameter of {owner} must be an int >= 0. Got {n_startup!r}."
             )
         _check_number(owner, "min_impurity_decrease", min_impurity_decrease, low=0, low_open=False)
         _check_number(owner, "refit_fraction", refit_fraction, low=0.0, low_open=False)
+        if not isinstance(cap_diameter, bool):
+            raise TypeError(
+                f"The 'cap_diameter' parameter of {owner} must be a bool. Got {cap_diameter!r}."
+            )
         g = _check_number(owner, "gamma", gamma, low=0.0, low_open=True)
         if g >= 1.0:
             raise ValueError(
@@ -250,6 +266,7 @@ class TreeUCB:
                 criterion=criterion,
                 min_impurity_decrease=min_impurity_decrease,
                 refit_fraction=refit_fraction,
+                cap_gamma=gamma if cap_diameter else None,
                 seed=0,
             )
         else:
@@ -462,13 +479,17 @@ class TreeUCB:
         self._pending[x.tobytes()] = x
         return x
 
-    def _sample_in(self, low: np.ndarray, high: np.ndarray, ctx: Mapping[int, float]) -> np.ndarray:
+    def _sample_in(
+        self, low: np.ndarray, high: np.ndarray, ctx: Mapping[int, float]
+    ) -> np.ndarray:
         pts = low + self._rng.random(low.shape) * (high - low)
         for j, u in ctx.items():
             pts[:, j] = u
         return pts
 
-    def _admissible(self, low: np.ndarray, high: np.ndarray, ctx: Mapping[int, float]) -> np.ndarray:
+    def _admissible(
+        self, low: np.ndarray, high: np.ndarray, ctx: Mapping[int, float]
+    ) -> np.ndarray:
         ok = np.ones(low.shape[0], dtype=bool)
         for j, u in ctx.items():
             ok &= ((low[:, j] < u) | ((u <= 0.0) & (low[:, j] <= 0.0))) & (u <= high[:, j])
@@ -548,7 +569,9 @@ class TreeUCB:
             self._gp_low, self._gp_high = low.copy(), high.copy()
             self._gp_version = part.version
         if self._Phi.shape[0] < n:
-            new = soft_box_features(self._X[self._Phi.shape[0] :], low, high, self.alpha, self.sigma)
+            new = soft_box_features(
+                self._X[self._Phi.shape[0] :], low, high, self.alpha, self.sigma
+            )
             self._Phi = np.vstack((self._Phi, new))
             self._gram = self._gram + new.T @ new
 

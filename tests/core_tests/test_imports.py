@@ -31,7 +31,9 @@ def test_core_imports_only_itself_from_the_package() -> None:
     for f in CORE.glob("*.py"):
         tree = ast.parse(f.read_text())
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(
-                "optuna_treeucb"
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module
+                and node.module.startswith("optuna_treeucb")
             ):
                 assert node.module.startswith("optuna_treeucb.core"), (f.name, node.module)

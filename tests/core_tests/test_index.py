@@ -48,7 +48,9 @@ def test_hard_box_gp_variance_is_one_over_one_plus_n_over_s2() -> None:
     r = rng.random(n_left + n_right)
     Phi = soft_box_features(X, low, high, math.inf)
     cand = np.array([[0.25, 0.5], [0.75, 0.5]])
-    mean, std = gp_posterior(Phi, r, soft_box_features(cand, low, high, math.inf), s2, prior_mean=0.0)
+    mean, std = gp_posterior(
+        Phi, r, soft_box_features(cand, low, high, math.inf), s2, prior_mean=0.0
+    )
     np.testing.assert_allclose(std**2, [1 / (1 + n_left / s2), 1 / (1 + n_right / s2)])
     # the posterior mean shrinks the box sum towards the prior: sum(y) / (n + s^2)
     np.testing.assert_allclose(

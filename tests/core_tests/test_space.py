@@ -102,7 +102,9 @@ def test_bad_specs_raise_clear_errors(kwargs: dict[str, Any], match: str) -> Non
 
 
 def test_illegal_values_are_rejected_with_the_name() -> None:
-    cube = UnitCube([ParamSpec("lr", "float", low=0.1, high=1.0), ParamSpec("k", "int", low=1, high=3)])
+    cube = UnitCube(
+        [ParamSpec("lr", "float", low=0.1, high=1.0), ParamSpec("k", "int", low=1, high=3)]
+    )
     with pytest.raises(ValueError, match="'lr'.*outside"):
         cube.encode({"lr": 2.0, "k": 1})
     with pytest.raises(ValueError, match="Missing.*'k'"):
@@ -167,7 +169,15 @@ def test_int_round_trips(low: int, k: int, step: int, log: bool, u: float) -> No
     assert type(d) is int and (d - low) % step == 0 and spec.low <= d <= spec.high
 
 
-@given(st.lists(st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=3)), min_size=1, max_size=12, unique_by=lambda c: (type(c), c)), st.floats(0.0, 1.0))
+@given(
+    st.lists(
+        st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=3)),
+        min_size=1,
+        max_size=12,
+        unique_by=lambda c: (type(c), c),
+    ),
+    st.floats(0.0, 1.0),
+)
 @settings(max_examples=200, deadline=None)
 def test_categorical_round_trips(choices: list, u: float) -> None:
     spec = ParamSpec("c", "categorical", choices=tuple(choices))

@@ -98,7 +98,10 @@ def test_context_is_kept_and_the_played_box_contains_it(index: str) -> None:
 def test_contextual_treeucb_learns_per_context_optimum() -> None:
     # reward peaks at arm = context: the best box depends on the context
     bandit = TreeUCB(
-        [ParamSpec("ctx", "categorical", choices=("low", "high")), ParamSpec("arm", "float", low=0, high=1)],
+        [
+            ParamSpec("ctx", "categorical", choices=("low", "high")),
+            ParamSpec("arm", "float", low=0, high=1),
+        ],
         seed=0,
         n_startup=10,
     )
@@ -231,19 +234,28 @@ GARLAND_MAX = max(_garland(np.array([u])) for u in np.linspace(0, 1, 200_001))
 @pytest.mark.slow
 @pytest.mark.parametrize("rule", ["refit", "incremental"])
 @pytest.mark.parametrize(
-    "f, d, fmax", [(_garland, 1, GARLAND_MAX), (_himmelblau, 2, 0.0)], ids=["garland", "himmelblau"]
+    "f, d, fmax",
+    [(_garland, 1, GARLAND_MAX), (_himmelblau, 2, 0.0)],
+    ids=["garland", "himmelblau"],
 )
 def test_regret_falls_on_noisy_lipschitz_functions(rule: str, f, d: int, fmax: float) -> None:  # type: ignore[no-untyped-def]
-    T = 2000
-    rng = np.random.default_rng(0)
-    bandit = TreeUCB(d, seed=0, rule=rule, refit_fraction=0.05)  # type: ignore[arg-type]
-    regret = np.empty(T)
-    for t in range(T):
-        x = bandit.ask_x()
-        v = f(x)
-        bandit.tell_x(x, v + 0.1 * rng.standard_normal())
-        regret[t] = fmax - v
-    uniform = np.mean([fmax - f(u) for u in rng.random((T, d))])
-    first, last = regret[: T // 5].mean(), regret[-T // 5 :].mean()
-    assert last < 0.5 * first
-    assert last < 0.15 * uniform
+    T, seeds = 2000, 3
+    first, last, uniform = [], [], []
+    for seed in range(seeds):
+        rng = np.random.default_rng(seed)
+        bandit = TreeUCB(d, seed=seed, rule=rule, refit_fraction=0.05)  # type: ignore[arg-type]
+        regret = np.empty(T)
+        for t in range(T):
+            x = bandit.ask_x()
+            v = f(x)
+            bandit.tell_x(x, v + 0.1 * rng.standard_normal())
+            regret[t] = fmax - v
+        first.append(regret[: T // 5].mean())
+        last.append(regret[-T // 5 :].mean())
+        uniform.append(np.mean([fmax - f(u) for u in rng.random((T, d))]))
+    print(
+        f"first fifth {np.mean(first):.4f}, last fifth {np.mean(last):.4f}, uniform "
+        f"{np.mean(uniform):.4f}"
+    )
+    assert np.mean(last) < 0.6 * np.mean(first)
+    assert np.mean(last) < 0.15 * np.mean(uniform)
