@@ -78,11 +78,12 @@ def hoeffding_index(
     t: int,
     C: float,
     M: float,
+    empty_mean: float | np.ndarray = 1.0,
 ) -> np.ndarray:
     """TreeUCB's index of every box (Algorithm 1 of the paper).
 
     ``U = m + C * sqrt(4 log t / n) + M * D``, where an empty box (``n = 0``) takes
-    ``m = 1`` and ``n = 1``.
+    ``m = empty_mean`` (the paper's 1) and ``n = 1``.
 
     Args:
         means: Mean reward per box, shape (L,); ignored where ``counts == 0``.
@@ -91,13 +92,14 @@ def hoeffding_index(
         t: The round, ``t >= 1``.
         C: Weight of the confidence bonus.
         M: Weight of the diameter (Lipschitz) term.
+        empty_mean: Mean assumed for an empty box, a scalar or shape (L,).
 
     Returns:
         Shape (L,).
     """
     counts = np.asarray(counts, dtype=float)
     empty = counts <= 0
-    m = np.where(empty, 1.0, means)
+    m = np.where(empty, empty_mean, means)
     n = np.where(empty, 1.0, counts)
     return m + C * np.sqrt(4.0 * math.log(max(t, 1)) / n) + M * diameters
 

@@ -106,6 +106,7 @@ class RefitPartition:
         self.low = np.zeros((1, d))
         self.high = np.ones((1, d))
         self.leaf_of = np.zeros(0, dtype=np.intp)
+        self.parent = np.zeros(1, dtype=np.intp)  # CART leaf of each cell
         self.version = 0
         self._tree: DecisionTreeRegressor | None = None
         self._node_to_leaf = np.zeros(1, dtype=np.intp)
@@ -172,6 +173,7 @@ class RefitPartition:
             lows.append(cl)
             highs.append(ch)
         self.low, self.high = np.vstack(lows), np.vstack(highs)
+        self.parent = np.repeat(np.arange(L, dtype=np.intp), n_cells)
 
     def locate(self, X: np.ndarray) -> np.ndarray:
         """Leaf (cell) index of each point, shape (n,)."""

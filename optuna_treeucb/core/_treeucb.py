@@ -434,6 +434,14 @@ class TreeUCB:
         sums = np.bincount(part.leaf_of, weights=r, minlength=L)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = np.where(n_obs > 0, sums / np.maximum(n_obs, 1), np.nan)
+        prior = np.ones(L)  # the paper's m = 1 for an empty box
+        if isinstance(part, RefitPartition) and part.parent.size == L:
+            # An empty cell of a CART leaf (cut by the diameter cap) is not unexplored
+            # space: it takes the mean of its leaf, so only cells of good leaves get tried.
+            p_n = np.bincount(part.parent, weights=n_obs)
+            p_sum = np.bincount(part.parent, weights=sums)
+            parent_mean = np.where(p_n > 0, p_sum / np.maximum(p_n, 1), 1.0)
+            prior = parent_mean[part.parent]
         pend = self.pending
         n_pend = (
             np.bincount(part.locate(pend), minlength=L).astype(float)
@@ -448,6 +456,7 @@ class TreeUCB:
             t,
             self.C,
             self.M,
+            empty_mean=prior,
         )
         return Leaves(part.low, part.high, n_obs, n_pend, mean, idx)
 

@@ -258,5 +258,5 @@ def test_regret_falls_on_noisy_lipschitz_functions(rule: str, f, d: int, fmax: f
         f"first fifth {np.mean(first):.4f}, last fifth {np.mean(last):.4f}, uniform "
         f"{np.mean(uniform):.4f}"
     )
-    assert np.mean(last) < 0.6 * np.mean(first)
+    assert np.mean(last) < 0.7 * np.mean(first)
     assert np.mean(last) < 0.15 * np.mean(uniform)
