@@ -8,10 +8,16 @@ from optuna_treeucb.core._partition import IncrementalPartition
 from optuna_treeucb.core._partition import RefitPartition
 from optuna_treeucb.core._space import ParamSpec
 from optuna_treeucb.core._space import UnitCube
+from optuna_treeucb.core._treeucb import Direction
+from optuna_treeucb.core._treeucb import Index
 from optuna_treeucb.core._treeucb import Leaves
+from optuna_treeucb.core._treeucb import Rule
 from optuna_treeucb.core._treeucb import TreeUCB
 
 __all__ = [
+    "Direction",
+    "Index",
+    "Rule",
     "IncrementalPartition",
     "Leaves",
     "ParamSpec",

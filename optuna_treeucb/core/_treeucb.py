@@ -136,13 +136,14 @@ class TreeUCB:
             every round, as the paper does); in between, new points are routed into the
             current boxes and their counts and means stay exact.  This keeps the amortised
             cost of a round at O(refit cost / (fraction * n)) instead of a full CART fit.
-        cap_diameter:
-            Refit rule: cut CART leaves wider than ``sqrt(d) t^(-gamma / d)`` into a grid of
-            smaller cells, so that box diameters shrink as the regret theorem requires even
-            where noisy data stop CART from splitting.  ``False`` is the paper's bare CART.
+        cap_gamma:
+            Refit rule: cut CART leaves wider than ``sqrt(d) t^(-cap_gamma / d)`` into a grid
+            of smaller cells, so that box diameters shrink as the regret theorem requires
+            even where noisy data stop CART from splitting; an empty cell takes its leaf's
+            mean.  In (0, 1); ``None`` is the paper's bare CART.
         gamma:
-            Growth exponent of the number of leaves, in (0, 1): the diameter cap
-            ``sqrt(d) t^(-gamma / d)`` of both rules and the incremental rule's leaf budget.
+            Incremental rule: growth exponent in (0, 1) of the leaf budget ``c t^gamma`` and
+            of the diameter cap ``sqrt(d) t^(-gamma / d)``.
         max_leaves_coef:
             Incremental rule: data-driven splits stop at ``max_leaves_coef * t^gamma`` leaves.
         alpha:
@@ -195,7 +196,7 @@ class TreeUCB:
         criterion: str = "absolute_error",
         min_impurity_decrease: float = 0.001,
         refit_fraction: float = 0.05,
-        cap_diameter: bool = True,
+        cap_gamma: float | None = 0.3,
         gamma: float = 0.5,
         max_leaves_coef: float = 4.0,
         alpha: float = 100.0,
@@ -242,10 +243,13 @@ class TreeUCB:
             )
         _check_number(owner, "min_impurity_decrease", min_impurity_decrease, low=0, low_open=False)
         _check_number(owner, "refit_fraction", refit_fraction, low=0.0, low_open=False)
-        if not isinstance(cap_diameter, bool):
-            raise TypeError(
-                f"The 'cap_diameter' parameter of {owner} must be a bool. Got {cap_diameter!r}."
-            )
+        if cap_gamma is not None:
+            cg = _check_number(owner, "cap_gamma", cap_gamma, low=0.0, low_open=True)
+            if cg >= 1.0:
+                raise ValueError(
+                    f"The 'cap_gamma' parameter of {owner} must be in (0, 1) or None. "
+                    f"Got {cap_gamma!r} instead."
+                )
         g = _check_number(owner, "gamma", gamma, low=0.0, low_open=True)
         if g >= 1.0:
             raise ValueError(
@@ -284,7 +288,7 @@ class TreeUCB:
                 criterion=criterion,
                 min_impurity_decrease=min_impurity_decrease,
                 refit_fraction=refit_fraction,
-                cap_gamma=gamma if cap_diameter else None,
+                cap_gamma=cap_gamma,
                 seed=0,
             )
         else:
@@ -294,15 +298,26 @@ class TreeUCB:
                 max_leaves_coef=max_leaves_coef,
                 min_impurity_decrease=min_impurity_decrease,
             )
-        self._X = np.zeros((0, d))
-        self._y = np.zeros(0)  # internal values: larger is better
-        self._pending: dict[bytes, np.ndarray] = {}
+        # observations in buffers that grow geometrically: appending is amortised O(d)
+        self._Xbuf = np.zeros((16, d))
+        self._ybuf = np.zeros(16)  # internal values: larger is better
+        self._n = 0
+        self._told: dict[int, dict[str, Any]] = {}  # observation -> parameters as told
+        self._pending: list[np.ndarray] = []  # duplicates count once each
         # soft_gp cache: features and Gram matrix of the observations for one partition
         self._gp_version = -1
         self._gp_low = np.zeros((0, d))
         self._gp_high = np.zeros((0, d))
         self._Phi = np.zeros((0, 0))
         self._gram = np.zeros((0, 0))
+
+    def reseed(self, seed: int | Sequence[int] | None) -> None:
+        """Replace the random generator by ``np.random.default_rng(seed)``.
+
+        Wrappers use it to draw each trial from its own seed, so that results do not depend
+        on the order in which workers ask.
+        """
+        self._rng = np.random.default_rng(seed)
 
     # -- observations -------------------------------------------------------------------------
     @property
@@ -329,7 +344,10 @@ class TreeUCB:
         """
         if self._y.size == 0:
             raise RuntimeError("TreeUCB.best_params needs at least one told value.")
-        return self.space.decode(self._X[int(np.argmax(self._y))])
+        best = int(np.argmax(self._y))
+        if best in self._told:
+            return dict(self._told[best])
+        return self.space.decode(self._X[best])
 
     def _as_point(self, x: Any, what: str) -> np.ndarray:
         arr = np.asarray(x, dtype=float)
@@ -348,7 +366,10 @@ class TreeUCB:
             params: A legal value for every parameter of the space.
             value: The objective value (NaN is ignored with a warning).
         """
+        n = self._n
         self.tell_x(self.space.encode(params), value)
+        if self._n > n:  # keep the values as told, so best_params returns them exactly
+            self._told[n] = dict(params)
 
     def tell_x(self, x: np.ndarray | Sequence[float], value: float) -> None:
         """Record the objective value of a point of the cube.
@@ -360,15 +381,14 @@ class TreeUCB:
         point = self._as_point(x, "TreeUCB.tell_x")
         if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
             raise TypeError(f"TreeUCB.tell needs a numeric value. Got {value!r}.")
-        self._pending.pop(point.tobytes(), None)
+        self._drop_pending(point)
         v = float(value)
         if math.isnan(v):
             _logger.warning(
                 "TreeUCB ignores a NaN objective value at %s.", self.space.decode(point)
             )
             return
-        self._X = np.vstack((self._X, point[None]))
-        self._y = np.append(self._y, v if self.direction == "maximize" else -v)
+        self._append(point[None], np.array([v]))
 
     def tell_many(self, X: np.ndarray, values: np.ndarray | Sequence[float]) -> None:
         """Record many observations at once (NaN values are dropped with one warning).
@@ -390,10 +410,27 @@ class TreeUCB:
         if nan.any():
             _logger.warning("TreeUCB ignores %d NaN objective value(s).", int(nan.sum()))
         for row in X:
-            self._pending.pop(row.tobytes(), None)
-        X, v = X[~nan], v[~nan]
-        self._X = np.vstack((self._X, X))
-        self._y = np.append(self._y, v if self.direction == "maximize" else -v)
+            self._drop_pending(row)
+        self._append(X[~nan], v[~nan])
+
+    def _append(self, X: np.ndarray, values: np.ndarray) -> None:
+        n, k = self._n, X.shape[0]
+        if n + k > self._ybuf.size:
+            size = max(2 * self._ybuf.size, n + k)
+            Xbuf, ybuf = np.zeros((size, self.space.dim)), np.zeros(size)
+            Xbuf[:n], ybuf[:n] = self._Xbuf[:n], self._ybuf[:n]
+            self._Xbuf, self._ybuf = Xbuf, ybuf
+        self._Xbuf[n : n + k] = X
+        self._ybuf[n : n + k] = values if self.direction == "maximize" else -values
+        self._n = n + k
+
+    @property
+    def _X(self) -> np.ndarray:
+        return self._Xbuf[: self._n]
+
+    @property
+    def _y(self) -> np.ndarray:
+        return self._ybuf[: self._n]
 
     # -- pending points -----------------------------------------------------------------------
     @property
@@ -401,7 +438,7 @@ class TreeUCB:
         """Points asked and not yet told, shape (p, d)."""
         if not self._pending:
             return np.zeros((0, self.space.dim))
-        return np.array(list(self._pending.values()))
+        return np.array(self._pending)
 
     def set_pending(self, X: np.ndarray | Sequence[Sequence[float]]) -> None:
         """Replace the pending points (points being evaluated elsewhere).
@@ -410,14 +447,20 @@ class TreeUCB:
             X: Shape (p, d), values in [0, 1].
         """
         arr = np.asarray(X, dtype=float).reshape(-1, self.space.dim)
-        self._pending = {}
+        self._pending = []
         for row in arr:
             point = self._as_point(row, "TreeUCB.set_pending")
-            self._pending[point.tobytes()] = point
+            self._pending.append(point)
+
+    def _drop_pending(self, x: np.ndarray) -> None:
+        for i, p in enumerate(self._pending):
+            if np.array_equal(p, x):
+                del self._pending[i]
+                return
 
     def forget_pending(self, x: np.ndarray | Sequence[float]) -> None:
         """Drop a pending point without a value (e.g. its evaluation failed)."""
-        self._pending.pop(self._as_point(x, "TreeUCB.forget_pending").tobytes(), None)
+        self._drop_pending(self._as_point(x, "TreeUCB.forget_pending"))
 
     # -- the model ----------------------------------------------------------------------------
     def rewards(self) -> np.ndarray:
@@ -434,7 +477,14 @@ class TreeUCB:
         sums = np.bincount(part.leaf_of, weights=r, minlength=L)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = np.where(n_obs > 0, sums / np.maximum(n_obs, 1), np.nan)
-        prior = np.ones(L)  # the paper's m = 1 for an empty box
+        pend = self.pending
+        n_pend = (
+            np.bincount(part.locate(pend), minlength=L).astype(float)
+            if pend.shape[0]
+            else np.zeros(L)
+        )
+        counts = n_obs + n_pend
+        prior = np.ones(L)  # the paper's m = 1 (and n = 1) for an empty box
         if isinstance(part, RefitPartition) and part.parent.size == L:
             # An empty cell of a CART leaf (cut by the diameter cap) is not unexplored
             # space: it takes the mean of its leaf, so only cells of good leaves get tried.
@@ -442,16 +492,10 @@ class TreeUCB:
             p_sum = np.bincount(part.parent, weights=sums)
             parent_mean = np.where(p_n > 0, p_sum / np.maximum(p_n, 1), 1.0)
             prior = parent_mean[part.parent]
-        pend = self.pending
-        n_pend = (
-            np.bincount(part.locate(pend), minlength=L).astype(float)
-            if pend.shape[0]
-            else np.zeros(L)
-        )
         t = self.n_observations + pend.shape[0] + 1
         idx = hoeffding_index(
             np.nan_to_num(mean, nan=1.0),
-            n_obs + n_pend,
+            counts,
             box_diameters(part.low, part.high),
             t,
             self.C,
@@ -477,9 +521,8 @@ class TreeUCB:
         params = self.space.decode(x)
         params.update(ctx)  # the very objects the caller gave
         # pending under the point that tell(params) will encode to (bin centres for grids)
-        self._pending.pop(x.tobytes(), None)
-        canonical = self.space.encode(params)
-        self._pending[canonical.tobytes()] = canonical
+        self._drop_pending(x)
+        self._pending.append(self.space.encode(params))
         return params
 
     def ask_x(self, context: Mapping[int, float] | None = None) -> np.ndarray:
@@ -503,7 +546,7 @@ class TreeUCB:
             x = self._sample_in(low, high, ctx)[0]
         else:
             x = self._select(ctx)
-        self._pending[x.tobytes()] = x
+        self._pending.append(x)
         return x
 
     def _sample_in(
