@@ -1,0 +1,121 @@
+"""Search-space bookkeeping of TreeUCBSampler: consistent distributions and parameter groups.
+
+A define-by-run objective suggests different parameter sets in different trials.  Here the
+finished trials are folded one by one (each trial once) into
+
+* the distribution of every parameter name, and whether it ever changed (a parameter whose
+  distribution changed between trials is *inconsistent* and left to the independent sampler,
+  as :class:`optuna.search_space.IntersectionSearchSpace` drops it);
+* the distinct parameter-name sets ("signatures") with their trial counts.
+
+Groups follow TPE's ``group=True`` decomposition: two parameters belong to one group when they
+appear in exactly the same trials.  For a group ``G`` the *common* names are those present in
+every trial that contains ``G`` (``G`` itself and, e.g., the branch parameter that led to it);
+the sampler models ``G`` jointly with the common names that are already decided, as a context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from optuna.trial import TrialState
+
+if TYPE_CHECKING:
+    from optuna.distributions import BaseDistribution
+    from optuna.trial import FrozenTrial
+
+_FOLDED_STATES = (TrialState.COMPLETE, TrialState.PRUNED)
+
+
+class _SpaceTracker:
+    """Incremental summary of the parameters of a study's finished trials.
+
+    Only ``COMPLETE`` and ``PRUNED`` trials are folded; a finished trial never changes, so each
+    trial is folded once.  Passing trials of another study (another ``study_name``) resets the
+    summary.
+    """
+
+    def __init__(self) -> None:
+        self._study_name: str | None = None
+        self._folded: set[int] = set()
+        self._distributions: dict[str, BaseDistribution] = {}
+        self._inconsistent: set[str] = set()
+        self._signatures: dict[frozenset[str], int] = {}
+
+    def _clear(self, study_name: str) -> None:
+        self._study_name = study_name
+        self._folded = set()
+        self._distributions = {}
+        self._inconsistent = set()
+        self._signatures = {}
+
+    def update(self, study_name: str, trials: Iterable[FrozenTrial]) -> None:
+        """Fold the finished trials not folded yet."""
+        if study_name != self._study_name:
+            self._clear(study_name)
+        for trial in trials:
+            if trial.state not in _FOLDED_STATES or trial.number in self._folded:
+                continue
+            self._folded.add(trial.number)
+            for name, dist in trial.distributions.items():
+                known = self._distributions.get(name)
+                if known is None:
+                    self._distributions[name] = dist
+                elif name not in self._inconsistent and known != dist:
+                    self._inconsistent.add(name)
+            signature = frozenset(trial.distributions)
+            self._signatures[signature] = self._signatures.get(signature, 0) + 1
+
+    def seen(self, name: str) -> bool:
+        """Whether some folded trial suggested ``name``."""
+        return name in self._distributions
+
+    def distribution(self, name: str) -> BaseDistribution | None:
+        """The distribution of a consistent, non-single parameter, else ``None``."""
+        dist = self._distributions.get(name)
+        if dist is None or name in self._inconsistent or dist.single():
+            return None
+        return dist
+
+    def search_space(self, *, group: bool) -> dict[str, BaseDistribution]:
+        """The relative search space, sorted by name.
+
+        Args:
+            group:
+                ``True``: every consistent, non-single parameter seen so far.  ``False``: only
+                those suggested in every folded trial (the intersection search space).
+        """
+        names = sorted(self._distributions)
+        if not group:
+            if not self._signatures:
+                return {}
+            common = frozenset.intersection(*self._signatures)
+            names = [n for n in names if n in common]
+        space = {}
+        for name in names:
+            dist = self.distribution(name)
+            if dist is not None:
+                space[name] = dist
+        return space
+
+    def groups(self, names: Iterable[str]) -> list[tuple[list[str], set[str]]]:
+        """Decompose ``names`` into groups, most frequent first.
+
+        Returns:
+            ``(group, common)`` pairs: ``group`` lists names (sorted) that appear in exactly the
+            same folded trials; ``common`` holds every name present in all the trials that
+            contain the group (empty for names never folded).  Groups are ordered by their
+            number of trials, then by name, so the order never depends on hashing.
+        """
+        members: dict[frozenset[frozenset[str]], list[str]] = {}
+        for name in sorted(set(names)):
+            key = frozenset(s for s in self._signatures if name in s)
+            members.setdefault(key, []).append(name)
+        out: list[tuple[int, list[str], set[str]]] = []
+        for key, group in members.items():
+            count = sum(self._signatures[s] for s in key)
+            common: set[str] = set(frozenset.intersection(*key)) if key else set()
+            out.append((count, group, common))
+        out.sort(key=lambda item: (-item[0], item[1]))
+        return [(group, common) for _, group, common in out]

@@ -1,0 +1,646 @@
+"""TreeUCBSampler: TreeUCB (Wang et al., arXiv:1901.09277) as an Optuna sampler.
+
+A thin wrapper over :class:`optuna_treeucb.core.TreeUCB`: it turns Optuna distributions into
+:class:`~optuna_treeucb.core.ParamSpec`, finished trials into observations, running trials into
+pending points and fixed parameters into contexts, then asks the core.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import math
+import threading
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import Literal
+
+import numpy as np
+from optuna.distributions import BaseDistribution
+from optuna.distributions import CategoricalDistribution
+from optuna.distributions import FloatDistribution
+from optuna.distributions import IntDistribution
+from optuna.samplers import BaseSampler
+from optuna.samplers import PartialFixedSampler
+from optuna.samplers import RandomSampler
+from optuna.study import StudyDirection
+from optuna.trial import TrialState
+
+from optuna_treeucb._grouping import _SpaceTracker
+from optuna_treeucb.core import Index
+from optuna_treeucb.core import ParamSpec
+from optuna_treeucb.core import Rule
+from optuna_treeucb.core import TreeUCB
+from optuna_treeucb.core import UnitCube
+
+if TYPE_CHECKING:
+    from optuna.study import Study
+    from optuna.trial import FrozenTrial
+
+_logger = logging.getLogger(__name__)
+
+# Defaults of the core options come from TreeUCB's signature, so they are stated once.
+_CORE_DEFAULTS: dict[str, Any] = {
+    name: p.default
+    for name, p in inspect.signature(TreeUCB).parameters.items()
+    if p.default is not inspect.Parameter.empty
+}
+_FINISHED = (TrialState.COMPLETE, TrialState.PRUNED)
+_MAX_MODELS_PER_SPACE = 8  # e.g. one per HyperbandPruner bracket
+_Space = tuple[tuple[str, BaseDistribution], ...]  # (name, distribution), sorted by name
+
+
+@dataclass
+class _Model:
+    """A cached core and the finished trials already considered for it.
+
+    Attributes:
+        core: The bandit.
+        told: Numbers of the finished trials considered (told, or skipped as unusable).
+        pos: Every entry of the sampler's trial log before ``pos`` is in ``told``.
+    """
+
+    core: TreeUCB
+    told: set[int] = field(default_factory=set)
+    pos: int = 0
+
+
+@dataclass
+class _View:
+    """The finished trials a study shows, once logged by the sampler.
+
+    Attributes:
+        finished: The study's finished trials, in trial-number order.
+        full: Whether they are every trial the sampler logged for this study (``False`` for a
+            HyperbandPruner bracket, which shows a subset).
+        n_obs: Number of observations among them (trials with a value for the model).
+    """
+
+    finished: list[FrozenTrial]
+    full: bool
+    n_obs: int
+
+
+class TreeUCBSampler(BaseSampler):
+    """Sampler using TreeUCB, a Lipschitz bandit over a partition learned by a regression tree.
+
+    At every trial a regression tree is fitted on the finished trials; its leaves partition the
+    search space into boxes, the box with the largest upper confidence bound is chosen and the
+    parameters are drawn inside it (Wang, Ye, Geng and Rudin, "Towards Practical Lipschitz
+    Bandits", `arXiv:1901.09277 <https://arxiv.org/abs/1901.09277>`__).  The bandit is
+    :class:`optuna_treeucb.core.TreeUCB`; this class only feeds it the study's trials.
+
+    * **Search space.**  Float (``log``, ``step``), int (``log``, ``step``) and categorical
+      parameters are modelled; a categorical parameter's choices are ordered as given.
+      Parameters with a single value, and parameters whose distribution changed between trials,
+      are left out of the relative search space.
+    * **Define-by-run spaces.**  With ``group=True`` the parameters are split into groups that
+      appear in exactly the same trials (as :class:`~optuna.samplers.TPESampler` does with
+      ``group=True``).  Each group gets its own tree, fitted on the trials that contain it and
+      conditioned, as a context, on the values already chosen in this trial for the parameters
+      that always accompany it (e.g. the branch that leads to it).  With ``group=False`` the
+      relative search space is the intersection search space and the other parameters are
+      sampled by ``independent_sampler``.
+    * **Trials.**  ``COMPLETE`` trials are observations.  A ``PRUNED`` trial counts with its
+      last reported intermediate value (for a loss that improves with training this is a
+      pessimistic value, in line with the pruner's verdict); a pruned trial that reported
+      nothing, ``FAIL`` trials and NaN values are ignored; ``±inf`` values rank as the
+      best/worst.  ``RUNNING`` trials whose parameters are known are pending points: their
+      boxes count as visited, so parallel workers spread out.
+    * **Contexts.**  Parameters fixed by :meth:`~optuna.study.Study.enqueue_trial` (a partial
+      dict) or by :class:`~optuna.samplers.PartialFixedSampler` are contexts (Contextual
+      TreeUCB): the best box containing the fixed values is played and only the free
+      parameters are sampled.
+    * **Distributed optimization.**  The model is derived from the storage's trials at every
+      trial, so several processes may share a study (RDB or journal storage) and a resumed
+      study continues where it stopped.  The tree's draws for a trial are seeded by ``seed``
+      and the trial number, so a seeded sequential run is reproducible in any process (whatever
+      ``PYTHONHASHSEED``) and a resumed study samples what an uninterrupted one would.  Give
+      parallel workers different seeds (or ``None``): the start-up trials come from
+      ``independent_sampler``, whose stream depends on ``seed`` only.
+    * **Inspection.**  :meth:`build_model` returns the bandit fitted on a study, e.g. to plot
+      its partition.
+
+    Args:
+        seed:
+            Seed of the random draws (and of the default ``independent_sampler``).
+        n_startup_trials:
+            Number of observations (see above) before the tree is used; until then every
+            parameter comes from ``independent_sampler``.  A group of conditional parameters
+            with fewer observations of its own is drawn uniformly (given its context).
+        rule:
+            Tree rule of the core, ``"refit"`` or ``"incremental"``; see
+            :class:`~optuna_treeucb.core.TreeUCB`.
+        index:
+            Index of the core, ``"hoeffding"`` or ``"soft_gp"``.
+        C:
+            Weight of the confidence bonus.
+        M:
+            Weight of the box-diameter (Lipschitz) term.
+        reward:
+            Normalisation of objective values into rewards, ``"rank"`` or ``"minmax"``.
+        criterion:
+            Split criterion of the ``"refit"`` rule.
+        min_impurity_decrease:
+            A split must reduce the tree's criterion by at least this much.
+        refit_fraction:
+            ``"refit"`` rule: refit once the data grew by this fraction (``0``: every trial).
+        cap_gamma:
+            ``"refit"`` rule: exponent in (0, 1) of the shrinking diameter cap
+            ``sqrt(d) t^(-cap_gamma / d)``; leaves wider than it are cut into smaller cells
+            (``None`` is the paper's bare CART).
+        gamma:
+            ``"incremental"`` rule: growth exponent, in (0, 1), of the number of leaves and
+            of its diameter cap.
+        max_leaves_coef:
+            ``"incremental"`` rule: coefficient of the leaf budget.
+        alpha:
+            ``"soft_gp"``: sharpness of the soft box edges.
+        sigma:
+            ``"soft_gp"``: standard deviation of the box-edge jitter.
+        gp_noise:
+            ``"soft_gp"``: observation-noise variance on rewards in [0, 1].
+        n_boxes:
+            ``"soft_gp"``: number of best boxes that receive candidate points.
+        n_candidates:
+            ``"soft_gp"``: candidate points per box.
+        group:
+            Model define-by-run (conditional) parameters by groups; see above.
+        independent_sampler:
+            Sampler of the start-up trials and of the parameters outside the relative search
+            space. ``None`` means :class:`~optuna.samplers.RandomSampler` with ``seed``.
+        warn_independent_sampling:
+            Log a warning, once per parameter, when a parameter is sampled by
+            ``independent_sampler`` after the start-up trials.
+
+    Raises:
+        ValueError: If an option is out of its range.
+        TypeError: If an option has the wrong type.
+
+    Example:
+        .. code-block:: python
+
+            import optuna
+
+            from optuna_treeucb import TreeUCBSampler
+
+
+            def objective(trial: optuna.Trial) -> float:
+                x = trial.suggest_float("x", -10.0, 10.0)
+                kind = trial.suggest_categorical("kind", ["a", "b"])
+                return (x - 2.0) ** 2 + (kind == "b")
+
+
+            study = optuna.create_study(sampler=TreeUCBSampler(seed=0))
+            study.optimize(objective, n_trials=30)
+            print(study.best_params)
+    """
+
+    def __init__(
+        self,
+        *,
+        seed: int | None = None,
+        n_startup_trials: int = _CORE_DEFAULTS["n_startup"],
+        rule: Rule = _CORE_DEFAULTS["rule"],
+        index: Index = _CORE_DEFAULTS["index"],
+        C: float = _CORE_DEFAULTS["C"],
+        M: float = _CORE_DEFAULTS["M"],
+        reward: Literal["rank", "minmax"] = _CORE_DEFAULTS["reward"],
+        criterion: str = _CORE_DEFAULTS["criterion"],
+        min_impurity_decrease: float = _CORE_DEFAULTS["min_impurity_decrease"],
+        refit_fraction: float = _CORE_DEFAULTS["refit_fraction"],
+        cap_gamma: float | None = _CORE_DEFAULTS["cap_gamma"],
+        gamma: float = _CORE_DEFAULTS["gamma"],
+        max_leaves_coef: float = _CORE_DEFAULTS["max_leaves_coef"],
+        alpha: float = _CORE_DEFAULTS["alpha"],
+        sigma: float = _CORE_DEFAULTS["sigma"],
+        gp_noise: float = _CORE_DEFAULTS["gp_noise"],
+        n_boxes: int = _CORE_DEFAULTS["n_boxes"],
+        n_candidates: int = _CORE_DEFAULTS["n_candidates"],
+        group: bool = True,
+        independent_sampler: BaseSampler | None = None,
+        warn_independent_sampling: bool = True,
+    ) -> None:
+        owner = "TreeUCBSampler"
+        if seed is not None and (
+            isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0
+        ):
+            raise ValueError(
+                f"The 'seed' parameter of {owner} must be None or an int >= 0. "
+                f"Got {seed!r} instead."
+            )
+        for name, flag in (
+            ("group", group),
+            ("warn_independent_sampling", warn_independent_sampling),
+        ):
+            if not isinstance(flag, bool):
+                raise TypeError(f"The '{name}' parameter of {owner} must be a bool. Got {flag!r}.")
+        if independent_sampler is not None and not isinstance(independent_sampler, BaseSampler):
+            raise TypeError(
+                f"The 'independent_sampler' parameter of {owner} must be an "
+                f"optuna.samplers.BaseSampler or None. Got {independent_sampler!r}."
+            )
+        self._core_options: dict[str, Any] = {
+            "rule": rule,
+            "index": index,
+            "C": C,
+            "M": M,
+            "reward": reward,
+            "criterion": criterion,
+            "min_impurity_decrease": min_impurity_decrease,
+            "refit_fraction": refit_fraction,
+            "cap_gamma": cap_gamma,
+            "gamma": gamma,
+            "max_leaves_coef": max_leaves_coef,
+            "alpha": alpha,
+            "sigma": sigma,
+            "gp_noise": gp_noise,
+            "n_boxes": n_boxes,
+            "n_candidates": n_candidates,
+        }
+        _validate_with_core(n_startup_trials, self._core_options)
+        self._seed = seed
+        self._base_seed = int(seed) if seed is not None else _fresh_seed()
+        self._n_startup_trials = int(n_startup_trials)
+        self._group = group
+        self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
+        self._warn_independent_sampling = warn_independent_sampling
+        self._warned: set[str] = set()
+        self._init_derived()
+
+    def _init_derived(self) -> None:
+        # Everything here is derived from the study's trials and is rebuilt on demand.
+        self._lock = threading.Lock()
+        self._reset(None)
+
+    def _reset(self, study_name: str | None) -> None:
+        self._study_name = study_name
+        self._tracker = _SpaceTracker()
+        self._models: dict[tuple[Any, ...], list[_Model]] = {}
+        # finished trials logged so far: number -> (trial, value for the model or None)
+        self._values: dict[int, tuple[FrozenTrial, float | None]] = {}
+        self._log: list[int] = []  # their numbers, in the order they were logged
+        self._n_obs = 0
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        for name in ("_lock", "_study_name", "_tracker", "_models", "_values", "_log", "_n_obs"):
+            del state[name]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._init_derived()
+
+    def reseed_rng(self) -> None:
+        with self._lock:
+            self._base_seed = _fresh_seed()
+        self._independent_sampler.reseed_rng()
+
+    # -- search space ---------------------------------------------------------------------------
+    def _scan(self, study: Study) -> _View:
+        """Log the study's finished trials not logged yet (each finished trial once).
+
+        Must be called with the lock held.  A study with another name resets every derived
+        state.
+        """
+        finished = study.get_trials(deepcopy=False, states=_FINISHED)
+        if study.study_name != self._study_name:
+            self._reset(study.study_name)
+        new = [t for t in finished if t.number not in self._values]
+        for t in new:
+            value = _value(t)
+            self._values[t.number] = (t, value)
+            self._log.append(t.number)
+            self._n_obs += value is not None
+        self._tracker.update(study.study_name, new)
+        if len(finished) == len(self._values):
+            return _View(finished, True, self._n_obs)
+        n_obs = sum(self._values[t.number][1] is not None for t in finished)
+        return _View(finished, False, n_obs)
+
+    def infer_relative_search_space(
+        self, study: Study, trial: FrozenTrial
+    ) -> dict[str, BaseDistribution]:
+        with self._lock:
+            self._scan(study)
+            return self._tracker.search_space(group=self._group)
+
+    # -- sampling ---------------------------------------------------------------------------------
+    def sample_relative(
+        self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
+    ) -> dict[str, Any]:
+        direction = _direction(study)
+        if not search_space:
+            return {}
+        with self._lock:
+            view = self._scan(study)
+            if view.n_obs < self._n_startup_trials:
+                return {}
+            running = [
+                t
+                for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
+                if t.number != trial.number
+            ]
+
+            def dist_of(name: str) -> BaseDistribution | None:
+                dist = search_space.get(name)
+                return self._tracker.distribution(name) if dist is None else dist
+
+            decided = _context(study, trial, dist_of)
+            free = [name for name in search_space if name not in decided]
+            for k, (group, common) in enumerate(self._tracker.groups(free)):
+                ctx_names = sorted(n for n in common if n in decided and n not in group)
+                space_list = []
+                for name in sorted([*group, *ctx_names]):
+                    dist = dist_of(name)
+                    assert dist is not None
+                    space_list.append((name, dist))
+                space = tuple(space_list)
+                model = self._model(space, direction, view)
+                model.core.set_pending(_pending(model.core.space, space, running))
+                _reseed(model.core, (self._base_seed, trial.number, k))
+                params = model.core.ask({n: decided[n] for n in ctx_names})
+                decided.update((n, params[n]) for n in group)
+        return {name: decided[name] for name in free}
+
+    def sample_independent(
+        self,
+        study: Study,
+        trial: FrozenTrial,
+        param_name: str,
+        param_distribution: BaseDistribution,
+    ) -> Any:
+        _direction(study)
+        if self._warn_independent_sampling and param_name not in self._warned:
+            self._warn_once(study, trial, param_name, param_distribution)
+        return self._independent_sampler.sample_independent(
+            study, trial, param_name, param_distribution
+        )
+
+    def _warn_once(
+        self, study: Study, trial: FrozenTrial, param_name: str, dist: BaseDistribution
+    ) -> None:
+        """Warn about a parameter that the model could not sample, once per parameter.
+
+        No warning during the start-up trials, at a parameter's first appearance (as TPESampler)
+        or when the parameter is in the relative search space (a trial that started before the
+        start-up trials finished).
+        """
+        with self._lock:
+            view = self._scan(study)
+            if (
+                view.n_obs < max(1, self._n_startup_trials)
+                or param_name in self._warned
+                or not self._tracker.seen(param_name)
+                or self._tracker.search_space(group=self._group).get(param_name) == dist
+            ):
+                return
+            self._warned.add(param_name)
+        reason = "its distribution changed between trials"
+        if not self._group:
+            reason += " or it is missing from some trials (group=True models such parameters)"
+        _logger.warning(
+            "TreeUCBSampler samples the parameter %r (trial #%d) with %s instead of the tree: "
+            "it is outside the relative search space because %s. This warning is shown once per "
+            "parameter; pass warn_independent_sampling=False to TreeUCBSampler to silence it.",
+            param_name,
+            trial.number,
+            type(self._independent_sampler).__name__,
+            reason,
+        )
+
+    def before_trial(self, study: Study, trial: FrozenTrial) -> None:
+        self._independent_sampler.before_trial(study, trial)
+
+    def after_trial(
+        self,
+        study: Study,
+        trial: FrozenTrial,
+        state: TrialState,
+        values: Sequence[float] | None,
+    ) -> None:
+        self._independent_sampler.after_trial(study, trial, state, values)
+
+    # -- the model --------------------------------------------------------------------------------
+    def _new_core(self, space: _Space, direction: str) -> TreeUCB:
+        return TreeUCB(
+            UnitCube(_to_spec(name, dist) for name, dist in space),
+            seed=self._base_seed,
+            direction=direction,  # type: ignore[arg-type]
+            n_startup=self._n_startup_trials,
+            **self._core_options,
+        )
+
+    def _model(self, space: _Space, direction: str, view: _View) -> _Model:
+        """The cached core of ``space``, told the observations of ``view`` it has not seen.
+
+        With a full view every cached core is usable and only the trials logged since its last
+        update are looked at.  A HyperbandPruner bracket shows a subset of the trials: a core
+        is reused only if every trial it was told is in the subset (so each bracket keeps its
+        own core), at a cost linear in the number of trials.
+        """
+        entries = self._models.setdefault((direction, *space), [])
+        if view.full:
+            usable = entries
+        else:
+            numbers = {t.number for t in view.finished}
+            usable = [e for e in entries if e.told <= numbers]
+        if usable:
+            model = max(usable, key=lambda e: len(e.told))
+        else:
+            model = _Model(self._new_core(space, direction))
+            entries.append(model)
+            if len(entries) > _MAX_MODELS_PER_SPACE:
+                entries.pop(0)
+        if view.full:
+            candidates = [self._values[n] for n in self._log[model.pos :]]
+            model.pos = len(self._log)
+        else:
+            candidates = [self._values[t.number] for t in view.finished]
+        _tell_new(model, space, candidates)
+        return model
+
+    def build_model(self, study: Study, params: Sequence[str] | None = None) -> TreeUCB:
+        """The TreeUCB bandit fitted on a study's trials, e.g. to inspect or plot its partition.
+
+        The returned object is new (not shared with the sampler's cache): it has been told every
+        observation of the study (``COMPLETE`` trials and ``PRUNED`` ones with an intermediate
+        value) that has all of ``params``, and holds the ``RUNNING`` trials as pending points.
+        Its :attr:`~optuna_treeucb.core.TreeUCB.space` has one column per parameter; call
+        :meth:`~optuna_treeucb.core.TreeUCB.leaves` for the boxes and their indices.
+
+        Args:
+            study:
+                A single-objective study.
+            params:
+                Names of the parameters to model, in this order.  ``None`` takes the
+                parameters suggested in every finished trial, sorted by name.
+
+        Returns:
+            The bandit, a :class:`~optuna_treeucb.core.TreeUCB`.
+
+        Raises:
+            ValueError: If the study is multi-objective, has no finished trial with a
+                non-constant parameter, or a name in ``params`` is not modelled.
+        """
+        direction = _direction(study)
+        with self._lock:
+            view = self._scan(study)
+            observations = [self._values[t.number] for t in view.finished]
+            if params is None:
+                space = self._tracker.search_space(group=False)
+            else:
+                available = self._tracker.search_space(group=True)
+                unknown = [p for p in params if p not in available]
+                if unknown or len(set(params)) != len(params):
+                    raise ValueError(
+                        f"TreeUCBSampler.build_model got params={list(params)!r}; it needs "
+                        f"distinct names among the modelled parameters {sorted(available)!r}."
+                    )
+                space = {p: available[p] for p in params}
+        if not space:
+            raise ValueError(
+                "TreeUCBSampler.build_model needs a study with at least one finished trial that "
+                "suggested a non-constant parameter."
+            )
+        items = tuple(space.items())
+        model = _Model(self._new_core(items, direction))
+        _tell_new(model, items, observations)
+        running = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
+        model.core.set_pending(_pending(model.core.space, items, running))
+        return model.core
+
+
+# -- helpers -------------------------------------------------------------------------------------
+def _validate_with_core(n_startup_trials: Any, options: Mapping[str, Any]) -> None:
+    """Validate the options by building a core, rewording its errors for TreeUCBSampler."""
+    try:
+        TreeUCB(1, n_startup=n_startup_trials, **options)
+    except (TypeError, ValueError) as err:
+        message = (
+            str(err)
+            .replace("'n_startup' parameter", "'n_startup_trials' parameter")
+            .replace(" of TreeUCB ", " of TreeUCBSampler ")
+        )
+        raise type(err)(message) from None
+
+
+def _fresh_seed() -> int:
+    return int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
+
+
+def _reseed(core: TreeUCB, key: tuple[int, ...]) -> None:
+    """Give the core a generator seeded by (seed, trial number, group)."""
+    core.reseed(list(key))
+
+
+def _direction(study: Study) -> str:
+    """The core's direction for a single-objective study: the one place the sign is decided."""
+    directions = study.directions
+    if len(directions) != 1:
+        raise ValueError(
+            f"TreeUCBSampler supports single-objective studies only. Got a study with "
+            f"{len(directions)} objectives; use a multi-objective sampler such as "
+            f"optuna.samplers.NSGAIISampler or TPESampler instead."
+        )
+    return "minimize" if directions[0] == StudyDirection.MINIMIZE else "maximize"
+
+
+def _to_spec(name: str, dist: BaseDistribution) -> ParamSpec:
+    if isinstance(dist, FloatDistribution):
+        return ParamSpec(name, "float", low=dist.low, high=dist.high, log=dist.log, step=dist.step)
+    if isinstance(dist, IntDistribution):
+        return ParamSpec(name, "int", low=dist.low, high=dist.high, log=dist.log, step=dist.step)
+    if isinstance(dist, CategoricalDistribution):
+        return ParamSpec(name, "categorical", choices=tuple(dist.choices))
+    raise TypeError(f"TreeUCBSampler cannot model parameter {name!r} of type {dist!r}.")
+
+
+def _value(trial: FrozenTrial) -> float | None:
+    """A finished trial's value for the model, ``None`` if it has none.
+
+    ``COMPLETE``: its value.  ``PRUNED``: its last intermediate value.  NaN gives ``None``.
+    """
+    value: float | None = None
+    if trial.state == TrialState.COMPLETE:
+        value = trial.value
+    elif trial.state == TrialState.PRUNED and trial.last_step is not None:
+        value = trial.intermediate_values[trial.last_step]
+    return None if value is None or math.isnan(value) else float(value)
+
+
+def _encode(cube: UnitCube, space: _Space, trial: FrozenTrial) -> np.ndarray | None:
+    """The trial's point of the cube, or ``None`` if it lacks a parameter or has another range."""
+    params = {}
+    for name, dist in space:
+        if trial.distributions.get(name) != dist:
+            return None
+        params[name] = trial.params[name]
+    try:
+        return cube.encode(params)
+    except (TypeError, ValueError):  # e.g. an enqueued value outside the distribution
+        return None
+
+
+def _tell_new(
+    model: _Model,
+    space: _Space,
+    observations: list[tuple[FrozenTrial, float | None]],
+) -> None:
+    """Tell the core the observations it has not been told (in the given order)."""
+    rows, values = [], []
+    for t, value in observations:
+        if t.number in model.told:
+            continue
+        model.told.add(t.number)
+        x = None if value is None else _encode(model.core.space, space, t)
+        if x is not None:
+            rows.append(x)
+            values.append(value)
+    if rows:
+        model.core.tell_many(np.array(rows), np.array(values, dtype=float))
+
+
+def _pending(cube: UnitCube, space: _Space, running: list[FrozenTrial]) -> np.ndarray:
+    rows = [x for x in (_encode(cube, space, t) for t in running) if x is not None]
+    return np.array(rows).reshape(-1, cube.dim)
+
+
+def _context(
+    study: Study, trial: FrozenTrial, dist_of: Callable[[str], BaseDistribution | None]
+) -> dict[str, Any]:
+    """Values fixed for this trial that the model can condition on.
+
+    They come from a :class:`~optuna.samplers.PartialFixedSampler` wrapping this sampler,
+    from :meth:`~optuna.study.Study.enqueue_trial` (``system_attrs["fixed_params"]``) and from
+    parameters the trial already holds.  A value outside its distribution is dropped.
+    """
+    fixed: dict[str, Any] = {}
+    wrapper = study.sampler
+    if isinstance(wrapper, PartialFixedSampler):
+        # PartialFixedSampler removes its parameters from the search space it passes on but
+        # has no public accessor for their values.
+        values = getattr(wrapper, "_fixed_params", None)
+        if isinstance(values, Mapping):
+            fixed.update(values)
+    enqueued = trial.system_attrs.get("fixed_params")
+    if isinstance(enqueued, Mapping):
+        fixed.update(enqueued)
+    fixed.update(trial.params)
+    context = {}
+    for name, value in fixed.items():
+        dist = dist_of(name)
+        if dist is None:
+            continue
+        try:
+            _to_spec(name, dist).encode(value)
+        except (TypeError, ValueError):
+            continue
+        context[name] = value
+    return context
