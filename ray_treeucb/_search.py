@@ -1,0 +1,685 @@
+"""TreeUCBSearch: TreeUCB as a Ray Tune searcher (a thin wrapper of ``optuna_treeucb.core``).
+
+The only logic of its own is the conversion of a Tune search space into the core's
+:class:`~optuna_treeucb.core.ParamSpec` space; asking, telling, pending points and the sign of
+the metric are the core's business.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import math
+import pickle
+from collections.abc import Iterator
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from typing import Literal
+
+import numpy as np
+
+from optuna_treeucb.core import ParamSpec
+from optuna_treeucb.core import TreeUCB
+from optuna_treeucb.core import UnitCube
+
+try:
+    from ray.tune.result import DEFAULT_METRIC
+    from ray.tune.search import UNDEFINED_METRIC_MODE
+    from ray.tune.search import UNDEFINED_SEARCH_SPACE
+    from ray.tune.search import Searcher
+    from ray.tune.search.sample import Categorical
+    from ray.tune.search.sample import Domain
+    from ray.tune.search.sample import Float
+    from ray.tune.search.sample import Function
+    from ray.tune.search.sample import Integer
+    from ray.tune.search.sample import LogUniform
+    from ray.tune.search.sample import Normal
+    from ray.tune.search.sample import Quantized
+    from ray.tune.search.sample import Uniform
+except ImportError as exc:  # pragma: no cover - exercised by a test that hides Ray
+    raise ImportError(
+        "ray_treeucb.TreeUCBSearch needs Ray Tune, which could not be imported "
+        f"({exc}). Install it with: pip install 'optuna-treeucb[ray]' "
+        "(or pip install 'ray[tune]')."
+    ) from exc
+
+_logger = logging.getLogger(__name__)
+
+KeyPath = tuple[Any, ...]
+_SET_BY_SEARCH = ("space", "seed", "direction")  # TreeUCB arguments TreeUCBSearch sets
+
+
+def _name(path: KeyPath) -> str:
+    """Flat parameter name of a path in a nested space: ``("a", 0, "b") -> "a/0/b"``."""
+    return "/".join(str(key) for key in path)
+
+
+def _is_special(node: Any) -> bool:
+    """Whether ``node`` is Tune's ``{"grid_search": [...]}`` or ``{"eval": "..."}`` form."""
+    return (
+        isinstance(node, Mapping) and len(node) == 1 and ("grid_search" in node or "eval" in node)
+    )
+
+
+def _walk(node: Any, path: KeyPath = ()) -> Iterator[tuple[KeyPath, Any]]:
+    """Yield ``(path, leaf)`` for every domain and every constant of a nested Tune spec."""
+    if isinstance(node, Domain) or _is_special(node):
+        yield path, node
+    elif isinstance(node, Mapping):
+        for key, value in node.items():
+            yield from _walk(value, path + (key,))
+    elif isinstance(node, (list, tuple)):
+        for i, value in enumerate(node):
+            yield from _walk(value, path + (i,))
+    else:
+        yield path, node
+
+
+def _grid_index(bound: float, q: float, round_fn: Any) -> int:
+    """Index of ``bound`` on the grid of multiples of ``q``, rounded inwards.
+
+    Mirrors ``Quantized._grid_index`` in ``ray/tune/search/sample.py``.
+    """
+    scaled = bound / q
+    nearest = round(scaled)
+    return int(nearest if math.isclose(scaled, nearest) else round_fn(scaled))
+
+
+def _tune_name(domain: Domain) -> str:
+    """How the domain was most likely written, e.g. ``"tune.qrandint(1, 10, q=3)"``."""
+    sampler = domain.get_sampler()
+    q = sampler.q if isinstance(sampler, Quantized) else None
+    base = sampler.get_sampler() if isinstance(sampler, Quantized) else sampler
+    prefix = "q" if q is not None else ""
+    if isinstance(domain, Categorical):
+        return f"tune.choice({domain.categories!r})"
+    if isinstance(base, Normal):
+        return f"tune.{prefix}randn(mean={base.mean!r}, sd={base.sd!r})"
+    log = isinstance(base, LogUniform)
+    if isinstance(domain, Integer):
+        fn = "lograndint" if log else "randint"
+    elif isinstance(domain, Float):
+        fn = "loguniform" if log else "uniform"
+    else:
+        return f"{type(domain).__name__}{domain.domain_str}"
+    args = f"{domain.lower!r}, {domain.upper!r}" + (f", q={q!r}" if q is not None else "")
+    return f"tune.{prefix}{fn}({args})"
+
+
+def _to_param_spec(name: str, domain: Any) -> ParamSpec:
+    """Convert one Tune domain into a ParamSpec with Ray's bounds (see TreeUCBSearch)."""
+    owner = f"TreeUCBSearch cannot convert parameter {name!r}"
+    if isinstance(domain, Mapping) and "grid_search" in domain:
+        raise ValueError(
+            f"{owner} (tune.grid_search({domain['grid_search']!r})): TreeUCB chooses every "
+            "value itself. Use tune.choice(...) with the same values instead, or pass a fixed "
+            "value."
+        )
+    if isinstance(domain, Mapping) or isinstance(domain, Function):
+        raise ValueError(
+            f"{owner} (tune.sample_from): its values come from a function TreeUCB cannot see. "
+            "Use uniform, loguniform, randint or choice, or pass a fixed value."
+        )
+    desc = _tune_name(domain)
+    if domain.is_grid():
+        raise ValueError(
+            f"{owner} ({desc}.grid()): TreeUCB chooses every value itself. Use tune.choice(...) "
+            "with the same values instead, or pass a fixed value."
+        )
+    sampler = domain.get_sampler()
+    q = None
+    if isinstance(sampler, Quantized):
+        q = sampler.q
+        sampler = sampler.get_sampler()
+    if isinstance(sampler, Normal):
+        raise ValueError(
+            f"{owner} ({desc}): a normal distribution has no bounds, and TreeUCB partitions a "
+            "bounded box. Use tune.uniform(low, high) (or tune.quniform) over the range to search."
+        )
+    if not isinstance(sampler, (Uniform, LogUniform)) or not isinstance(
+        domain, (Categorical, Float, Integer)
+    ):
+        raise ValueError(
+            f"{owner} ({desc} with sampler {sampler!r}). Use uniform, quniform, loguniform, "
+            "qloguniform, randint, qrandint, lograndint, qlograndint or choice, or pass a fixed "
+            "value."
+        )
+    log = isinstance(sampler, LogUniform)
+    try:
+        if isinstance(domain, Categorical):
+            for _, leaf in _walk(list(domain.categories)):
+                if isinstance(leaf, Domain) or _is_special(leaf):
+                    raise ValueError(
+                        "its choices contain search-space definitions (a conditional space). "
+                        "TreeUCB needs a flat space: make them separate parameters, or pass "
+                        "fixed values."
+                    )
+            return ParamSpec(name, "categorical", choices=tuple(domain.categories))
+        if isinstance(domain, Float):
+            low, high = domain.lower, domain.upper
+            if not (math.isfinite(low) and math.isfinite(high)):
+                raise ValueError(f"a float domain needs finite bounds. Got ({low!r}, {high!r}).")
+            if q is not None:  # values k * q between the bounds, both ends included
+                low = _grid_index(low, q, math.ceil) * q
+                high = _grid_index(high, q, math.floor) * q
+            if q is not None and low > high:
+                raise ValueError(f"no multiple of q={q!r} lies between its bounds.")
+            return ParamSpec(name, "float", low=low, high=high, log=log, step=q)
+        # Integer: randint/lograndint exclude the upper bound; qrandint/qlograndint include it
+        # unless q == 1 (the bounds of Quantized.sample in ray/tune/search/sample.py).
+        for bound in (domain.lower, domain.upper):
+            if isinstance(bound, bool) or not float(bound).is_integer():
+                raise ValueError(f"an integer domain needs whole-number bounds. Got {bound!r}.")
+        if q is not None and (isinstance(q, bool) or not float(q).is_integer() or q < 1):
+            raise ValueError(f"an integer domain needs a whole-number q >= 1. Got q={q!r}.")
+        if q is None or q == 1:
+            low, high, step = int(domain.lower), int(domain.upper) - 1, 1
+        else:
+            step = int(q)
+            low = _grid_index(domain.lower, step, math.ceil) * step
+            high = _grid_index(domain.upper, step, math.floor) * step
+        if low > high:
+            raise ValueError(
+                "it has no values (randint and lograndint exclude the upper bound; qrandint "
+                "and qlograndint include it unless q=1)."
+            )
+        return ParamSpec(name, "int", low=low, high=high, log=log, step=step)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"{owner} ({desc}): {exc}") from exc
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where the parameters of a nested Tune spec live, to rebuild configs from flat values.
+
+    Attributes:
+        spec: The Tune spec as given (domains, constants, nested dicts/lists/tuples).
+        paths: ``name -> path`` of every parameter, in the order of the cube's columns.
+        inner: Paths of the containers that hold a parameter somewhere below them.
+        known: Names of the constants and of every container (not parameters).
+    """
+
+    spec: Mapping[str, Any]
+    paths: dict[str, KeyPath]
+    inner: frozenset[KeyPath]
+    known: frozenset[str]
+
+    def build(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The nested config for flat parameter values; constants pass through as given."""
+        by_path = {self.paths[name]: value for name, value in values.items()}
+
+        def build(node: Any, path: KeyPath) -> Any:
+            if path in by_path:
+                return by_path[path]
+            if path not in self.inner:
+                return node
+            if isinstance(node, Mapping):
+                return {k: build(v, path + (k,)) for k, v in node.items()}
+            items = [build(v, path + (i,)) for i, v in enumerate(node)]
+            if isinstance(node, tuple):
+                return type(node)(*items) if hasattr(node, "_fields") else tuple(items)
+            return items
+
+        config: dict[str, Any] = build(self.spec, ())
+        return config
+
+    def flatten(self, point: Mapping[str, Any], *, what: str, strict: bool) -> dict[str, Any]:
+        """Flat ``{name: value}`` of a (possibly nested, possibly partial) config.
+
+        Args:
+            point: Nested like the space or flat with ``"a/b"`` keys, or a mix.
+            what: How to name ``point`` in error messages.
+            strict: Raise on keys that are neither parameters nor constants of the space.
+        """
+        if not isinstance(point, Mapping):
+            raise TypeError(f"{what} must be a dict of parameter values. Got {point!r}.")
+        out: dict[str, Any] = {}
+
+        def visit(node: Any, path: KeyPath) -> None:
+            name = _name(path)
+            if name in self.paths:
+                out[name] = node
+            elif isinstance(node, Mapping):
+                for k, v in node.items():
+                    visit(v, path + (k,))
+            elif isinstance(node, (list, tuple)) and path in self.inner:
+                for i, v in enumerate(node):
+                    visit(v, path + (i,))
+            elif strict and name not in self.known:
+                raise ValueError(
+                    f"{what} has the key {name!r}, which is not a parameter of the search "
+                    f"space. Its parameters are {list(self.paths)!r}."
+                )
+
+        for key, value in point.items():
+            visit(value, (key,))
+        return out
+
+
+def _layout(spec: Mapping[str, Any]) -> tuple[list[ParamSpec], _Layout]:
+    if not isinstance(spec, Mapping):
+        raise TypeError(
+            f"The 'space' parameter of TreeUCBSearch must be a dict of Tune domains. Got {spec!r}."
+        )
+    params: list[ParamSpec] = []
+    paths: dict[str, KeyPath] = {}
+    inner: set[KeyPath] = set()
+    known: set[str] = set()
+    for path, leaf in _walk(spec):
+        name = _name(path)
+        prefixes = [path[:i] for i in range(1, len(path))]
+        known.update(_name(p) for p in prefixes)
+        if not (isinstance(leaf, Domain) or _is_special(leaf)):
+            known.add(name)
+            continue
+        if name in paths:
+            raise ValueError(
+                f"TreeUCBSearch found two parameters named {name!r} (nested keys are joined "
+                f"with '/'): {paths[name]!r} and {path!r}. Rename one of them."
+            )
+        params.append(_to_param_spec(name, leaf))
+        paths[name] = path
+        inner.update(prefixes)
+        inner.add(())
+    clash = known & set(paths)
+    if clash:
+        raise ValueError(
+            f"TreeUCBSearch found the names {sorted(clash)!r} both as parameters and as "
+            "constants or containers (nested keys are joined with '/'). Rename them."
+        )
+    if not params:
+        raise ValueError(
+            "TreeUCBSearch got a search space with no parameter to tune (no Tune domain such "
+            "as tune.uniform or tune.choice). Add at least one."
+        )
+    return params, _Layout(spec, paths, frozenset(inner), frozenset(known))
+
+
+def _direction(mode: str) -> Literal["maximize", "minimize"]:
+    """The sign of the metric: the one place where Ray's ``mode`` meets the core."""
+    return "maximize" if mode == "max" else "minimize"
+
+
+def _as_float(value: Any) -> float | None:
+    """The metric as a float, or ``None`` when it is missing or not a number."""
+    if value is None or isinstance(value, (bool, str, bytes)):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+class TreeUCBSearch(Searcher):
+    """Ray Tune searcher that suggests configurations with TreeUCB.
+
+    TreeUCB (Wang, Ye, Geng and Rudin, "Towards Practical Lipschitz Bandits",
+    arXiv:1901.09277) fits a regression tree to the results so far; its leaves partition the
+    search box, and the next configuration is drawn in the leaf with the largest upper
+    confidence bound.  Partial ``points_to_evaluate`` are contexts for Contextual TreeUCB: the
+    given values are kept and TreeUCB chooses the others.  Running trials are pending points of
+    the model, so concurrent trials spread over the box.
+
+    Search space conversion (Ray's bounds, ``ray/tune/search/sample.py``); nested dicts, lists
+    and tuples are flattened to names such as ``"model/layers/0"`` and rebuilt on return, and
+    constants are passed through:
+
+    =========================  ==========================================================
+    Tune domain                ParamSpec
+    =========================  ==========================================================
+    ``uniform(a, b)``          float in [a, b]
+    ``quniform(a, b, q)``      float, step q, multiples of q in [a, b] (both ends)
+    ``loguniform(a, b)``       float in [a, b], log
+    ``qloguniform(a, b, q)``   float, step q, multiples of q in [a, b], log
+    ``randint(a, b)``          int in [a, b - 1]
+    ``lograndint(a, b)``       int in [a, b - 1], log
+    ``qrandint(a, b, q)``      int, step q, multiples of q in [a, b] (q = 1: [a, b - 1])
+    ``qlograndint(a, b, q)``   as ``qrandint``, log
+    ``choice(values)``         categorical with the very values (any objects)
+    =========================  ==========================================================
+
+    ``randn``, ``qrandn``, ``grid_search`` and ``sample_from`` raise ``ValueError``.  (In a
+    Tuner's ``param_space``, Tune itself replaces ``sample_from`` and non-primitive choices by
+    placeholders before the searcher sees them and resolves them afterwards, so they work
+    there.)  Discrete values get equal shares of the unit interval (log-midpoint bins for log
+    scales), so the start-up points are spread like Optuna's rather than by Ray's floor rule.
+
+    Results: a trial that errored, whose result lacks the metric, or whose metric is ``None``,
+    not a number or NaN is dropped (logged) and its pending point forgotten; ``+inf`` and
+    ``-inf`` are recorded (the core's reward normalisation puts them at the worst or best
+    end).  Results for unknown trials are ignored with a warning.
+
+    Args:
+        space:
+            Tune search space (a dict of domains, possibly nested). If ``None``, it is taken
+            from the Tuner's ``param_space`` through ``set_search_properties``.
+        metric:
+            Name of the metric in the trials' results.
+        mode:
+            ``"min"`` or ``"max"``.
+        points_to_evaluate:
+            Configurations to run first, in order, each exactly once (nested or flat
+            ``"a/b"`` keys). A point that gives only some parameters is a context: TreeUCB
+            chooses the others.
+        evaluated_rewards:
+            Metric values of ``points_to_evaluate`` measured already; the points are then
+            recorded instead of run, and must give every parameter.
+        seed:
+            Seed of the core's random generator.
+        rule:
+            TreeUCB's partition rule, ``"refit"`` or ``"incremental"`` (``None``: the core's
+            default).
+        index:
+            TreeUCB's index, ``"hoeffding"`` or ``"soft_gp"`` (``None``: the core's default).
+        C:
+            Weight of the confidence bonus (``None``: the core's default).
+        M:
+            Weight of the box-diameter term (``None``: the core's default).
+        n_startup:
+            Number of uniformly random configurations before the tree is used (``None``: the
+            core's default).
+        options:
+            Further keyword arguments of :class:`optuna_treeucb.core.TreeUCB` (``reward``,
+            ``criterion``, ``min_impurity_decrease``, ...).
+
+    Raises:
+        ValueError: If an argument or the search space is not valid.
+        TypeError: If an argument has the wrong type.
+
+    Example:
+        .. code-block:: python
+
+            from ray import tune
+            from ray_treeucb import TreeUCBSearch
+
+
+            def trainable(config):
+                return {"loss": (config["x"] - 0.3) ** 2 + config["n"]}
+
+
+            tuner = tune.Tuner(
+                trainable,
+                param_space={"x": tune.uniform(-1.0, 1.0), "n": tune.randint(0, 4)},
+                tune_config=tune.TuneConfig(
+                    search_alg=TreeUCBSearch(seed=0),
+                    metric="loss",
+                    mode="min",
+                    num_samples=20,
+                ),
+            )
+            print(tuner.fit().get_best_result().config)
+    """
+
+    def __init__(
+        self,
+        space: dict[str, Any] | None = None,
+        metric: str | None = None,
+        mode: str | None = None,
+        points_to_evaluate: list[dict[str, Any]] | None = None,
+        evaluated_rewards: list[float] | None = None,
+        seed: int | None = None,
+        *,
+        rule: Literal["refit", "incremental"] | None = None,
+        index: Literal["hoeffding", "soft_gp"] | None = None,
+        C: float | None = None,
+        M: float | None = None,
+        n_startup: int | None = None,
+        **options: Any,
+    ) -> None:
+        _check_metric_mode(metric, mode)
+        super().__init__(metric=metric, mode=mode)
+        taken = sorted(set(options) & set(_SET_BY_SEARCH))
+        if taken:
+            raise TypeError(
+                f"TreeUCBSearch sets TreeUCB's {taken!r} itself; pass 'space', 'seed' and "
+                "'mode' to TreeUCBSearch instead."
+            )
+        given = {"rule": rule, "index": index, "C": C, "M": M, "n_startup": n_startup}
+        self._options: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+        self._options.update(options)
+        TreeUCB(1, seed=seed, **self._options)  # reject bad options now, not at the first trial
+        self._seed = seed
+        if points_to_evaluate is not None and not isinstance(points_to_evaluate, list):
+            raise TypeError(
+                "The 'points_to_evaluate' parameter of TreeUCBSearch must be a list of dicts. "
+                f"Got {points_to_evaluate!r}."
+            )
+        self._points_to_evaluate = list(points_to_evaluate or [])
+        if evaluated_rewards is not None and len(evaluated_rewards) != len(
+            self._points_to_evaluate
+        ):
+            raise ValueError(
+                "The 'evaluated_rewards' parameter of TreeUCBSearch needs one value per point "
+                f"of 'points_to_evaluate'. Got {len(evaluated_rewards)} values for "
+                f"{len(self._points_to_evaluate)} points."
+            )
+        self._evaluated_rewards = None if evaluated_rewards is None else list(evaluated_rewards)
+        self._cube: UnitCube | None = None
+        self._layout: _Layout | None = None
+        self._treeucb: TreeUCB | None = None
+        self._queue: list[dict[str, Any]] = []  # flat points_to_evaluate not yet suggested
+        self._live_trial_mapping: dict[str, dict[str, Any]] = {}  # trial id -> flat params
+        if space is not None:
+            self._set_space(space)
+        self._setup()
+
+    # -- space, metric and mode -----------------------------------------------------------------
+    @staticmethod
+    def convert_search_space(spec: dict[str, Any]) -> list[ParamSpec]:
+        """Convert a Tune search space into the core's parameters.
+
+        Args:
+            spec: A dict of Tune domains and constants, possibly nested in dicts, lists and
+                tuples.
+
+        Returns:
+            One :class:`~optuna_treeucb.core.ParamSpec` per domain, named by its path
+            (``"a/b/0"``), in the order of the spec. Constants are not parameters.
+
+        Raises:
+            ValueError: If a domain cannot be converted (``randn``, ``grid_search``,
+                ``sample_from``, an empty range) or the space has no domain.
+            TypeError: If ``spec`` is not a dict.
+        """
+        return _layout(spec)[0]
+
+    def _set_space(self, spec: dict[str, Any]) -> None:
+        params, layout = _layout(spec)
+        self._cube = UnitCube(params)
+        self._layout = layout
+
+    def _setup(self) -> None:
+        """Create the core once the space and the mode are known (and queue the points)."""
+        if self._cube is None or self._layout is None or not self._mode:
+            return
+        if not self._metric:
+            self._metric = DEFAULT_METRIC  # Ray's idiom: a mode without a metric
+        self._treeucb = TreeUCB(
+            self._cube, seed=self._seed, direction=_direction(self._mode), **self._options
+        )
+        queue = []
+        for i, point in enumerate(self._points_to_evaluate):
+            what = f"points_to_evaluate[{i}]"
+            flat = self._layout.flatten(point, what=what, strict=True)
+            self._check_values(flat, what=what, full=self._evaluated_rewards is not None)
+            queue.append(flat)
+        if self._evaluated_rewards is None:
+            self._queue = queue
+            return
+        for i, (flat, value) in enumerate(zip(queue, self._evaluated_rewards, strict=True)):
+            self._record(flat, value, f"points_to_evaluate[{i}] (evaluated_rewards[{i}])")
+
+    def _check_values(self, flat: dict[str, Any], *, what: str, full: bool) -> None:
+        assert self._cube is not None
+        missing = [n for n in self._cube.names if n not in flat]
+        if full and missing:
+            raise ValueError(
+                f"{what} must give every parameter of the search space. Missing {missing!r}."
+            )
+        if not flat:
+            raise ValueError(f"{what} gives no parameter of the search space {self._cube!r}.")
+        try:
+            self._cube.encode_partial(flat)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{what} is not a legal point of the search space: {exc}") from exc
+
+    def set_search_properties(
+        self, metric: str | None, mode: str | None, config: dict[str, Any], **spec: Any
+    ) -> bool:
+        """Take the space, metric and mode from the Tuner (if no space was given).
+
+        Returns:
+            ``False`` if the searcher already has a search space, else ``True``.
+        """
+        _check_metric_mode(metric, mode)
+        if self._cube is not None:
+            if self._treeucb is None:  # the space came first: adopt a missing metric and mode
+                self._metric = self._metric or metric
+                self._mode = self._mode or mode
+                self._setup()
+            return False
+        self._set_space(config)
+        if metric:
+            self._metric = metric
+        if mode:
+            self._mode = mode
+        self._setup()
+        return True
+
+    # -- suggest and results --------------------------------------------------------------------
+    def _check_ready(self) -> TreeUCB:
+        if self._cube is None:
+            raise RuntimeError(
+                UNDEFINED_SEARCH_SPACE.format(cls=type(self).__name__, space="space")
+            )
+        if not self._metric or not self._mode or self._treeucb is None:
+            raise RuntimeError(
+                UNDEFINED_METRIC_MODE.format(
+                    cls=type(self).__name__, metric=self._metric, mode=self._mode
+                )
+            )
+        return self._treeucb
+
+    def _sync_pending(self) -> None:
+        """The core's pending points are exactly the points of the running trials."""
+        assert self._treeucb is not None and self._cube is not None
+        cube = self._cube
+        X = [cube.encode(p) for p in self._live_trial_mapping.values()]
+        self._treeucb.set_pending(np.array(X).reshape(len(X), cube.dim))
+
+    def suggest(self, trial_id: str) -> dict[str, Any] | None:
+        """Next configuration: a queued point first, then TreeUCB's choice.
+
+        Raises:
+            RuntimeError: If the search space, metric or mode is not set yet.
+        """
+        treeucb = self._check_ready()
+        assert self._cube is not None and self._layout is not None
+        if trial_id not in self._live_trial_mapping:
+            self._sync_pending()
+            point = self._queue.pop(0) if self._queue else {}
+            if len(point) == self._cube.dim:
+                params = dict(point)
+            else:
+                params = treeucb.ask(context=point)
+            self._live_trial_mapping[trial_id] = params
+            self._sync_pending()
+        return copy.deepcopy(self._layout.build(self._live_trial_mapping[trial_id]))
+
+    def _record(self, params: dict[str, Any], value: Any, what: str) -> None:
+        assert self._treeucb is not None
+        v = _as_float(value)
+        if v is None or math.isnan(v):
+            _logger.warning(
+                "TreeUCBSearch drops %s: metric %r is %r, not a number (its configuration is "
+                "not counted).",
+                what,
+                self._metric,
+                value,
+            )
+            return
+        self._treeucb.tell(params, v)
+
+    def on_trial_complete(
+        self, trial_id: str, result: dict[str, Any] | None = None, error: bool = False
+    ) -> None:
+        """Record the trial's metric (see the class docstring for dropped results)."""
+        params = self._live_trial_mapping.pop(trial_id, None)
+        if params is None:
+            _logger.warning(
+                "TreeUCBSearch got the completion of trial %s, which it did not suggest or "
+                "already recorded. Ignored.",
+                trial_id,
+            )
+            return
+        if error:
+            _logger.info("TreeUCBSearch drops trial %s: it errored.", trial_id)
+        else:
+            assert self._metric is not None  # a trial is live only after suggest checked it
+            value = None if result is None else result.get(self._metric)
+            self._record(params, value, f"trial {trial_id}")
+        self._sync_pending()
+
+    def add_evaluated_point(
+        self,
+        parameters: dict[str, Any],
+        value: float,
+        error: bool = False,
+        pruned: bool = False,
+        intermediate_values: list[float] | None = None,
+    ) -> None:
+        """Record a configuration evaluated outside this searcher.
+
+        Errored or pruned points, and values that are not numbers, are not recorded (and
+        logged); ``intermediate_values`` are not used.
+
+        Args:
+            parameters: A value for every parameter (nested or flat ``"a/b"`` keys); keys that
+                are not parameters are ignored.
+            value: Its metric value.
+            error: Whether the evaluation raised.
+            pruned: Whether the evaluation was stopped early.
+            intermediate_values: Ignored.
+
+        Raises:
+            RuntimeError: If the search space, metric or mode is not set yet.
+            ValueError: If a parameter is missing or its value is not legal.
+        """
+        self._check_ready()
+        assert self._layout is not None
+        if error or pruned:
+            _logger.info(
+                "TreeUCBSearch does not record an %s point: %r.",
+                "errored" if error else "pruned",
+                parameters,
+            )
+            return
+        what = "The 'parameters' of TreeUCBSearch.add_evaluated_point"
+        flat = self._layout.flatten(parameters, what=what, strict=False)
+        self._check_values(flat, what=what, full=True)
+        self._record(flat, value, f"the evaluated point {parameters!r}")
+
+    # -- checkpointing --------------------------------------------------------------------------
+    def save(self, checkpoint_path: str) -> None:
+        """Pickle the whole state: space, metric, mode, model, running trials, RNG, queue."""
+        with open(checkpoint_path, "wb") as f:
+            pickle.dump(self.__dict__.copy(), f)
+
+    def restore(self, checkpoint_path: str) -> None:
+        """Load a state written by :meth:`save` (replacing the current one)."""
+        with open(checkpoint_path, "rb") as f:
+            state = pickle.load(f)
+        self.__dict__.update(state)
+
+
+def _check_metric_mode(metric: Any, mode: Any) -> None:
+    if metric is not None and not isinstance(metric, str):
+        raise TypeError(
+            "The 'metric' parameter of TreeUCBSearch must be a str (TreeUCB optimises one "
+            f"metric). Got {metric!r}."
+        )
+    if mode is not None and mode not in ("min", "max"):
+        raise ValueError(
+            f"The 'mode' parameter of TreeUCBSearch must be 'min' or 'max'. Got {mode!r}."
+        )
