@@ -1,4 +1,4 @@
-"""One local Ray for the whole session, shared by the tests that run real ``tune.Tuner``s."""
+"""Fixtures shared by all test folders: one local Ray for the tests that run real Tuners."""
 
 from __future__ import annotations
 

@@ -1,0 +1,59 @@
+"""The README's code runs as written (every ``python`` block, in order)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+import optuna
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+README = (ROOT / "README.md").read_text()
+BLOCKS = re.findall(r"```python\n(.*?)```", README, flags=re.S)
+
+
+def test_readme_has_the_expected_examples() -> None:
+    assert len(BLOCKS) >= 5
+    assert any("from ray_treeucb import TreeUCBSearch" in b for b in BLOCKS)
+    assert any("from optuna_treeucb.core import" in b for b in BLOCKS)
+
+
+def test_optuna_and_core_blocks_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    matplotlib.use("Agg")
+    monkeypatch.chdir(tmp_path)
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+    def objective(trial: optuna.Trial) -> float:  # used by the README's first snippet
+        return (trial.suggest_float("x", -1.0, 1.0) - 0.2) ** 2
+
+    namespace: dict[str, Any] = {"objective": objective}
+    ran = 0
+    for block in BLOCKS:
+        if "from ray" in block:
+            continue
+        exec(compile(block, "README.md", "exec"), namespace)
+        ran += 1
+    assert ran >= 4
+    assert (tmp_path / "partition.png").stat().st_size > 1000
+    study = namespace["study"]
+    assert len(study.trials) == 40 and study.best_value < 0.05  # the context study
+
+
+@pytest.mark.slow
+def test_ray_block_runs(
+    ray_session: None,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture,
+) -> None:
+    (block,) = [b for b in BLOCKS if "from ray" in b]
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, Any] = {}
+    exec(compile(block, "README.md", "exec"), namespace)
+    results = namespace["results"]
+    best = results.get_best_result(metric="loss", mode="min")
+    assert len(results) == 20 and not results.errors
+    assert best.metrics["loss"] < 0.1 and best.config["k"] == 0
