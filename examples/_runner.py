@@ -1,0 +1,991 @@
+"""Shared command line and backends of the example studies.
+
+A study (``examples/mnist.py`` and the others) declares only a :class:`StudySpec`: its search
+space as Optuna distributions, its data loader and its objective. This module turns the spec
+into a command line, runs each requested sampler for each repeat through Optuna or Ray Tune,
+and writes the results:
+
+* ``trials.csv`` and ``trials.json``: one row per finished trial (sampler, repeat, seed, trial
+  number in completion order, value, diverged, minibatch steps, trial seconds, seconds since
+  the start of its run, and the parameters);
+* ``best_accuracy.png``: best validation accuracy so far against wall-clock time and against
+  trials, one line per sampler, averaged over repeats;
+* a comparison table on stdout (sampler, runs, trials, mean best accuracy, mean run time).
+
+Progress shows as Optuna's tqdm bar or as Ray Tune's trial table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import importlib.util
+import json
+import math
+import os
+import sys
+import time
+import zlib
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import asdict
+from dataclasses import dataclass
+from dataclasses import field
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import Any
+
+import numpy as np
+import optuna
+from optuna.distributions import BaseDistribution
+from optuna.distributions import CategoricalDistribution
+from optuna.distributions import FloatDistribution
+from optuna.distributions import IntDistribution
+
+from examples._datasets import DataNotFoundError
+from examples._datasets import Dataset
+from examples._datasets import Split
+from examples._datasets import split_train_val
+from examples._datasets import synthetic
+from examples._models import Settings
+from examples._models import TrialResult
+
+if TYPE_CHECKING:
+    from ray.tune.search import Searcher
+
+SAMPLERS = ("treeucb", "tpe", "gp", "random")
+BACKENDS = ("optuna", "ray")
+METRIC = "accuracy"
+_REPO_ROOT = Path(__file__).resolve().parent.parent
+# What --smoke changes, unless the option is given explicitly.
+SMOKE_DEFAULTS: dict[str, Any] = {
+    "n_trials": 3,
+    "train_size": 64,
+    "val_size": 32,
+    "iter_scale": 0.01,
+    "width_scale": 0.02,
+    "n_startup_trials": 1,
+}
+
+
+@dataclass(frozen=True)
+class StudySpec:
+    """Everything that distinguishes one tuning study.
+
+    Args:
+        name:
+            Short name, used for the default output folder ``results/<name>``.
+        description:
+            One line shown by ``--help``.
+        space:
+            The search space, parameter name to Optuna distribution. Ray runs convert it with
+            :func:`to_tune_space`.
+        load:
+            ``load(data_dir, download=...)`` returning the dataset.
+        evaluate:
+            ``evaluate(params, split, settings)`` training one configuration.
+        input_shape:
+            Shape of one input, used for synthetic ``--smoke`` data.
+        val_size:
+            Default number of validation examples.
+        n_trials:
+            Default trials per run.
+        samplers:
+            Default samplers.
+        repeats:
+            Default number of repeats (seeds).
+        iter_scale:
+            Default ``--iter-scale``.
+        width_scale:
+            Default ``--width-scale``; ``None`` for studies without that option.
+        bundled_data:
+            Whether the data ship with a package, so ``--smoke`` uses them instead of
+            synthetic arrays.
+    """
+
+    name: str
+    description: str
+    space: Mapping[str, BaseDistribution]
+    load: Callable[..., Dataset]
+    evaluate: Callable[[Mapping[str, Any], Split, Settings], TrialResult]
+    input_shape: tuple[int, ...]
+    val_size: int
+    n_trials: int = 50
+    samplers: tuple[str, ...] = ("treeucb", "tpe")
+    repeats: int = 1
+    iter_scale: float = 1.0
+    width_scale: float | None = None
+    bundled_data: bool = False
+
+
+@dataclass
+class TrialRecord:
+    """One finished trial, as written to ``trials.csv`` and ``trials.json``."""
+
+    study: str
+    backend: str
+    sampler: str
+    repeat: int
+    seed: int
+    trial: int
+    value: float
+    diverged: bool
+    steps: int
+    duration_s: float
+    elapsed_s: float
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class RunSummary:
+    """One run: one sampler for one repeat."""
+
+    sampler: str
+    repeat: int
+    seed: int
+    n_trials: int
+    best: float
+    wall_s: float
+
+
+@dataclass
+class RunResult:
+    """Everything :func:`run` produced.
+
+    Args:
+        records:
+            Finished trials of all runs.
+        runs:
+            One summary per (sampler, repeat).
+        studies:
+            The Optuna studies by (sampler, repeat); empty for the Ray backend.
+        files:
+            Written files by kind (``"csv"``, ``"json"``, ``"plot"``).
+        table:
+            The printed comparison table.
+    """
+
+    records: list[TrialRecord]
+    runs: list[RunSummary]
+    studies: dict[tuple[str, int], optuna.Study]
+    files: dict[str, Path]
+    table: str
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an int >= 1. Got {value} instead.")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be a finite float > 0. Got {text} instead.")
+    return value
+
+
+def _smoke(option: str) -> str:
+    return f"{SMOKE_DEFAULTS[option]} with --smoke"
+
+
+def build_parser(spec: StudySpec) -> argparse.ArgumentParser:
+    """Command line of a study.
+
+    Args:
+        spec:
+            The study.
+
+    Returns:
+        The parser; unset options stay ``None`` and are resolved by :func:`resolve_args`.
+    """
+    parser = argparse.ArgumentParser(
+        prog=f"python -m examples.{spec.name}",
+        description=spec.description,
+    )
+    parser.add_argument(
+        "--backend", choices=BACKENDS, default="optuna", help="(default: %(default)s)"
+    )
+    parser.add_argument(
+        "--samplers",
+        nargs="+",
+        choices=SAMPLERS,
+        default=None,
+        help=f"samplers to compare (default: {' '.join(spec.samplers)}); on Ray, treeucb is "
+        "TreeUCBSearch and the others run through OptunaSearch",
+    )
+    parser.add_argument(
+        "--n-trials",
+        type=_positive_int,
+        metavar="N",
+        default=None,
+        help=f"trials per run (default: {spec.n_trials}; {_smoke('n_trials')})",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_positive_float,
+        default=None,
+        metavar="SECONDS",
+        help="wall-clock budget per run (one sampler, one seed); a run stops at --n-trials or "
+        "--timeout, whichever comes first",
+    )
+    seeds = parser.add_mutually_exclusive_group()
+    seeds.add_argument(
+        "--repeats",
+        type=_positive_int,
+        metavar="N",
+        default=None,
+        help=f"runs per sampler, with seeds 0, 1, ... (default: {spec.repeats})",
+    )
+    seeds.add_argument(
+        "--seeds", type=int, nargs="+", default=None, metavar="SEED", help="explicit seeds"
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="folder with the dataset files (default: data; with --smoke, synthetic arrays)",
+    )
+    parser.add_argument("--no-download", action="store_true", help="never download missing data")
+    parser.add_argument(
+        "--train-size",
+        metavar="N",
+        type=_positive_int,
+        default=None,
+        help=f"training examples (default: all not held out; {_smoke('train_size')})",
+    )
+    parser.add_argument(
+        "--val-size",
+        metavar="N",
+        type=_positive_int,
+        default=None,
+        help="validation examples held out of the training files "
+        f"(default: {spec.val_size}; {_smoke('val_size')})",
+    )
+    parser.add_argument(
+        "--iter-scale",
+        metavar="X",
+        type=_positive_float,
+        default=None,
+        help="factor on the tuned training iterations "
+        f"(default: {spec.iter_scale}; {_smoke('iter_scale')})",
+    )
+    if spec.width_scale is not None:
+        parser.add_argument(
+            "--width-scale",
+            metavar="X",
+            type=_positive_float,
+            default=None,
+            help=f"factor on the CNN's 200 channels and 512 dense units (default: "
+            f"{spec.width_scale}; {_smoke('width_scale')}); 1 is the paper's size",
+        )
+    parser.add_argument(
+        "--n-startup-trials",
+        metavar="N",
+        type=_positive_int,
+        default=None,
+        help="random trials before the model-based samplers start (default: each sampler's "
+        f"own; {_smoke('n_startup_trials')})",
+    )
+    parser.add_argument(
+        "--enqueue",
+        action="append",
+        default=[],
+        metavar="JSON",
+        help='parameters evaluated first in every run, e.g. \'{"lr_index": 98, "beta1": 1.0}\' '
+        "(repeatable; Ray's OptunaSearch accepts partial ones, TreeUCBSearch may need all)",
+    )
+    parser.add_argument(
+        "--max-concurrent",
+        metavar="N",
+        type=_positive_int,
+        default=None,
+        help="Ray only: concurrent trials (default: as many as free CPUs)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        default=None,
+        help=f"output folder (default: results/{spec.name})",
+    )
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="tiny end-to-end run: few trials, tiny data, model and iterations, no download; "
+        "synthetic arrays of the real shapes unless --data-dir is given",
+    )
+    return parser
+
+
+def resolve_args(
+    spec: StudySpec, args: argparse.Namespace, parser: argparse.ArgumentParser
+) -> argparse.Namespace:
+    """Fill unset options with the study's (or ``--smoke``'s) defaults and check them.
+
+    Args:
+        spec:
+            The study.
+        args:
+            Parsed options.
+        parser:
+            The parser, used to report errors.
+
+    Returns:
+        A copy of ``args`` with every option set (``timeout``, ``train_size``,
+        ``n_startup_trials`` and ``max_concurrent`` may stay ``None``).
+    """
+    a = argparse.Namespace(**vars(args))
+    smoke = a.smoke
+    a.samplers = list(dict.fromkeys(a.samplers or spec.samplers))
+    a.n_trials = a.n_trials or (SMOKE_DEFAULTS["n_trials"] if smoke else spec.n_trials)
+    a.seeds = a.seeds if a.seeds is not None else list(range(a.repeats or spec.repeats))
+    if len(set(a.seeds)) != len(a.seeds):
+        parser.error(f"--seeds must be distinct. Got {a.seeds} instead.")
+    a.val_size = a.val_size or (SMOKE_DEFAULTS["val_size"] if smoke else spec.val_size)
+    if a.train_size is None and smoke:
+        a.train_size = SMOKE_DEFAULTS["train_size"]
+    a.iter_scale = a.iter_scale or (SMOKE_DEFAULTS["iter_scale"] if smoke else spec.iter_scale)
+    if spec.width_scale is not None:
+        a.width_scale = a.width_scale or (
+            SMOKE_DEFAULTS["width_scale"] if smoke else spec.width_scale
+        )
+    else:
+        a.width_scale = 1.0
+    if a.n_startup_trials is None and smoke:
+        a.n_startup_trials = SMOKE_DEFAULTS["n_startup_trials"]
+    a.out = a.out or Path("results") / spec.name
+    enqueued = []
+    for text in a.enqueue:
+        try:
+            point = json.loads(text)
+        except json.JSONDecodeError as exc:
+            parser.error(f"--enqueue must be a JSON object. Got {text!r} instead ({exc}).")
+        if not isinstance(point, dict) or not set(point) <= set(spec.space):
+            parser.error(
+                f"--enqueue must be a JSON object whose keys are among {sorted(spec.space)}. "
+                f"Got {text!r} instead."
+            )
+        enqueued.append(point)
+    a.enqueue = enqueued
+    if a.max_concurrent is not None and a.backend != "ray":
+        parser.error(f"--max-concurrent applies to --backend ray only. Got --backend {a.backend}.")
+    return a
+
+
+# --------------------------------------------------------------------------- samplers
+
+
+def _require(module: str, sampler: str, hint: str) -> None:
+    if importlib.util.find_spec(module) is None:
+        raise ImportError(f"The '{sampler}' sampler needs the '{module}' package. {hint}")
+
+
+def make_optuna_sampler(
+    name: str, *, seed: int, n_startup_trials: int | None = None
+) -> optuna.samplers.BaseSampler:
+    """An Optuna sampler by name.
+
+    Args:
+        name:
+            One of ``"treeucb"``, ``"tpe"``, ``"gp"``, ``"random"``.
+        seed:
+            Sampler seed.
+        n_startup_trials:
+            Random trials before the model starts, or ``None`` for the sampler's default.
+
+    Returns:
+        The sampler.
+
+    Raises:
+        ValueError: If ``name`` is unknown.
+        ImportError: If the sampler's package is missing.
+    """
+    startup: dict[str, Any] = {}
+    if n_startup_trials is not None:
+        startup["n_startup_trials"] = n_startup_trials
+    if name == "treeucb":
+        _require("optuna_treeucb", name, "Install this repository: pip install -e .")
+        from optuna_treeucb import TreeUCBSampler
+
+        return TreeUCBSampler(seed=seed, **startup)
+    if name == "tpe":
+        return optuna.samplers.TPESampler(seed=seed, **startup)
+    if name == "gp":
+        _require("torch", name, "Optuna's GPSampler needs PyTorch: pip install torch.")
+        return optuna.samplers.GPSampler(seed=seed, **startup)
+    if name == "random":
+        return optuna.samplers.RandomSampler(seed=seed)
+    raise ValueError(f"The sampler name must be one of {SAMPLERS}. Got {name!r} instead.")
+
+
+def make_ray_searcher(
+    name: str,
+    *,
+    seed: int,
+    n_startup_trials: int | None = None,
+    points_to_evaluate: list[dict[str, Any]] | None = None,
+) -> Searcher:
+    """A Ray Tune searcher by sampler name, maximizing ``"accuracy"``.
+
+    ``"treeucb"`` gives ``ray_treeucb.TreeUCBSearch``; the others wrap the Optuna sampler of
+    :func:`make_optuna_sampler` in Ray's ``OptunaSearch``.
+
+    Args:
+        name:
+            One of ``"treeucb"``, ``"tpe"``, ``"gp"``, ``"random"``.
+        seed:
+            Searcher seed.
+        n_startup_trials:
+            Random trials before the model starts (TreeUCBSearch's ``n_startup``), or ``None``
+            for the searcher's default.
+        points_to_evaluate:
+            Configurations evaluated first.
+
+    Returns:
+        The searcher.
+    """
+    if name == "treeucb":
+        _require("ray_treeucb", name, "Install this repository: pip install -e '.[ray]'.")
+        from ray_treeucb import TreeUCBSearch
+
+        startup: dict[str, Any] = {}
+        if n_startup_trials is not None:
+            startup["n_startup"] = n_startup_trials
+        return TreeUCBSearch(
+            metric=METRIC,
+            mode="max",
+            seed=seed,
+            points_to_evaluate=points_to_evaluate,
+            **startup,
+        )
+    from ray.tune.search.optuna import OptunaSearch
+
+    sampler = make_optuna_sampler(name, seed=seed, n_startup_trials=n_startup_trials)
+    return OptunaSearch(
+        metric=METRIC, mode="max", sampler=sampler, points_to_evaluate=points_to_evaluate
+    )
+
+
+# --------------------------------------------------------------------------- spaces
+
+
+def suggest(trial: optuna.Trial, name: str, dist: BaseDistribution) -> Any:
+    """Ask ``trial`` for parameter ``name`` drawn from ``dist`` through the public API.
+
+    Args:
+        trial:
+            The running trial.
+        name:
+            Parameter name.
+        dist:
+            Its distribution.
+
+    Returns:
+        The suggested value.
+
+    Raises:
+        TypeError: If ``dist`` is not an Int, Float or Categorical distribution.
+    """
+    if isinstance(dist, IntDistribution):
+        return trial.suggest_int(name, dist.low, dist.high, step=dist.step, log=dist.log)
+    if isinstance(dist, FloatDistribution):
+        return trial.suggest_float(name, dist.low, dist.high, step=dist.step, log=dist.log)
+    if isinstance(dist, CategoricalDistribution):
+        return trial.suggest_categorical(name, dist.choices)
+    raise TypeError(
+        f"Parameter {name!r} must use IntDistribution, FloatDistribution or "
+        f"CategoricalDistribution. Got {type(dist).__name__} instead."
+    )
+
+
+def to_tune_space(space: Mapping[str, BaseDistribution]) -> dict[str, Any]:
+    """Convert Optuna distributions to Ray Tune domains with the same values.
+
+    Ints become ``randint`` (upper bound + 1, Tune's is exclusive), ``lograndint``, or
+    ``qrandint`` when stepped (inclusive; the low end must be a multiple of the step); floats
+    become ``uniform``, ``loguniform`` or ``quniform``; categoricals become ``choice``.
+
+    Args:
+        space:
+            Parameter name to distribution.
+
+    Returns:
+        A ``param_space`` for ``tune.Tuner``.
+
+    Raises:
+        ValueError: If a stepped int does not start on a multiple of its step.
+        TypeError: If a distribution has another type.
+    """
+    from ray import tune
+
+    out: dict[str, Any] = {}
+    for name, d in space.items():
+        if isinstance(d, IntDistribution):
+            if d.log:
+                out[name] = tune.lograndint(d.low, d.high + 1)
+            elif d.step == 1:
+                out[name] = tune.randint(d.low, d.high + 1)
+            elif d.low % d.step == 0:
+                out[name] = tune.qrandint(d.low, d.high, d.step)
+            else:
+                raise ValueError(
+                    f"Parameter {name!r}: a stepped int must start on a multiple of its step "
+                    f"for Ray's qrandint. Got low={d.low}, step={d.step} instead."
+                )
+        elif isinstance(d, FloatDistribution):
+            if d.log:
+                out[name] = tune.loguniform(d.low, d.high)
+            elif d.step is not None:
+                out[name] = tune.quniform(d.low, d.high, d.step)
+            else:
+                out[name] = tune.uniform(d.low, d.high)
+        elif isinstance(d, CategoricalDistribution):
+            out[name] = tune.choice(list(d.choices))
+        else:
+            raise TypeError(
+                f"Parameter {name!r} must use IntDistribution, FloatDistribution or "
+                f"CategoricalDistribution. Got {type(d).__name__} instead."
+            )
+    return out
+
+
+def trial_seed(seed: int, params: Mapping[str, Any]) -> int:
+    """Seed of a model: a hash of the run seed and the configuration.
+
+    The same configuration in the same repeat trains identically on either backend.
+
+    Args:
+        seed:
+            The run's seed.
+        params:
+            The trial's parameters.
+
+    Returns:
+        An int in [0, 2**32).
+    """
+    text = json.dumps({"seed": seed, "params": dict(params)}, sort_keys=True, default=str)
+    return zlib.crc32(text.encode())
+
+
+# --------------------------------------------------------------------------- backends
+
+
+def _run_optuna(
+    spec: StudySpec, data: Split, sampler_name: str, repeat: int, seed: int, a: argparse.Namespace
+) -> tuple[list[TrialRecord], RunSummary, optuna.Study]:
+    sampler = make_optuna_sampler(sampler_name, seed=seed, n_startup_trials=a.n_startup_trials)
+    study = optuna.create_study(
+        direction="maximize", sampler=sampler, study_name=f"{spec.name}-{sampler_name}-{seed}"
+    )
+    for point in a.enqueue:
+        study.enqueue_trial(point)
+    base = Settings(iter_scale=a.iter_scale, width_scale=a.width_scale, seed=seed)
+    start = time.perf_counter()
+
+    def objective(trial: optuna.Trial) -> float:
+        params = {name: suggest(trial, name, dist) for name, dist in spec.space.items()}
+        t0 = time.perf_counter()
+        result = spec.evaluate(params, data, replace(base, seed=trial_seed(seed, params)))
+        trial.set_user_attr("diverged", result.diverged)
+        trial.set_user_attr("steps", result.steps)
+        trial.set_user_attr("duration_s", time.perf_counter() - t0)
+        trial.set_user_attr("elapsed_s", time.perf_counter() - start)
+        return result.accuracy
+
+    study.optimize(objective, n_trials=a.n_trials, timeout=a.timeout, show_progress_bar=True)
+    wall = time.perf_counter() - start
+    records = []
+    for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,)):
+        assert t.value is not None
+        records.append(
+            TrialRecord(
+                study=spec.name,
+                backend="optuna",
+                sampler=sampler_name,
+                repeat=repeat,
+                seed=seed,
+                trial=t.number,
+                value=float(t.value),
+                diverged=bool(t.user_attrs["diverged"]),
+                steps=int(t.user_attrs["steps"]),
+                duration_s=float(t.user_attrs["duration_s"]),
+                elapsed_s=float(t.user_attrs["elapsed_s"]),
+                params=dict(t.params),
+            )
+        )
+    return records, _summary(sampler_name, repeat, seed, records, wall), study
+
+
+def _ray_trainable(
+    config: dict[str, Any],
+    spec: StudySpec,
+    data: Split,
+    settings: Settings,
+) -> None:
+    """Ray Tune function trainable: one configuration, one report."""
+    from ray import tune
+
+    params = {name: config[name] for name in spec.space}
+    t0 = time.perf_counter()
+    result = spec.evaluate(params, data, replace(settings, seed=trial_seed(settings.seed, params)))
+    tune.report(
+        {
+            METRIC: result.accuracy,
+            "diverged": result.diverged,
+            "steps": result.steps,
+            "duration_s": time.perf_counter() - t0,
+            "end_time": time.time(),
+        }
+    )
+
+
+def _ray_init() -> bool:
+    """Start a local Ray unless one is running; returns whether this call started it."""
+    import ray
+
+    if ray.is_initialized():
+        return False
+    path = os.pathsep.join(p for p in (str(_REPO_ROOT), os.environ.get("PYTHONPATH")) if p)
+    ray.init(
+        include_dashboard=False,
+        runtime_env={"env_vars": {"PYTHONPATH": path, "TF_CPP_MIN_LOG_LEVEL": "2"}},
+    )
+    return True
+
+
+def _run_ray(
+    spec: StudySpec, data: Split, sampler_name: str, repeat: int, seed: int, a: argparse.Namespace
+) -> tuple[list[TrialRecord], RunSummary]:
+    from ray import tune
+
+    searcher = make_ray_searcher(
+        sampler_name,
+        seed=seed,
+        n_startup_trials=a.n_startup_trials,
+        points_to_evaluate=[dict(p) for p in a.enqueue] or None,
+    )
+    settings = Settings(iter_scale=a.iter_scale, width_scale=a.width_scale, seed=seed)
+    trainable = tune.with_parameters(_ray_trainable, spec=spec, data=data, settings=settings)
+    tuner = tune.Tuner(
+        trainable,
+        param_space=to_tune_space(spec.space),
+        tune_config=tune.TuneConfig(
+            metric=METRIC,
+            mode="max",
+            search_alg=searcher,
+            num_samples=a.n_trials,
+            time_budget_s=a.timeout,
+            max_concurrent_trials=a.max_concurrent,
+            reuse_actors=True,
+        ),
+        run_config=tune.RunConfig(
+            name=f"{spec.name}-{sampler_name}-seed{seed}-{int(time.time())}",
+            storage_path=str((Path(a.out) / "ray_results").resolve()),
+        ),
+    )
+    start_wall, start = time.time(), time.perf_counter()
+    grid = tuner.fit()
+    wall = time.perf_counter() - start
+    finished = []
+    for i in range(len(grid)):
+        r = grid[i]
+        metrics = r.metrics or {}
+        if r.error is not None or METRIC not in metrics:
+            print(f"warning: a Ray trial failed and is left out: {r.error}", file=sys.stderr)
+            continue
+        finished.append(metrics)
+    finished.sort(key=lambda m: float(m["end_time"]))
+    records = [
+        TrialRecord(
+            study=spec.name,
+            backend="ray",
+            sampler=sampler_name,
+            repeat=repeat,
+            seed=seed,
+            trial=number,
+            value=float(m[METRIC]),
+            diverged=bool(m["diverged"]),
+            steps=int(m["steps"]),
+            duration_s=float(m["duration_s"]),
+            elapsed_s=float(m["end_time"]) - start_wall,
+            params={name: m["config"][name] for name in spec.space},
+        )
+        for number, m in enumerate(finished)
+    ]
+    return records, _summary(sampler_name, repeat, seed, records, wall)
+
+
+def _summary(
+    sampler: str, repeat: int, seed: int, records: list[TrialRecord], wall: float
+) -> RunSummary:
+    best = max((r.value for r in records), default=float("nan"))
+    return RunSummary(sampler, repeat, seed, len(records), best, wall)
+
+
+# --------------------------------------------------------------------------- outputs
+
+
+def write_results(
+    records: list[TrialRecord], runs: list[RunSummary], out: Path, meta: dict[str, Any]
+) -> dict[str, Path]:
+    """Write ``trials.csv`` and ``trials.json`` into ``out``.
+
+    Args:
+        records:
+            The finished trials.
+        runs:
+            The run summaries.
+        out:
+            Output folder (created).
+        meta:
+            Run options stored in the JSON file.
+
+    Returns:
+        The paths by kind, ``"csv"`` and ``"json"``.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    names = list(dict.fromkeys(k for r in records for k in r.params))
+    csv_path, json_path = out / "trials.csv", out / "trials.json"
+    with open(csv_path, "w", newline="") as f:
+        writer = csv.writer(f)
+        head = [k for k in asdict(records[0]) if k != "params"] if records else []
+        writer.writerow(head + names)
+        for r in records:
+            row = asdict(r)
+            writer.writerow([row[k] for k in head] + [r.params.get(n, "") for n in names])
+    with open(json_path, "w") as f:
+        json.dump(
+            {
+                "meta": meta,
+                "runs": [asdict(r) for r in runs],
+                "trials": [asdict(r) for r in records],
+            },
+            f,
+            indent=1,
+            default=str,
+        )
+    return {"csv": csv_path, "json": json_path}
+
+
+def _best_so_far(records: list[TrialRecord]) -> tuple[np.ndarray, np.ndarray]:
+    ordered = sorted(records, key=lambda r: r.elapsed_s)
+    times = np.array([r.elapsed_s for r in ordered])
+    return times, np.maximum.accumulate(np.array([r.value for r in ordered]))
+
+
+def plot_best(records: list[TrialRecord], path: Path, title: str) -> Path:
+    """Plot best validation accuracy against wall-clock time and against trials.
+
+    One line per sampler, the mean over its repeats: against trials, over the repeats that ran
+    that many trials; against time, from the moment every repeat has finished a trial.
+
+    Args:
+        records:
+            The finished trials.
+        path:
+            PNG file to write.
+        title:
+            Figure title.
+
+    Returns:
+        ``path``.
+    """
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(10, 4), layout="constrained")
+    ax_time, ax_trials = fig.subplots(1, 2, sharey=True)
+    for sampler in dict.fromkeys(r.sampler for r in records):
+        runs = [
+            _best_so_far([r for r in records if r.sampler == sampler and r.repeat == k])
+            for k in sorted({r.repeat for r in records if r.sampler == sampler})
+        ]
+        runs = [run for run in runs if len(run[0])]
+        label = f"{sampler} ({len(runs)} run{'s' if len(runs) > 1 else ''})"
+        n_max = max(len(best) for _, best in runs)
+        by_trial = np.full((len(runs), n_max), np.nan)
+        for i, (_, best) in enumerate(runs):
+            by_trial[i, : len(best)] = best
+        (line,) = ax_trials.plot(
+            np.arange(1, n_max + 1), np.nanmean(by_trial, axis=0), label=label
+        )
+        t0 = max(times[0] for times, _ in runs)
+        t1 = max(times[-1] for times, _ in runs)
+        grid = np.linspace(t0, t1, 200) if t1 > t0 else np.array([t0])
+        by_time = np.array(
+            [best[np.searchsorted(times, grid, side="right") - 1] for times, best in runs]
+        )
+        ax_time.plot(grid, by_time.mean(axis=0), drawstyle="steps-post", color=line.get_color())
+    ax_time.set_xlabel("wall-clock time (s)")
+    ax_time.set_ylabel("best validation accuracy")
+    ax_trials.set_xlabel("trials")
+    for ax in (ax_time, ax_trials):
+        ax.grid(alpha=0.3)
+    ax_trials.legend(loc="lower right")
+    fig.suptitle(title)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    return path
+
+
+def format_table(runs: list[RunSummary]) -> str:
+    """Comparison table: per sampler, runs, mean trials, mean best accuracy, mean run time.
+
+    Args:
+        runs:
+            The run summaries.
+
+    Returns:
+        The table as text.
+    """
+    lines = [
+        f"{'sampler':<10}{'runs':>5}{'trials':>8}{'best accuracy (mean ± sd)':>28}"
+        f"{'time s (mean)':>15}"
+    ]
+    for sampler in dict.fromkeys(r.sampler for r in runs):
+        mine = [r for r in runs if r.sampler == sampler]
+        best = np.array([r.best for r in mine])
+        sd = float(np.std(best, ddof=1)) if len(best) > 1 else 0.0
+        lines.append(
+            f"{sampler:<10}{len(mine):>5}{np.mean([r.n_trials for r in mine]):>8.1f}"
+            f"{f'{np.mean(best):.4f} ± {sd:.4f}':>28}"
+            f"{np.mean([r.wall_s for r in mine]):>15.1f}"
+        )
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- entry points
+
+
+def load_split(spec: StudySpec, a: argparse.Namespace) -> Split:
+    """Load the study's data as the resolved options ask and split off validation.
+
+    With ``--smoke`` and no ``--data-dir``, synthetic arrays of the real shapes stand in for
+    the data (unless the data ship with a package); ``--smoke`` never downloads.
+
+    Args:
+        spec:
+            The study.
+        a:
+            Resolved options.
+
+    Returns:
+        The training and validation arrays.
+
+    Raises:
+        DataNotFoundError: If the data are missing and cannot be downloaded.
+        ValueError: If ``--train-size`` or ``--val-size`` do not fit the data.
+    """
+    if a.smoke and a.data_dir is None and not spec.bundled_data:
+        data = synthetic(
+            spec.input_shape, a.train_size + a.val_size, n_classes=10, seed=min(a.seeds)
+        )
+    else:
+        data_dir = a.data_dir if a.data_dir is not None else Path("data")
+        data = spec.load(data_dir, download=not (a.smoke or a.no_download))
+    return split_train_val(data, train_size=a.train_size, val_size=a.val_size)
+
+
+def run(spec: StudySpec, a: argparse.Namespace) -> RunResult:
+    """Run every sampler for every seed, then write the results, plot and table.
+
+    Args:
+        spec:
+            The study.
+        a:
+            Options resolved by :func:`resolve_args`.
+
+    Returns:
+        The trials, run summaries, Optuna studies and written files.
+    """
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    for name in a.samplers:  # Fail before any training if a sampler is unavailable.
+        if a.backend == "ray":
+            make_ray_searcher(name, seed=0)
+        else:
+            make_optuna_sampler(name, seed=0)
+    data = load_split(spec, a)
+    print(
+        f"[{spec.name}] {len(data.y_train)} training / {len(data.y_val)} validation examples; "
+        f"backend {a.backend}; samplers {', '.join(a.samplers)}; seeds {a.seeds}; "
+        f"{a.n_trials} trials per run" + (f" or {a.timeout:g} s" if a.timeout else ""),
+        flush=True,
+    )
+    started_ray = _ray_init() if a.backend == "ray" else False
+    records: list[TrialRecord] = []
+    runs: list[RunSummary] = []
+    studies: dict[tuple[str, int], optuna.Study] = {}
+    try:
+        for repeat, seed in enumerate(a.seeds):
+            for name in a.samplers:
+                print(f"[{spec.name}] {name}, repeat {repeat + 1}/{len(a.seeds)} (seed {seed})")
+                if a.backend == "ray":
+                    recs, summary = _run_ray(spec, data, name, repeat, seed, a)
+                else:
+                    recs, summary, study = _run_optuna(spec, data, name, repeat, seed, a)
+                    studies[(name, repeat)] = study
+                records += recs
+                runs.append(summary)
+    finally:
+        if started_ray:
+            import ray
+
+            ray.shutdown()
+    meta = {
+        k: (str(v) if isinstance(v, Path) else v)
+        for k, v in vars(a).items()
+        if k not in ("enqueue",)
+    }
+    meta["enqueue"] = a.enqueue
+    files = write_results(records, runs, Path(a.out), meta)
+    if records:
+        title = f"{spec.name}: best validation accuracy ({a.backend})"
+        files["plot"] = plot_best(records, Path(a.out) / "best_accuracy.png", title)
+    table = format_table(runs)
+    print(table)
+    for kind, path in files.items():
+        print(f"wrote {kind}: {path}")
+    return RunResult(records, runs, studies, files, table)
+
+
+def run_cli(spec: StudySpec, argv: Sequence[str] | None = None) -> RunResult | None:
+    """Parse ``argv`` and run the study; missing data print a message instead of a traceback.
+
+    Args:
+        spec:
+            The study.
+        argv:
+            Arguments without the program name, or ``None`` for ``sys.argv[1:]``.
+
+    Returns:
+        The result, or ``None`` if the data were missing (the message went to stderr).
+    """
+    parser = build_parser(spec)
+    a = resolve_args(spec, parser.parse_args(argv), parser)
+    try:
+        return run(spec, a)
+    except DataNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return None
+
+
+def main_for(spec: StudySpec, argv: Sequence[str] | None = None) -> int:
+    """``main()`` of a study: exit status 0 on success, 2 if the data are missing.
+
+    Args:
+        spec:
+            The study.
+        argv:
+            Arguments without the program name, or ``None`` for ``sys.argv[1:]``.
+
+    Returns:
+        The exit status.
+    """
+    return 0 if run_cli(spec, argv) is not None else 2

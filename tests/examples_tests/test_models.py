@@ -1,0 +1,96 @@
+"""Models and the divergence rule of examples/_models.py (tiny TensorFlow models)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from examples._datasets import split_train_val
+from examples._datasets import synthetic
+from examples._models import LEARNING_RATE_GRID
+from examples._models import Settings
+from examples._models import build_cnn
+from examples._models import evaluate_cnn
+from examples._models import evaluate_mlp
+from examples._models import scaled_iterations
+
+pytestmark = pytest.mark.slow  # TensorFlow import and training.
+
+CNN_PARAMS = {"k1": 3, "k2": 3, "beta1": 0.9, "beta2": 0.95, "lr_index": 30, "iterations": 300}
+TINY = Settings(iter_scale=0.01, width_scale=0.02, seed=0)
+
+
+def test_learning_rate_grid_is_the_papers() -> None:
+    # 50 log-spaced points 1e-6..1, then 49 evenly spaced points 1.08..5 (arXiv:1901.09277).
+    assert len(LEARNING_RATE_GRID) == 99
+    np.testing.assert_allclose(LEARNING_RATE_GRID[:50], np.logspace(-6, 0, 50))
+    np.testing.assert_allclose(LEARNING_RATE_GRID[50:], np.linspace(1.08, 5, 49))
+    assert LEARNING_RATE_GRID[0] == pytest.approx(1e-6) and LEARNING_RATE_GRID[-1] == 5.0
+    assert all(a < b for a, b in zip(LEARNING_RATE_GRID, LEARNING_RATE_GRID[1:]))
+
+
+@pytest.mark.parametrize(("iterations", "scale", "expected"), [(243, 1.0, 243), (30, 0.1, 3)])
+def test_scaled_iterations(iterations: int, scale: float, expected: int) -> None:
+    assert scaled_iterations(iterations, scale) == expected
+    assert scaled_iterations(30, 1e-6) == 1
+
+
+def test_cnn_shapes_and_width_scale() -> None:
+    model = build_cnn(
+        (32, 32, 3), 10, k1=7, k2=1, k3=1, pool1=1, pool2=1, pool3=6, width_scale=0.02, seed=0
+    )
+    assert model.output_shape == (None, 10)
+    convs = [layer for layer in model.layers if "conv" in layer.name]
+    assert [layer.filters for layer in convs] == [4, 4, 4]  # round(200 * 0.02)
+
+
+def test_diverging_adam_gives_chance_accuracy() -> None:
+    # beta1 = 1 makes Adam's bias correction 1 - beta1**t zero: the first update is NaN. The
+    # paper's grid ends at lr = 5.
+    data = split_train_val(
+        synthetic((32, 32, 3), 80, n_classes=10, seed=0), train_size=40, val_size=20
+    )
+    params = {**CNN_PARAMS, "beta1": 1.0, "lr_index": len(LEARNING_RATE_GRID) - 1}
+    result = evaluate_cnn(params, data, TINY)
+    assert result.diverged
+    assert result.accuracy == 0.1
+    assert result.steps == 2  # Step 1's loss precedes the NaN update; step 2's loss is NaN.
+
+
+def test_diverging_sgd_gives_chance_accuracy() -> None:
+    # A huge step overflows the ReLU layer's weights to inf, so the next loss is NaN.
+    data = split_train_val(
+        synthetic((28, 28), 80, n_classes=4, seed=0), train_size=40, val_size=20
+    )
+    mlp = {"hidden_units": 64, "learning_rate": 1e30, "dropout": 0.1, "batch_size": 10}
+    result = evaluate_mlp({**mlp, "iterations": 50}, data, Settings())
+    assert result.diverged
+    assert result.accuracy == 0.25
+    assert result.steps < 50
+
+
+def test_cnn_with_lr_drops_and_mlp_measure_accuracy() -> None:
+    cnn_data = split_train_val(
+        synthetic((32, 32, 3), 80, n_classes=10, seed=1), train_size=40, val_size=20
+    )
+    params = {**CNN_PARAMS, "k3": 1, "pool1": 2, "pool2": 1, "pool3": 6, "lr_drops": 3}
+    result = evaluate_cnn(params, cnn_data, TINY)
+    assert not result.diverged and result.steps == 3
+    assert 0.0 <= result.accuracy <= 1.0 and result.accuracy * 20 == round(result.accuracy * 20)
+
+    mlp_data = split_train_val(
+        synthetic((28, 28), 80, n_classes=10, seed=1), train_size=40, val_size=20
+    )
+    mlp = {
+        "hidden_units": 16,
+        "learning_rate": 0.1,
+        "dropout": 0.5,
+        "batch_size": 500,
+        "iterations": 243,
+    }
+    first = evaluate_mlp(mlp, mlp_data, TINY)
+    again = evaluate_mlp(mlp, mlp_data, TINY)
+    assert first.steps == 2 and not first.diverged
+    assert math.isclose(first.accuracy, again.accuracy)  # Seeded: the same run twice.

@@ -1,0 +1,150 @@
+"""Pieces of the shared runner (examples/_runner.py) that need no training."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+import optuna
+import pytest
+from optuna.distributions import BaseDistribution
+from optuna.distributions import CategoricalDistribution
+from optuna.distributions import FloatDistribution
+from optuna.distributions import IntDistribution
+
+from examples import cifar10
+from examples import digits
+from examples import mnist
+from examples import svhn
+from examples._runner import RunSummary
+from examples._runner import StudySpec
+from examples._runner import TrialRecord
+from examples._runner import build_parser
+from examples._runner import format_table
+from examples._runner import make_optuna_sampler
+from examples._runner import plot_best
+from examples._runner import resolve_args
+from examples._runner import suggest
+from examples._runner import to_tune_space
+from examples._runner import trial_seed
+
+STUDIES = [mnist.STUDY, svhn.STUDY, cifar10.STUDY, digits.STUDY]
+
+
+def _parse(spec: StudySpec, argv: list[str]) -> argparse.Namespace:
+    parser = build_parser(spec)
+    return resolve_args(spec, parser.parse_args(argv), parser)
+
+
+def _on_grid(value: float, dist: BaseDistribution) -> bool:
+    step = getattr(dist, "step", None)
+    if step is None:
+        return True
+    k = (value - dist.low) / step  # type: ignore[attr-defined]
+    return abs(k - round(k)) < 1e-9
+
+
+@pytest.mark.parametrize("spec", STUDIES, ids=lambda s: s.name)
+def test_tune_space_draws_the_optuna_values(spec: StudySpec) -> None:
+    space = to_tune_space(spec.space)
+    assert list(space) == list(spec.space)
+    for name, dist in spec.space.items():
+        values = np.asarray(space[name].sample(size=3000))
+        if isinstance(dist, CategoricalDistribution):
+            assert set(values.tolist()) == set(dist.choices)
+            continue
+        assert isinstance(dist, (IntDistribution, FloatDistribution))
+        assert values.min() >= dist.low and values.max() <= dist.high, name
+        assert all(_on_grid(float(v), dist) for v in values), name
+        n_values = (dist.high - dist.low) / dist.step + 1 if dist.step is not None else np.inf
+        if not dist.log and n_values <= 25:  # Small grids: both ends are drawn.
+            assert np.isclose(values.min(), dist.low) and np.isclose(values.max(), dist.high)
+        if isinstance(dist, IntDistribution):
+            assert np.issubdtype(values.dtype, np.integer), name
+
+
+def test_tune_space_rejects_off_grid_steps_and_other_types() -> None:
+    with pytest.raises(ValueError, match="'n'.*multiple of its step"):
+        to_tune_space({"n": IntDistribution(1, 9, step=2)})
+    with pytest.raises(TypeError, match="'x'"):
+        to_tune_space({"x": object()})  # type: ignore[dict-item]
+
+
+def test_suggest_covers_every_distribution() -> None:
+    space: dict[str, BaseDistribution] = {
+        "i": IntDistribution(1, 3),
+        "f": FloatDistribution(0.0, 1.0, step=0.5),
+        "c": CategoricalDistribution(["a", "b"]),
+    }
+    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+    trial = study.ask()
+    params = {name: suggest(trial, name, dist) for name, dist in space.items()}
+    assert params["i"] in (1, 2, 3) and params["f"] in (0.0, 0.5, 1.0) and params["c"] in "ab"
+
+
+def test_trial_seed_depends_on_seed_and_params_only() -> None:
+    p = {"a": 1, "b": 0.5}
+    assert trial_seed(0, p) == trial_seed(0, {"b": 0.5, "a": 1})
+    assert trial_seed(0, p) != trial_seed(1, p)
+    assert trial_seed(0, p) != trial_seed(0, {"a": 2, "b": 0.5})
+
+
+def test_smoke_defaults_and_explicit_values_win() -> None:
+    a = _parse(svhn.STUDY, ["--smoke", "--n-trials", "2"])
+    assert (a.n_trials, a.train_size, a.val_size, a.n_startup_trials) == (2, 64, 32, 1)
+    assert a.seeds == [0] and a.samplers == ["treeucb", "tpe"]
+    assert a.out == Path("results/svhn") and a.width_scale == 0.02
+    b = _parse(mnist.STUDY, ["--repeats", "3", "--samplers", "random", "random"])
+    assert b.seeds == [0, 1, 2] and b.samplers == ["random"] and b.train_size is None
+
+
+@pytest.mark.parametrize(
+    ("argv", "match"),
+    [
+        (["--enqueue", '{"nope": 1}'], "keys are among"),
+        (["--enqueue", "[1"], "must be a JSON object"),
+        (["--max-concurrent", "2"], "--backend ray only"),
+        (["--seeds", "1", "1"], "distinct"),
+        (["--iter-scale", "0"], "finite float > 0"),
+        (["--n-trials", "0"], "int >= 1"),
+    ],
+)
+def test_bad_options_exit_with_a_message(
+    argv: list[str], match: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        _parse(mnist.STUDY, argv)
+    assert info.value.code == 2
+    assert match in capsys.readouterr().err
+
+
+def test_unknown_sampler_name() -> None:
+    with pytest.raises(ValueError, match="'cmaes'"):
+        make_optuna_sampler("cmaes", seed=0)
+
+
+def _record(sampler: str, repeat: int, trial: int, value: float, elapsed: float) -> TrialRecord:
+    return TrialRecord(
+        "toy", "optuna", sampler, repeat, repeat, trial, value, False, 1, 1.0, elapsed, {"x": 1}
+    )
+
+
+def test_plot_and_table_average_over_repeats(tmp_path: Path) -> None:
+    records = [
+        _record("a", 0, 0, 0.5, 1.0),
+        _record("a", 0, 1, 0.7, 2.0),
+        _record("a", 1, 0, 0.6, 1.5),  # A shorter repeat (a timeout).
+        _record("b", 0, 0, 0.9, 0.5),
+    ]
+    path = plot_best(records, tmp_path / "plot.png", "toy")
+    assert path.stat().st_size > 1000
+    runs = [
+        RunSummary("a", 0, 0, 2, 0.7, 10.0),
+        RunSummary("a", 1, 1, 1, 0.6, 20.0),
+        RunSummary("b", 0, 0, 1, 0.9, 5.0),
+    ]
+    lines = format_table(runs).splitlines()
+    assert lines[0].split()[:3] == ["sampler", "runs", "trials"]
+    assert lines[1].split() == ["a", "2", "1.5", "0.6500", "±", "0.0707", "15.0"]
+    assert lines[2].split() == ["b", "1", "1.0", "0.9000", "±", "0.0000", "5.0"]
