@@ -64,7 +64,7 @@ def _observations(searcher: TreeUCBSearch) -> int:
 def test_tuner_mode_min_with_concurrency(tmp_path: Path) -> None:
     searcher = TreeUCBSearch(seed=0, n_startup=4)
     tuner = tune.Tuner(
-        _quadratic_trainable(sleep=0.5),
+        _quadratic_trainable(sleep=1.5),
         # the space comes through set_search_properties; Tune itself resolves sample_from
         # and non-primitive choices (it hands the searcher placeholders for them)
         param_space={
