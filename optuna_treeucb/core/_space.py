@@ -173,6 +173,12 @@ class ParamSpec:
         object.__setattr__(self, "_edges", edges)
 
     @property
+    def _log_axis(self) -> bool:
+        # bounds a few ulps apart can have equal logarithms: then the linear axis is used
+        assert self.low is not None and self.high is not None
+        return self.log and math.log(self.high) > math.log(self.low)
+
+    @property
     def is_discrete(self) -> bool:
         """Whether the parameter takes finitely many values."""
         return self.kind == "categorical" or self._grid is not None
@@ -249,7 +255,7 @@ class ParamSpec:
         assert self.low is not None and self.high is not None
         if self.low == self.high:
             return 0.5
-        if self.log:
+        if self._log_axis:
             lo, hi, v = math.log(self.low), math.log(self.high), math.log(v)
         else:
             lo, hi = self.low, self.high
@@ -273,7 +279,7 @@ class ParamSpec:
             return float(self.low)
         if u >= 1.0:
             return float(self.high)
-        if self.log:
+        if self._log_axis:
             lo, hi = math.log(self.low), math.log(self.high)
             v = math.exp(lo + u * (hi - lo))
         else:

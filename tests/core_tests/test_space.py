@@ -199,3 +199,10 @@ def test_cube_round_trip_and_equality() -> None:
     back = cube.decode(x)
     assert back["units"] == 784 and back["act"] is False and math.isclose(back["lr"], 1e-4)
     assert cube == UnitCube(list(specs)) and cube != UnitCube(specs[:2])
+
+
+def test_log_bounds_with_equal_logarithms() -> None:
+    # found by hypothesis: log(9.000000000000002) == log(9.0)
+    spec = ParamSpec("f", "float", low=9.0, high=9.000000000000002, log=True)
+    for v in (9.0, 9.000000000000002):
+        assert spec.decode(spec.encode(v)) == v
