@@ -1,0 +1,212 @@
+"""Ablation of TreeUCB's options, used to choose the core's defaults by measurement.
+
+Each configuration changes one thing (or C and M jointly) from the core's defaults and is
+scored on two suites, on seeds disjoint from those of the reported comparisons:
+
+* bandit: cumulative regret at T on the Lipschitz functions of ``benchmarks.bandit``
+  (geometric mean over functions, tuning seeds 1000+);
+* optimisation: simple regret after ``n_trials`` on the BBOB-like functions of
+  ``benchmarks._testfunctions`` (noiseless and noisy), normalised by the median value of a
+  uniform random point, through the core's ask/tell (tuning seeds 1000+); geometric mean over
+  instances and mean rank among the configurations.
+
+Usage::
+
+    python -m benchmarks ablation --quick   # T=300, 100 trials, 2 seeds, d in {2, 10}
+    python -m benchmarks ablation           # T=1000, 200 trials, 5 seeds, d in {2, 5, 10}
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import itertools
+import time
+from typing import Any
+
+import numpy as np
+
+from benchmarks._bandit_problems import FUNCTIONS
+from benchmarks._common import fmt
+from benchmarks._common import geomean
+from benchmarks._common import machine_note
+from benchmarks._common import md_table
+from benchmarks._common import pmap
+from benchmarks._common import results_dir
+from benchmarks._common import stamp_core
+from benchmarks._testfunctions import HIGH
+from benchmarks._testfunctions import LOW
+from benchmarks._testfunctions import TestFunction
+from benchmarks.bandit import TUNING_SEED_OFFSET
+from benchmarks.bandit import Method
+from benchmarks.bandit import run_one
+
+
+def configurations() -> list[tuple[str, dict[str, Any]]]:
+    """(label, TreeUCB options) for every configuration of the ablation."""
+    out: list[tuple[str, dict[str, Any]]] = [("core defaults", {})]
+    for C, M in itertools.product((0.01, 0.03, 0.1, 0.3, 1.0), (0.0, 0.01, 0.1, 1.0)):
+        out.append((f"C={C:g} M={M:g}", {"C": C, "M": M}))
+    out += [
+        ("rule=incremental", {"rule": "incremental"}),
+        ("index=soft_gp", {"index": "soft_gp"}),
+        ("rule=incremental index=soft_gp", {"rule": "incremental", "index": "soft_gp"}),
+        ("reward=minmax", {"reward": "minmax"}),
+        ("criterion=squared_error", {"criterion": "squared_error"}),
+        ("n_startup=1", {"n_startup": 1}),
+        ("n_startup=5", {"n_startup": 5}),
+        ("n_startup=20", {"n_startup": 20}),
+        ("refit_fraction=0", {"refit_fraction": 0.0}),
+        ("refit_fraction=0.2", {"refit_fraction": 0.2}),
+        ("cap_gamma=None (bare CART)", {"cap_gamma": None}),
+        ("cap_gamma=0.5", {"cap_gamma": 0.5}),
+    ]
+    from optuna_treeucb.core import TreeUCB
+
+    accepted = set(inspect.signature(TreeUCB).parameters)
+    return [(label, opts) for label, opts in out if set(opts) <= accepted]
+
+
+def simple_regret_run(job: tuple[dict[str, Any], str, int, int, float, int]) -> float:
+    """Normalised simple regret of TreeUCB (core ask/tell) on one BBOB-like instance.
+
+    The recommended point is the trial with the best *observed* value; its noiseless regret
+    is divided by the median regret of a uniform random point.
+    """
+    from optuna_treeucb.core import TreeUCB
+
+    opts, name, dim, seed, noise, n_trials = job
+    tf = TestFunction(name, dim, seed, noise)
+    bandit = TreeUCB(dim, seed=seed, direction="minimize", **opts)
+    best_obs, best_true = np.inf, np.inf
+    for _ in range(n_trials):
+        x = bandit.ask_x()
+        obs, true = tf.observe(LOW + x * (HIGH - LOW))
+        bandit.tell_x(x, obs)
+        if obs < best_obs:
+            best_obs, best_true = obs, true
+    return max(best_true, 0.0) / tf.median_random
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the ablation and write results/ablation.md."""
+    p = argparse.ArgumentParser(prog="python -m benchmarks ablation", description=__doc__)
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--seeds", type=int, default=None, help="tuning seeds (2 quick, 5 full)")
+    p.add_argument("--rounds", type=int, default=None, help="bandit T (300 quick, 1000 full)")
+    p.add_argument("--trials", type=int, default=None, help="optimisation trials (100/200)")
+    p.add_argument("--only", default=None, help="comma-separated configuration labels")
+    p.add_argument("--out", default="ablation", help="stem of the result file")
+    a = p.parse_args(argv)
+    print(stamp_core(), flush=True)
+    started = time.time()
+    T = a.rounds or (300 if a.quick else 1000)
+    n_trials = a.trials or (100 if a.quick else 200)
+    n_seeds = a.seeds or (2 if a.quick else 5)
+    dims = [2, 10] if a.quick else [2, 5, 10]
+    names = ["sphere", "ellipsoid", "rosenbrock", "rastrigin", "ackley"]
+    noises = [0.0, 0.1]
+    seeds = [TUNING_SEED_OFFSET + s for s in range(n_seeds)]
+    configs = configurations()
+    if a.only:
+        keep = set(a.only.split(","))
+        configs = [c for c in configs if c[0] in keep]
+    functions = list(FUNCTIONS)
+
+    bandit_jobs = [
+        (Method(label, "treeucb", opts), f, s, T, 0.1)
+        for label, opts in configs
+        for f in functions
+        for s in seeds
+    ]
+    b_res = pmap(run_one, bandit_jobs, a.jobs)
+    b_mean: dict[tuple[str, str], list[float]] = {}
+    b_time: dict[str, list[float]] = {}
+    for r in b_res:
+        b_mean.setdefault((r["label"], r["function"]), []).append(float(r["cum"][-1]))
+        b_time.setdefault(r["label"], []).append(r["sec_per_round"])
+    b_gm = {
+        label: geomean(float(np.mean(b_mean[(label, f)])) for f in functions)
+        for label, _ in configs
+    }
+
+    instances = [(n, d, nz) for d in dims for n in names for nz in noises]
+    opt_jobs = [
+        (opts, n, d, s, nz, n_trials)
+        for _, opts in configs
+        for (n, d, nz) in instances
+        for s in seeds
+    ]
+    o_res = pmap(simple_regret_run, opt_jobs, a.jobs)
+    per = len(instances) * len(seeds)
+    o_vals = {
+        label: np.array(o_res[i * per : (i + 1) * per]) for i, (label, _) in enumerate(configs)
+    }
+    # rank of each configuration per (instance, seed), averaged
+    mat = np.stack([o_vals[label] for label, _ in configs])  # (n_configs, per)
+    o_rank = mat.argsort(axis=0).argsort(axis=0).mean(axis=1) + 1.0
+    noisy = np.array([nz > 0 for (_, _, nz) in instances for _ in seeds])
+    o_gm = {label: geomean(o_vals[label]) for label, _ in configs}
+    o_gm_noisy = {label: geomean(o_vals[label][noisy]) for label, _ in configs}
+
+    # combined score: mean of the two ranks (bandit geo-mean rank, optimisation mean rank)
+    b_order = np.array([b_gm[label] for label, _ in configs]).argsort().argsort() + 1.0
+    o_order = o_rank.argsort().argsort() + 1.0
+    combined = (b_order + o_order) / 2.0
+    rows = []
+    for i in np.argsort(combined, kind="stable"):
+        label = configs[i][0]
+        rows.append(
+            [
+                label,
+                fmt(b_gm[label]),
+                fmt(1e3 * float(np.mean(b_time[label]))),
+                fmt(o_gm[label]),
+                fmt(o_gm_noisy[label]),
+                fmt(float(o_rank[i]), 3),
+                fmt(float(combined[i]), 3),
+            ]
+        )
+    header = [
+        "configuration",
+        f"bandit cum. regret T={T} (geo. mean)",
+        "ms / round",
+        f"opt. norm. regret @{n_trials} (geo. mean)",
+        "… noisy only",
+        "opt. mean rank",
+        "combined rank",
+    ]
+    cm_rows = []
+    for C in (0.01, 0.03, 0.1, 0.3, 1.0):
+        cells = []
+        for M in (0.0, 0.01, 0.1, 1.0):
+            lab = f"C={C:g} M={M:g}"
+            cells.append(f"{fmt(b_gm[lab])} / {fmt(o_gm[lab])}" if lab in b_gm else "-")
+        cm_rows.append([f"C={C:g}", *cells])
+    mode = "quick" if a.quick else "full"
+    text = (
+        f"# Ablation of TreeUCB's options ({mode} mode)\n\n"
+        "Each row changes one option from the core defaults (C and M jointly in the grid). "
+        f"Bandit: cumulative regret at T={T}, Gaussian noise sd 0.1, geometric mean over "
+        f"{len(functions)} Lipschitz functions ({', '.join(functions)}). Optimisation: simple "
+        f"regret after {n_trials} trials (noiseless value of the best observed trial) divided by "
+        "the median regret of a uniform random point, on "
+        f"{{{', '.join(names)}}} x d in {dims} x noise in {noises} (noise sd as a fraction of "
+        f"that median), geometric mean and mean rank over instances x seeds. {n_seeds} tuning "
+        f"seeds ({TUNING_SEED_OFFSET}+), disjoint from the report seeds of the other benchmarks. "
+        "Lower is better everywhere. Sorted by the mean of the two ranks. "
+        f"Command: `python -m benchmarks ablation {' '.join(argv or [])}`.\n\n"
+        + md_table(header, rows)
+        + "\n## C x M grid (bandit cum. regret / optimisation norm. regret, geometric means)\n\n"
+        + md_table(["", "M=0", "M=0.01", "M=0.1", "M=1"], cm_rows)
+        + "\n"
+        + machine_note(mode, started)
+    )
+    out = results_dir() / f"{a.out}.md"
+    out.write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

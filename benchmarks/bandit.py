@@ -1,0 +1,367 @@
+"""Cumulative regret of TreeUCB and PyXAB's X-armed bandits on Lipschitz test functions.
+
+Every method plays T rounds on each function of :mod:`benchmarks._bandit_problems` (values in
+[0, 1], Gaussian noise of standard deviation ``--noise``; the domain is shifted at random per
+seed).  All methods use the same seeds, the same shifts and the same noise draws (round t of
+seed s gets the same noise for every method).  Reported: cumulative regret at T on the
+noiseless function (mean over seeds), its geometric mean over functions, the mean rank over
+functions, and the time per round (ask + tell).
+
+PyXAB's algorithms appear twice: with their defaults, and "tuned", where the constants of
+each algorithm were chosen per function from a small grid on separate tuning seeds (an
+oracle choice that favours PyXAB: TreeUCB keeps one default for all functions).
+
+Usage::
+
+    python -m benchmarks bandit --quick   # T=500, 3 seeds
+    python -m benchmarks bandit           # T=2000, 10 seeds
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import time
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+
+import numpy as np
+
+from benchmarks._bandit_problems import FUNCTIONS
+from benchmarks._bandit_problems import Problem
+from benchmarks._common import fmt
+from benchmarks._common import geomean
+from benchmarks._common import machine_note
+from benchmarks._common import md_table
+from benchmarks._common import pmap
+from benchmarks._common import results_dir
+from benchmarks._common import stamp_core
+
+TUNING_SEED_OFFSET = 1000  # tuning seeds never overlap the report seeds
+
+
+@dataclass(frozen=True)
+class Method:
+    """A bandit algorithm: ``kind`` in {"treeucb", "pyxab", "random"} with its options."""
+
+    label: str
+    kind: str
+    options: dict[str, Any] = field(default_factory=dict)
+    algo: str = ""
+
+
+class _Player:
+    """Uniform interface: ``ask() -> x in [0, 1]^d`` and ``tell(x, y)`` (maximise y)."""
+
+    def __init__(self, method: Method, dim: int, T: int, seed: int) -> None:
+        self.kind = method.kind
+        self.t = 0
+        self.bandit: Any = None
+        if method.kind == "treeucb":
+            from optuna_treeucb.core import TreeUCB
+
+            self.bandit = TreeUCB(dim, seed=seed, **method.options)
+        elif method.kind == "pyxab":
+            # PyXAB's BinaryPartition draws split dimensions from the global NumPy RNG; seed it
+            # (in this worker only) so that the baselines are reproducible.
+            np.random.seed(seed)  # noqa: NPY002
+            self.bandit = _make_pyxab(method.algo, dim, T, method.options)
+        elif method.kind == "random":
+            self.rng = np.random.default_rng([seed, 3])
+            self.dim = dim
+        else:
+            raise ValueError(f"Unknown method kind {method.kind!r}.")
+
+    def ask(self) -> np.ndarray:
+        self.t += 1
+        if self.kind == "treeucb":
+            return self.bandit.ask_x()
+        if self.kind == "pyxab":
+            return np.clip(np.array(self.bandit.pull(self.t), dtype=float), 0.0, 1.0)
+        return self.rng.random(self.dim)
+
+    def tell(self, x: np.ndarray, y: float) -> None:
+        if self.kind == "treeucb":
+            self.bandit.tell_x(x, y)
+        elif self.kind == "pyxab":
+            self.bandit.receive_reward(self.t, y)
+
+
+def _make_pyxab(algo: str, dim: int, T: int, options: dict[str, Any]) -> Any:
+    from PyXAB.algos.HCT import HCT
+    from PyXAB.algos.HOO import T_HOO
+    from PyXAB.algos.POO import POO
+    from PyXAB.algos.StroquOOL import StroquOOL
+    from PyXAB.algos.VHCT import VHCT
+    from PyXAB.algos.VPCT import VPCT
+
+    domain = [[0.0, 1.0] for _ in range(dim)]
+    if algo == "HOO":
+        return T_HOO(rounds=T, domain=domain, **options)
+    if algo == "HCT":
+        return HCT(domain=domain, **options)
+    if algo == "VHCT":
+        return VHCT(domain=domain, **options)
+    if algo == "POO":
+        return POO(rounds=T, domain=domain, algo=T_HOO, **options)
+    if algo == "VPCT":
+        return VPCT(rounds=T, domain=domain, **options)
+    if algo == "StroquOOL":
+        return StroquOOL(n=T, domain=domain, **options)
+    raise ValueError(f"Unknown PyXAB algorithm {algo!r}.")
+
+
+def run_one(job: tuple[Method, str, int, int, float]) -> dict[str, Any]:
+    """Play one method on one function for T rounds; regret curve and time per round.
+
+    A method that raises gets a NaN regret curve (reported, and skipped when tuning).
+    """
+    method, fname, seed, T, noise = job
+    try:
+        return _run_one(job)
+    except Exception as exc:  # a baseline's bug must not lose the other runs
+        print(f"FAILED {method.label} on {fname} seed {seed}: {exc!r}", flush=True)
+        return {
+            "label": method.label,
+            "function": fname,
+            "seed": seed,
+            "cum": np.full(T, np.nan),
+            "sec_per_round": np.nan,
+        }
+
+
+def _run_one(job: tuple[Method, str, int, int, float]) -> dict[str, Any]:
+    method, fname, seed, T, noise = job
+    problem = Problem(FUNCTIONS[fname], seed)
+    noise_draws = np.random.default_rng([seed, 11]).normal(0.0, noise, size=T)
+    player = _Player(method, problem.dim, T, seed)
+    regret = np.empty(T)
+    spent = 0.0
+    for t in range(T):
+        t0 = time.perf_counter()
+        x = player.ask()
+        spent += time.perf_counter() - t0
+        v = problem.value(x)
+        regret[t] = 1.0 - v
+        t0 = time.perf_counter()
+        player.tell(x, v + float(noise_draws[t]))
+        spent += time.perf_counter() - t0
+    return {
+        "label": method.label,
+        "function": fname,
+        "seed": seed,
+        "cum": np.cumsum(regret),
+        "sec_per_round": spent / T,
+    }
+
+
+def treeucb_methods() -> list[Method]:
+    """The TreeUCB variants of the comparison (core defaults, then the main options)."""
+    return [
+        Method("TreeUCB (default)", "treeucb"),
+        # the ablation's pick on tuning seeds (benchmarks/results/ablation.md)
+        Method("TreeUCB C=0.03", "treeucb", {"C": 0.03}),
+        Method("TreeUCB incremental", "treeucb", {"rule": "incremental"}),
+        Method("TreeUCB soft_gp", "treeucb", {"index": "soft_gp"}),
+        Method(
+            "TreeUCB incremental+soft_gp", "treeucb", {"rule": "incremental", "index": "soft_gp"}
+        ),
+    ]
+
+
+PYXAB_ALGOS = ("HOO", "HCT", "VHCT", "POO", "VPCT", "StroquOOL")
+
+
+def pyxab_grid(algo: str) -> list[dict[str, Any]]:
+    """The small grid of constants tried for each PyXAB algorithm (defaults included)."""
+    if algo in ("HOO", "HCT", "VHCT"):
+        return [
+            {"nu": nu, "rho": rho}
+            for nu, rho in itertools.product((0.1, 0.3, 1.0, 3.0), (0.25, 0.5, 0.75, 0.9))
+        ]
+    if algo in ("POO", "VPCT"):
+        # rhomax < 0.9 crashes PyXAB 0.3 (POO.pull: no attribute algo_counter)
+        return [{"numax": nm, "rhomax": rm} for nm in (0.3, 1.0, 3.0) for rm in (0.9, 0.95)]
+    return [{}]  # StroquOOL has no constant
+
+
+def _mean_cum(results: list[dict[str, Any]]) -> dict[tuple[str, str], float]:
+    acc: dict[tuple[str, str], list[float]] = {}
+    for r in results:
+        acc.setdefault((r["label"], r["function"]), []).append(float(r["cum"][-1]))
+    return {k: float(np.mean(v)) for k, v in acc.items()}
+
+
+def tune_pyxab(
+    functions: list[str], T: int, seeds: list[int], noise: float, jobs: int
+) -> dict[tuple[str, str], dict[str, Any]]:
+    """Per (algorithm, function): the grid point with the least mean regret on tuning seeds."""
+    grid = [
+        Method(f"{algo} {opts}", "pyxab", opts, algo)
+        for algo in PYXAB_ALGOS
+        for opts in pyxab_grid(algo)
+        if opts
+    ]
+    tseeds = [TUNING_SEED_OFFSET + s for s in seeds]
+    jobs_list = [(m, f, s, T, noise) for m in grid for f in functions for s in tseeds]
+    means = _mean_cum(pmap(run_one, jobs_list, jobs))
+    best: dict[tuple[str, str], dict[str, Any]] = {}
+    for algo in PYXAB_ALGOS:
+        for f in functions:
+            cands = [m for m in grid if m.algo == algo]
+            if not cands:
+                continue
+            m = min(cands, key=lambda m: np.nan_to_num(means[(m.label, f)], nan=np.inf))
+            best[(algo, f)] = dict(m.options)
+    return best
+
+
+def summarise(
+    results: list[dict[str, Any]], labels: list[str], functions: list[str]
+) -> tuple[str, dict[str, float]]:
+    """Markdown table of mean cumulative regret (± s.e.), geometric mean, rank, ms/round."""
+    by: dict[tuple[str, str], list[float]] = {}
+    secs: dict[str, list[float]] = {}
+    for r in results:
+        by.setdefault((r["label"], r["function"]), []).append(float(r["cum"][-1]))
+        secs.setdefault(r["label"], []).append(r["sec_per_round"])
+    mean = {k: float(np.mean(v)) for k, v in by.items()}
+    se = {
+        k: float(np.std(v, ddof=1) / np.sqrt(len(v))) if len(v) > 1 else 0.0 for k, v in by.items()
+    }
+    ranks: dict[str, list[float]] = {lab: [] for lab in labels}
+    for f in functions:
+        vals = np.array([mean[(lab, f)] for lab in labels])
+        order = vals.argsort().argsort() + 1.0
+        for lab, rk in zip(labels, order, strict=True):
+            ranks[lab].append(float(rk))
+    gm = {lab: geomean(mean[(lab, f)] for f in functions) for lab in labels}
+    rows = []
+    for lab in sorted(labels, key=lambda lab: gm[lab]):
+        cells = [f"{fmt(mean[(lab, f)])} ± {fmt(se[(lab, f)], 2)}" for f in functions]
+        rows.append(
+            [
+                lab,
+                *cells,
+                fmt(gm[lab]),
+                fmt(float(np.mean(ranks[lab])), 2),
+                fmt(1e3 * float(np.mean(secs[lab]))),
+            ]
+        )
+    header = ["method", *functions, "geo. mean", "mean rank", "ms / round"]
+    return md_table(header, rows), gm
+
+
+def plot(
+    results: list[dict[str, Any]], labels: list[str], functions: list[str], path: str
+) -> None:
+    """Cumulative regret curves (mean over seeds), one panel per function."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(functions), figsize=(4 * len(functions), 3.6))
+    cmap = plt.get_cmap("tab20")
+    for ax, f in zip(np.atleast_1d(axes), functions, strict=True):
+        for i, lab in enumerate(labels):
+            curves = [r["cum"] for r in results if r["label"] == lab and r["function"] == f]
+            if not curves:
+                continue
+            style = "-" if lab.startswith("TreeUCB") else ("--" if "tuned" in lab else ":")
+            ax.plot(np.mean(curves, axis=0), style, color=cmap(i % 20), label=lab, lw=1.4)
+        ax.set_title(f)
+        ax.set_xlabel("round")
+        ax.set_yscale("log")
+    np.atleast_1d(axes)[0].set_ylabel("cumulative regret")
+    handles, names = np.atleast_1d(axes)[0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="lower center", ncol=min(6, len(names)), fontsize=7)
+    fig.tight_layout(rect=(0, 0.14, 1, 1))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the bandit benchmark and write results/bandit.md and results/bandit.png."""
+    p = argparse.ArgumentParser(prog="python -m benchmarks bandit", description=__doc__)
+    p.add_argument("--quick", action="store_true", help="T=500, 3 seeds (a few minutes)")
+    p.add_argument("--rounds", type=int, default=None, help="T (default 2000; 500 with --quick)")
+    p.add_argument("--seeds", type=int, default=None, help="seeds (default 10; 3 with --quick)")
+    p.add_argument("--noise", type=float, default=0.1, help="std of the Gaussian reward noise")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes")
+    p.add_argument("--no-tuning", action="store_true", help="skip the tuned PyXAB rows")
+    a = p.parse_args(argv)
+    print(stamp_core(), flush=True)
+    started = time.time()
+    T = a.rounds or (500 if a.quick else 2000)
+    n_seeds = a.seeds or (3 if a.quick else 10)
+    seeds = list(range(n_seeds))
+    functions = list(FUNCTIONS)
+    methods = treeucb_methods()
+    methods += [Method(f"{algo} (default)", "pyxab", {}, algo) for algo in PYXAB_ALGOS]
+    methods.append(Method("Random", "random"))
+    jobs_list = [(m, f, s, T, a.noise) for m in methods for f in functions for s in seeds]
+    results = pmap(run_one, jobs_list, a.jobs)
+    write_report(results, a, T, n_seeds, functions, "", started)
+    if a.no_tuning:
+        return
+    tseeds = list(range(2 if a.quick else 3))
+    best = tune_pyxab(functions, T, tseeds, a.noise, a.jobs)
+    tuned_jobs = []
+    for algo in PYXAB_ALGOS:
+        if not pyxab_grid(algo)[0]:
+            continue
+        for f in functions:
+            m = Method(f"{algo} (tuned)", "pyxab", best[(algo, f)], algo)
+            tuned_jobs += [(m, f, s, T, a.noise) for s in seeds]
+    results += pmap(run_one, tuned_jobs, a.jobs)
+    choice = [
+        [algo, *[str(best[(algo, f)]) for f in functions]]
+        for algo in PYXAB_ALGOS
+        if pyxab_grid(algo)[0]
+    ]
+    tuned_note = (
+        "\nConstants of the tuned PyXAB rows (per function, best mean regret on "
+        f"{len(tseeds)} tuning seeds {TUNING_SEED_OFFSET}+, "
+        "disjoint from the report seeds):\n\n" + md_table(["algorithm", *functions], choice)
+    )
+    write_report(results, a, T, n_seeds, functions, tuned_note, started)
+
+
+def write_report(
+    results: list[dict[str, Any]],
+    a: argparse.Namespace,
+    T: int,
+    n_seeds: int,
+    functions: list[str],
+    tuned_note: str,
+    started: float,
+) -> None:
+    """Write results/bandit.md and results/bandit.png."""
+    labels = list(dict.fromkeys(r["label"] for r in results))
+    table, gm = summarise(results, labels, functions)
+    out = results_dir()
+    stem = "bandit"
+    plot(results, labels, functions, str(out / f"{stem}.png"))
+    best_pyxab = min((v, k) for k, v in gm.items() if not k.startswith(("TreeUCB", "Random")))
+    text = (
+        f"# Bandit regret: TreeUCB vs PyXAB ({'quick' if a.quick else 'full'} mode)\n\n"
+        f"Cumulative regret at T={T} on the noiseless function (values scaled to [0, 1], "
+        f"Gaussian noise sd {a.noise}, domain shifted at random per seed), mean ± s.e. over "
+        f"{n_seeds} seeds; geometric mean over the {len(functions)} functions; mean rank over "
+        "functions; time per round (ask + tell). Command: `python -m benchmarks bandit"
+        f"{' --quick' if a.quick else ''}`.\n\n"
+        + table
+        + f"\nBest PyXAB row by geometric mean: {best_pyxab[1]} ({fmt(best_pyxab[0])}); "
+        f"TreeUCB (default): {fmt(gm['TreeUCB (default)'])}.\n"
+        + tuned_note
+        + f"\n![cumulative regret]({stem}.png)\n\n"
+        + machine_note("quick" if a.quick else "full", started)
+    )
+    (out / f"{stem}.md").write_text(text)
+    print(text, flush=True)
+
+
+if __name__ == "__main__":
+    main()

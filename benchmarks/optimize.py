@@ -1,0 +1,433 @@
+"""Optimisation quality of TreeUCBSampler beside Optuna's samplers.
+
+Problems (all minimised):
+
+* continuous: BBOB-like functions of :mod:`benchmarks._testfunctions` in 2/5/10-D, each also
+  with Gaussian noise; regret on the noiseless value of the best *observed* trial, divided by
+  the median regret of a uniform random point;
+* sklearn: cross-validated error of small scikit-learn models on bundled datasets with mixed
+  log/int/categorical spaces (fixed folds and model seeds, so they are deterministic); regret
+  ``(v - best) / (median_random - best)`` where ``best`` is the best value any run found and
+  ``median_random`` the median over the random sampler's trials.
+
+Every sampler runs with the same seeds and budget.  Reported at 50/100/200 trials: mean rank
+per problem group and overall (ranks among samplers per problem and seed), geometric mean of
+the normalised regret, and the win rate against TPE (ties count one half).
+
+Usage::
+
+    python -m benchmarks optimize --quick        # 100 trials, 2 seeds, no GPSampler
+    python -m benchmarks optimize --quick --gp   # the same with GPSampler (slow)
+    python -m benchmarks optimize                # 200 trials, 5 seeds, GPSampler included
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from benchmarks._common import fmt
+from benchmarks._common import geomean
+from benchmarks._common import machine_note
+from benchmarks._common import md_table
+from benchmarks._common import pmap
+from benchmarks._common import results_dir
+from benchmarks._common import stamp_core
+from benchmarks._testfunctions import HIGH
+from benchmarks._testfunctions import LOW
+from benchmarks._testfunctions import TestFunction
+
+SAMPLERS = (
+    "TreeUCB",
+    "TreeUCB C=0.03",
+    "TreeUCB incremental",
+    "TreeUCB soft_gp",
+    "TPE",
+    "GP",
+    "CmaEs",
+    "Random",
+    "QMC",
+)
+
+
+def make_sampler(name: str, seed: int) -> Any:
+    """A fresh sampler by name (defaults except the seed)."""
+    import optuna
+
+    from optuna_treeucb import TreeUCBSampler
+
+    if name == "TreeUCB":
+        return TreeUCBSampler(seed=seed)
+    if name == "TreeUCB C=0.03":  # the ablation's pick (benchmarks/results/ablation.md)
+        return TreeUCBSampler(seed=seed, C=0.03)
+    if name == "TreeUCB incremental":
+        return TreeUCBSampler(seed=seed, rule="incremental")
+    if name == "TreeUCB soft_gp":
+        return TreeUCBSampler(seed=seed, index="soft_gp")
+    if name == "TPE":
+        return optuna.samplers.TPESampler(seed=seed)
+    if name == "GP":
+        return optuna.samplers.GPSampler(seed=seed)
+    if name == "CmaEs":
+        return optuna.samplers.CmaEsSampler(seed=seed)
+    if name == "Random":
+        return optuna.samplers.RandomSampler(seed=seed)
+    if name == "QMC":
+        return optuna.samplers.QMCSampler(seed=seed, scramble=True)
+    raise ValueError(f"Unknown sampler {name!r}.")
+
+
+# -- problems ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ProblemSpec:
+    """A problem by name; ``group`` in {"continuous", "continuous-noisy", "sklearn"}."""
+
+    name: str
+    group: str
+
+
+def _continuous(label: str) -> tuple[str, int, float]:
+    parts = label.split("-")
+    return parts[0], int(parts[1][:-1]), (0.1 if parts[-1] == "noisy" else 0.0)
+
+
+def _sklearn_objective(name: str) -> Callable[[Any], float]:
+    """A deterministic cross-validated error for one sklearn task (data loaded once)."""
+    from sklearn import datasets
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.linear_model import ElasticNet
+    from sklearn.model_selection import KFold
+    from sklearn.model_selection import cross_val_score
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import PolynomialFeatures
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+
+    cv = KFold(n_splits=3, shuffle=True, random_state=0)
+    if name == "svc-breast_cancer":
+        X, y = datasets.load_breast_cancer(return_X_y=True)
+
+        def svc(trial: Any) -> float:
+            kernel = trial.suggest_categorical("kernel", ["rbf", "sigmoid", "poly"])
+            model = make_pipeline(
+                StandardScaler(),
+                SVC(
+                    C=trial.suggest_float("C", 1e-3, 1e3, log=True),
+                    gamma=trial.suggest_float("gamma", 1e-5, 1e1, log=True),
+                    kernel=kernel,
+                    degree=trial.suggest_int("degree", 2, 5),
+                ),
+            )
+            return 1.0 - float(cross_val_score(model, X, y, cv=cv).mean())
+
+        return svc
+    if name == "enet-diabetes":
+        X, y = datasets.load_diabetes(return_X_y=True)
+
+        def enet(trial: Any) -> float:
+            model = make_pipeline(
+                PolynomialFeatures(trial.suggest_int("degree", 1, 2), include_bias=False),
+                StandardScaler(),
+                ElasticNet(
+                    alpha=trial.suggest_float("alpha", 1e-4, 1e1, log=True),
+                    l1_ratio=trial.suggest_float("l1_ratio", 0.0, 1.0),
+                    max_iter=500,
+                ),
+            )
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                s = cross_val_score(model, X, y, cv=cv, scoring="neg_mean_squared_error")
+            return float(-s.mean())
+
+        return enet
+    if name == "rf-wine":
+        X, y = datasets.load_wine(return_X_y=True)
+
+        def rf(trial: Any) -> float:
+            model = RandomForestClassifier(
+                n_estimators=trial.suggest_int("n_estimators", 5, 25, log=True),
+                max_depth=trial.suggest_int("max_depth", 1, 12),
+                max_features=trial.suggest_float("max_features", 0.05, 1.0),
+                min_samples_leaf=trial.suggest_int("min_samples_leaf", 1, 20),
+                criterion=trial.suggest_categorical("criterion", ["gini", "entropy"]),
+                random_state=0,
+            )
+            return 1.0 - float(cross_val_score(model, X, y, cv=cv).mean())
+
+        return rf
+    if name == "mlp-digits":
+        X, y = datasets.load_digits(return_X_y=True)
+        X, y = X[:600] / 16.0, y[:600]
+
+        def mlp(trial: Any) -> float:
+            model = MLPClassifier(
+                hidden_layer_sizes=(trial.suggest_int("units", 4, 128, log=True),),
+                alpha=trial.suggest_float("alpha", 1e-6, 1e-1, log=True),
+                learning_rate_init=trial.suggest_float("lr", 1e-4, 1e-1, log=True),
+                activation=trial.suggest_categorical("activation", ["relu", "tanh", "logistic"]),
+                max_iter=40,
+                random_state=0,
+            )
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return 1.0 - float(cross_val_score(model, X, y, cv=cv).mean())
+
+        return mlp
+    raise ValueError(f"Unknown sklearn task {name!r}.")
+
+
+def run_one(job: tuple[str, ProblemSpec, int, int]) -> dict[str, Any]:
+    """One study: per trial the observed and the noiseless value, and the sampler time."""
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+    sampler_name, prob, seed, n_trials = job
+    trues: list[float] = []
+    if prob.group.startswith("continuous"):
+        fname, dim, noise = _continuous(prob.name)
+        tf = TestFunction(fname, dim, seed, noise)
+
+        def objective(trial: Any) -> float:
+            x = np.array([trial.suggest_float(f"x{i}", LOW, HIGH) for i in range(dim)])
+            obs, true = tf.observe(x)
+            trues.append(true)
+            return obs
+
+        scale = tf.median_random
+    else:
+        inner = _sklearn_objective(prob.name)
+
+        def objective(trial: Any) -> float:
+            v = inner(trial)
+            trues.append(v)
+            return v
+
+        scale = float("nan")
+    study = optuna.create_study(sampler=make_sampler(sampler_name, seed))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t0 = time.perf_counter()
+        study.optimize(objective, n_trials=n_trials)
+        wall = time.perf_counter() - t0
+    obs = np.array([t.value for t in study.trials], dtype=float)
+    return {
+        "sampler": sampler_name,
+        "problem": prob.name,
+        "group": prob.group,
+        "seed": seed,
+        "obs": obs,
+        "true": np.array(trues),
+        "scale": scale,
+        "wall": wall,
+    }
+
+
+def _best_of_observed(obs: np.ndarray, true: np.ndarray) -> np.ndarray:
+    """Noiseless value of the best observed trial so far, shape (n_trials,)."""
+    idx = np.zeros(obs.size, dtype=int)
+    best = 0
+    for i in range(obs.size):
+        if obs[i] < obs[best]:
+            best = i
+        idx[i] = best
+    return true[idx]
+
+
+def normalised_regret(results: list[dict[str, Any]]) -> None:
+    """Add ``"regret"`` (shape (n_trials,)) to every result, in place."""
+    by_problem: dict[str, list[dict[str, Any]]] = {}
+    for r in results:
+        by_problem.setdefault(r["problem"], []).append(r)
+    for rs in by_problem.values():
+        if rs[0]["group"].startswith("continuous"):
+            for r in rs:
+                r["regret"] = np.maximum(_best_of_observed(r["obs"], r["true"]), 0.0) / r["scale"]
+            continue
+        best = min(float(np.min(r["true"])) for r in rs)
+        rand = [r["true"] for r in rs if r["sampler"] == "Random"]
+        pool = np.concatenate(rand) if rand else np.concatenate([r["true"] for r in rs])
+        spread = max(float(np.median(pool)) - best, 1e-12)
+        for r in rs:
+            r["regret"] = (_best_of_observed(r["obs"], r["true"]) - best) / spread
+
+
+def report(
+    results: list[dict[str, Any]], samplers: list[str], checkpoints: list[int]
+) -> tuple[str, dict[int, Any]]:
+    """Markdown tables (rank, regret, win rate vs TPE) and a dict of headline numbers."""
+    normalised_regret(results)
+    groups = sorted({r["group"] for r in results})
+    keyed = {(r["sampler"], r["problem"], r["seed"]): r for r in results}
+    cells = sorted({(r["problem"], r["seed"], r["group"]) for r in results})
+    text = ""
+    headline: dict[int, Any] = {}
+    for n in checkpoints:
+        ranks: dict[tuple[str, str], list[float]] = {}
+        regs: dict[tuple[str, str], list[float]] = {}
+        wins: dict[str, list[float]] = {}
+        for prob, seed, group in cells:
+            vals = np.array([keyed[(s, prob, seed)]["regret"][n - 1] for s in samplers])
+            rk = _average_ranks(vals)
+            for s, v, k in zip(samplers, vals, rk, strict=True):
+                for g in (group, "overall"):
+                    ranks.setdefault((s, g), []).append(float(k))
+                    regs.setdefault((s, g), []).append(float(v))
+            if "TPE" in samplers:
+                tpe = vals[samplers.index("TPE")]
+                for s, v in zip(samplers, vals, strict=True):
+                    wins.setdefault(s, []).append(1.0 if v < tpe else (0.5 if v == tpe else 0.0))
+        cols = [*groups, "overall"]
+        rows = []
+        order = sorted(samplers, key=lambda s: np.mean(ranks[(s, "overall")]))
+        for s in order:
+            rows.append(
+                [
+                    s,
+                    *[fmt(float(np.mean(ranks[(s, g)])), 3) for g in cols],
+                    *[fmt(geomean(regs[(s, g)], floor=1e-6)) for g in cols],
+                    fmt(float(np.mean(wins[s])), 2) if wins else "-",
+                ]
+            )
+        header = [
+            "sampler",
+            *[f"rank {g}" for g in cols],
+            *[f"regret {g}" for g in cols],
+            "win rate vs TPE",
+        ]
+        text += f"\n### After {n} trials\n\n" + md_table(header, rows)
+        headline[n] = {
+            "best_overall": order[0],
+            "rank": {s: float(np.mean(ranks[(s, "overall")])) for s in samplers},
+            "rank_noisy": {
+                s: float(np.mean(ranks[(s, "continuous-noisy")]))
+                for s in samplers
+                if (s, "continuous-noisy") in ranks
+            },
+        }
+    return text, headline
+
+
+def _average_ranks(v: np.ndarray) -> np.ndarray:
+    order = v.argsort(kind="stable")
+    ranks = np.empty(v.size)
+    ranks[order] = np.arange(1, v.size + 1, dtype=float)
+    for u in np.unique(v):
+        tie = v == u
+        if tie.sum() > 1:
+            ranks[tie] = ranks[tie].mean()
+    return ranks
+
+
+def plot(results: list[dict[str, Any]], samplers: list[str], path: str) -> None:
+    """Best-so-far normalised regret (geometric mean over problems and seeds) per group."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    groups = sorted({r["group"] for r in results})
+    fig, axes = plt.subplots(1, len(groups), figsize=(4.5 * len(groups), 3.8))
+    cmap = plt.get_cmap("tab10")
+    for ax, g in zip(np.atleast_1d(axes), groups, strict=True):
+        for i, s in enumerate(samplers):
+            curves = [r["regret"] for r in results if r["sampler"] == s and r["group"] == g]
+            if not curves:
+                continue
+            gm = np.exp(np.mean(np.log(np.maximum(np.array(curves), 1e-6)), axis=0))
+            style = "-" if s.startswith("TreeUCB") else "--"
+            ax.plot(np.arange(1, gm.size + 1), gm, style, color=cmap(i % 10), label=s)
+        ax.set_yscale("log")
+        ax.set_title(g)
+        ax.set_xlabel("trials")
+    np.atleast_1d(axes)[0].set_ylabel("normalised regret (geo. mean)")
+    np.atleast_1d(axes)[0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def problems(quick: bool) -> list[ProblemSpec]:
+    """The problem list of a mode."""
+    names = (
+        ["sphere", "rosenbrock", "rastrigin"]
+        if quick
+        else [
+            "sphere",
+            "ellipsoid",
+            "rosenbrock",
+            "rastrigin",
+            "ackley",
+        ]
+    )
+    out = []
+    for d in (2, 5, 10):
+        for n in names:
+            out.append(ProblemSpec(f"{n}-{d}d", "continuous"))
+            out.append(ProblemSpec(f"{n}-{d}d-noisy", "continuous-noisy"))
+    tasks = ["svc-breast_cancer", "enet-diabetes"]
+    if not quick:
+        tasks += ["rf-wine", "mlp-digits"]
+    out += [ProblemSpec(t, "sklearn") for t in tasks]
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the comparison and write results/optimize.md and results/optimize.png."""
+    p = argparse.ArgumentParser(prog="python -m benchmarks optimize", description=__doc__)
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--gp", action="store_true", help="include GPSampler in quick mode")
+    p.add_argument("--trials", type=int, default=None)
+    p.add_argument("--seeds", type=int, default=None)
+    p.add_argument("--problems", default=None, help="comma-separated subset of problem names")
+    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--out", default="optimize", help="stem of the result files")
+    a = p.parse_args(argv)
+    print(stamp_core(), flush=True)
+    started = time.time()
+    n_trials = a.trials or (100 if a.quick else 200)
+    n_seeds = a.seeds or (2 if a.quick else 5)
+    samplers = [s for s in SAMPLERS if s != "GP" or a.gp or not a.quick]
+    probs = problems(a.quick)
+    if a.problems:
+        keep = set(a.problems.split(","))
+        probs = [pr for pr in probs if pr.name in keep]
+    jobs = [(s, pr, seed, n_trials) for pr in probs for seed in range(n_seeds) for s in samplers]
+    # slowest first, so that parallel workers finish together
+    jobs.sort(key=lambda j: (j[0] != "GP", j[1].group != "sklearn"))
+    results = pmap(run_one, jobs, a.jobs)
+    checkpoints = [n for n in (50, 100, 200) if n <= n_trials] or [n_trials]
+    text, headline = report(results, samplers, checkpoints)
+    out = results_dir()
+    plot(results, samplers, str(out / f"{a.out}.png"))
+    walls = {
+        s: float(np.mean([r["wall"] for r in results if r["sampler"] == s])) for s in samplers
+    }
+    mode = "quick" if a.quick else "full"
+    body = (
+        f"# Optimisation quality vs Optuna samplers ({mode} mode)\n\n"
+        f"{len(probs)} problems ({', '.join(pr.name for pr in probs)}), {n_seeds} seeds, "
+        f"{n_trials} trials; samplers with default options (seed only). Rank: mean over "
+        "(problem, seed) of the rank among samplers (1 = best). Regret: geometric mean of the "
+        "normalised regret (floored at 1e-6). Command: `python -m benchmarks optimize"
+        f"{' ' + ' '.join(argv) if argv else ''}`.\n"
+        + text
+        + "\nMean wall time of one study (s): "
+        + ", ".join(f"{s} {fmt(w)}" for s, w in walls.items())
+        + f"\n\n![best so far]({a.out}.png)\n\n"
+        + machine_note(mode, started)
+    )
+    (out / f"{a.out}.md").write_text(body)
+    print(body)
+    print(headline)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,211 @@
+"""Time spent inside each sampler per trial, as a function of the number of finished trials.
+
+For each size n, a fresh study receives n finished trials (uniform random points of a 5-D
+box with sphere values, added with ``study.add_trials``), then ``k`` trials are asked and
+told.  The time inside the sampler (``infer_relative_search_space``, ``sample_relative``,
+``sample_independent``, ``before_trial``, ``after_trial``) is measured by wrapping those
+methods, so storage time is excluded.  The first of the k trials is reported separately
+("cold": caches built from scratch); "per trial" is the mean over the others, in a window
+of ``max(k, n / 10)`` trials so that it includes the periodic refits of lazily refitted models
+(amortised cost).  All samplers
+run in one process, interleaved per size, and are reported as ratios to TPE at that size.
+A sampler is dropped for the larger sizes once one trial exceeds ``--max-seconds``.
+
+Usage::
+
+    python -m benchmarks overhead --quick   # n up to 2,000, max(5, n/10) timed trials
+    python -m benchmarks overhead           # n up to 10,000, max(10, n/10) timed trials
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from benchmarks._common import fmt
+from benchmarks._common import machine_note
+from benchmarks._common import md_table
+from benchmarks._common import results_dir
+from benchmarks._common import stamp_core
+
+DIM = 5
+SAMPLER_NAMES = ("TreeUCB", "TreeUCB soft_gp", "TPE", "GP", "CmaEs", "Random")
+_HOOKS = (
+    "infer_relative_search_space",
+    "sample_relative",
+    "sample_independent",
+    "before_trial",
+    "after_trial",
+)
+
+
+def _sampler(name: str) -> Any:
+    import optuna
+
+    from optuna_treeucb import TreeUCBSampler
+
+    makers: dict[str, Callable[[], Any]] = {
+        "TreeUCB": lambda: TreeUCBSampler(seed=0),
+        "TreeUCB soft_gp": lambda: TreeUCBSampler(seed=0, index="soft_gp"),
+        "TPE": lambda: optuna.samplers.TPESampler(seed=0),
+        "GP": lambda: optuna.samplers.GPSampler(seed=0),
+        "CmaEs": lambda: optuna.samplers.CmaEsSampler(seed=0),
+        "Random": lambda: optuna.samplers.RandomSampler(seed=0),
+    }
+    return makers[name]()
+
+
+class _Clock:
+    """Accumulates the time spent in the wrapped methods of one sampler."""
+
+    def __init__(self, sampler: Any) -> None:
+        self.total = 0.0
+        for hook in _HOOKS:
+            setattr(sampler, hook, self._wrap(getattr(sampler, hook)))
+
+    def _wrap(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.total += time.perf_counter() - t0
+
+        return timed
+
+
+def measure(name: str, n: int, k: int, budget: float = 60.0) -> tuple[float, float]:
+    """(cold, mean per-trial) seconds inside the sampler with n finished trials.
+
+    The mean is over ``max(k, n // 10)`` trials after the first (amortised cost), or fewer
+    (at least two) once the timed trials add up to ``budget`` seconds.
+    """
+    import optuna
+    from optuna.distributions import BaseDistribution
+    from optuna.distributions import FloatDistribution
+
+    dists: dict[str, BaseDistribution] = {
+        f"x{i}": FloatDistribution(-5.0, 5.0) for i in range(DIM)
+    }
+    rng = np.random.default_rng(n)
+    X = rng.uniform(-5.0, 5.0, size=(n, DIM))
+    values = np.sum((X - 1.0) ** 2, axis=1)
+    sampler = _sampler(name)
+    study = optuna.create_study(sampler=sampler)
+    study.add_trials(
+        [
+            optuna.trial.create_trial(
+                params={f"x{i}": float(x[i]) for i in range(DIM)},
+                distributions=dists,
+                value=float(v),
+            )
+            for x, v in zip(X, values, strict=True)
+        ]
+    )
+    clock = _Clock(sampler)
+    times = []
+    for _ in range(1 + max(k, n // 10)):
+        before = clock.total
+        trial = study.ask()
+        x = np.array([trial.suggest_float(f"x{i}", -5.0, 5.0) for i in range(DIM)])
+        study.tell(trial, float(np.sum((x - 1.0) ** 2)))
+        times.append(clock.total - before)
+        if len(times) >= 3 and sum(times) > budget:
+            break
+    return times[0], float(np.mean(times[1:]))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the overhead benchmark and write results/overhead.md and results/overhead.png."""
+    import optuna
+
+    p = argparse.ArgumentParser(prog="python -m benchmarks overhead", description=__doc__)
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--max-seconds", type=float, default=None, help="drop a sampler above this")
+    a = p.parse_args(argv)
+    print(stamp_core(), flush=True)
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    warnings.simplefilter("ignore")
+    started = time.time()
+    sizes = (
+        [10, 100, 200, 500, 1000, 2000]
+        if a.quick
+        else [10, 100, 200, 500, 1000, 2000, 5000, 10000]
+    )
+    k = 5 if a.quick else 10
+    limit = a.max_seconds or (5.0 if a.quick else 20.0)
+    for name in SAMPLER_NAMES:  # warm-up: imports and first-call costs
+        measure(name, 10, 2)
+    per: dict[tuple[str, int], float] = {}
+    cold: dict[tuple[str, int], float] = {}
+    alive = set(SAMPLER_NAMES)
+    for n in sizes:
+        for name in SAMPLER_NAMES:
+            if name not in alive:
+                continue
+            c, m = measure(name, n, k)
+            per[(name, n)], cold[(name, n)] = m, c
+            print(
+                f"n={n:6d} {name:8s} cold {c * 1e3:9.2f} ms  per trial {m * 1e3:9.2f} ms",
+                flush=True,
+            )
+            if max(c, m) > limit:
+                alive.discard(name)
+    rows = []
+    for n in sizes:
+        tpe = per.get(("TPE", n))
+        cells = []
+        for name in SAMPLER_NAMES:
+            if (name, n) not in per:
+                cells.append("-")
+                continue
+            ratio = f" ({per[(name, n)] / tpe:.2g}x)" if tpe else ""
+            cells.append(f"{fmt(1e3 * per[(name, n)])}{ratio}")
+        tree_cold = fmt(1e3 * cold[("TreeUCB", n)]) if ("TreeUCB", n) in cold else "-"
+        rows.append([str(n), *cells, tree_cold])
+    header = ["finished trials", *[f"{s} ms (x TPE)" for s in SAMPLER_NAMES], "TreeUCB cold ms"]
+    _plot(per, sizes, str(results_dir() / "overhead.png"))
+    mode = "quick" if a.quick else "full"
+    text = (
+        f"# Sampler overhead ({mode} mode)\n\n"
+        "Mean (amortised) time inside the sampler per trial (ms; in parentheses the ratio "
+        f"to TPE at the "
+        f"same size, same process), 5-D continuous space, max({k}, n/10) timed trials after "
+        "n finished trials were added; '-' = not run (a trial exceeded "
+        f"{limit:g} s at a smaller size). 'cold' = first trial, caches built from scratch. "
+        f"Command: `python -m benchmarks overhead{' --quick' if a.quick else ''}`.\n\n"
+        + md_table(header, rows)
+        + "\n![overhead](overhead.png)\n\n"
+        + machine_note(mode, started)
+    )
+    (results_dir() / "overhead.md").write_text(text)
+    print(text)
+
+
+def _plot(per: dict[tuple[str, int], float], sizes: list[int], path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5.5, 4))
+    for name in SAMPLER_NAMES:
+        ns = [n for n in sizes if (name, n) in per]
+        ax.plot(ns, [1e3 * per[(name, n)] for n in ns], "o-", label=name)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("finished trials")
+    ax.set_ylabel("ms inside the sampler per trial")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    main()
