@@ -619,7 +619,9 @@ def _context(
 
     They come from a :class:`~optuna.samplers.PartialFixedSampler` wrapping this sampler,
     from :meth:`~optuna.study.Study.enqueue_trial` (``system_attrs["fixed_params"]``) and from
-    parameters the trial already holds.  A value outside its distribution is dropped.
+    parameters the trial already holds.  A value outside its distribution stays in the trial
+    (Optuna warns about it and uses it) but cannot be a point of the model's cube, so the
+    model does not condition on it.
     """
     fixed: dict[str, Any] = {}
     wrapper = study.sampler
