@@ -28,6 +28,7 @@ from optuna.distributions import IntDistribution
 from optuna.samplers import BaseSampler
 from optuna.samplers import PartialFixedSampler
 from optuna.samplers import RandomSampler
+from optuna.study import Study
 from optuna.study import StudyDirection
 from optuna.trial import TrialState
 
@@ -39,7 +40,6 @@ from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
 
 if TYPE_CHECKING:
-    from optuna.study import Study
     from optuna.trial import FrozenTrial
 
 _logger = logging.getLogger(__name__)
@@ -312,7 +312,9 @@ class TreeUCBSampler(BaseSampler):
         finished = study.get_trials(deepcopy=False, states=_FINISHED)
         if study.study_name != self._study_name:
             self._reset(study.study_name)
-        new = [t for t in finished if t.number not in self._values]
+        # Only a real Study's finished trials are a superset of those seen before; a pruner's
+        # proxy (HyperbandPruner's bracket) shows a subset and needs the full comparison.
+        new = _unseen(finished, self._values, grows=type(study) is Study)
         for t in new:
             value = _value(t)
             self._values[t.number] = (t, value)
@@ -610,6 +612,31 @@ def _tell_new(
 def _pending(cube: UnitCube, space: _Space, running: list[FrozenTrial]) -> np.ndarray:
     rows = [x for x in (_encode(cube, space, t) for t in running) if x is not None]
     return np.array(rows).reshape(-1, cube.dim)
+
+
+def _unseen(
+    finished: list[FrozenTrial], seen: Mapping[int, Any], *, grows: bool
+) -> list[FrozenTrial]:
+    """The trials of ``finished`` (ordered by number) whose numbers are not in ``seen``.
+
+    When ``grows`` (``finished`` holds every trial of ``seen``: a study's finished trials
+    only accumulate) the count tells how many are new, and they are nearly always the last
+    ones, which are looked at first; only when a new trial hides further up (a long trial
+    that finished late) is the whole list compared.  This keeps a trial of a 10,000-trial
+    study from costing a Python loop over every past trial.
+    """
+    if grows:
+        missing = len(finished) - len(seen)
+        if missing <= 0:
+            return []
+        new = []
+        for t in reversed(finished):
+            if t.number in seen:
+                break
+            new.append(t)
+        if len(new) == missing:
+            return new[::-1]
+    return [t for t in finished if t.number not in seen]
 
 
 def _context(

@@ -685,3 +685,23 @@ def test_beats_random_search(objective: Callable[[optuna.Trial], float], rule: s
     tree = _median_best(lambda s: TreeUCBSampler(seed=s, rule=rule), objective)  # type: ignore[arg-type]
     rand = _median_best(lambda s: optuna.samplers.RandomSampler(seed=s), objective)
     assert tree < 0.5 * rand, (tree, rand)
+
+
+def test_trials_finishing_out_of_order_are_all_told() -> None:
+    # A long trial that finishes after later ones must still reach the model exactly once.
+    sampler = TreeUCBSampler(seed=0, n_startup_trials=2)
+    study = optuna.create_study(sampler=sampler)
+    slow = study.ask({"x": optuna.distributions.FloatDistribution(0, 1)})
+    for _ in range(5):
+        t = study.ask({"x": optuna.distributions.FloatDistribution(0, 1)})
+        study.tell(t, t.params["x"])
+    assert sampler.build_model(study).n_observations == 5
+    study.tell(slow, 0.5)
+    for _ in range(2):
+        t = study.ask({"x": optuna.distributions.FloatDistribution(0, 1)})
+        study.tell(t, t.params["x"])
+    model = sampler.build_model(study)
+    assert model.n_observations == 8
+    assert sorted(model.values.tolist()) == sorted(
+        t.value for t in study.get_trials(states=(TrialState.COMPLETE,))
+    )
