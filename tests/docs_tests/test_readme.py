@@ -57,3 +57,9 @@ def test_ray_block_runs(
     best = results.get_best_result(metric="loss", mode="min")
     assert len(results) == 20 and not results.errors
     assert best.metrics["loss"] < 0.1 and best.config["k"] == 0
+
+
+def test_ci_runs_exactly_the_readme_test_command() -> None:
+    command = (ROOT / ".ci" / "run").read_text().strip().splitlines()[-1]
+    assert command.startswith('python -m pip install -e ".[test]" && ')
+    assert f"\n{command}\n" in README
