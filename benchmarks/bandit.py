@@ -160,8 +160,6 @@ def treeucb_methods() -> list[Method]:
     """The TreeUCB variants of the comparison (core defaults, then the main options)."""
     return [
         Method("TreeUCB (default)", "treeucb"),
-        # the ablation's pick on tuning seeds (benchmarks/results/ablation.md)
-        Method("TreeUCB C=0.03", "treeucb", {"C": 0.03}),
         Method("TreeUCB incremental", "treeucb", {"rule": "incremental"}),
         Method("TreeUCB soft_gp", "treeucb", {"index": "soft_gp"}),
         Method(
