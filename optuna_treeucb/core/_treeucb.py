@@ -469,7 +469,9 @@ class TreeUCB:
 
     def leaves(self) -> Leaves:
         """Fit the partition to the data and return its boxes with their statistics."""
-        r = self.rewards()
+        return self._leaves(self.rewards())
+
+    def _leaves(self, r: np.ndarray) -> Leaves:
         part = self.partition
         part.update(self._X, r)
         L = part.n_leaves
@@ -570,7 +572,8 @@ class TreeUCB:
         return int(best[0] if best.size == 1 else self._rng.choice(best))
 
     def _select(self, ctx: Mapping[int, float]) -> np.ndarray:
-        lv = self.leaves()
+        r = self.rewards()  # ranked once per ask, shared by the boxes and the GP
+        lv = self._leaves(r)
         ok = self._admissible(lv.low, lv.high, ctx)
         assert ok.any(), "the leaves tile the cube, so some leaf contains the context"
         idx = np.where(ok, lv.index, -np.inf)
@@ -583,24 +586,24 @@ class TreeUCB:
         lows = np.repeat(lv.low[top], self.n_candidates, axis=0)
         highs = np.repeat(lv.high[top], self.n_candidates, axis=0)
         cand = self._sample_in(lows, highs, ctx)
-        mean, std = self._gp(cand)
+        mean, std = self._gp(cand, r)
         t = self.n_observations + self.pending.shape[0] + 1
         diam = np.repeat(box_diameters(lv.low[top], lv.high[top]), self.n_candidates)
         ucb = mean + self.C * math.sqrt(4.0 * math.log(t)) * std / math.sqrt(self.gp_noise)
         return cand[self._argmax(ucb + self.M * diam)]
 
-    def _gp(self, cand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _gp(self, cand: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         with _one_blas_thread():
-            return self._gp_unlimited(cand)
+            return self._gp_unlimited(cand, r)
 
-    def _gp_unlimited(self, cand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _gp_unlimited(self, cand: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         self._refresh_features()
         part = self.partition
         low, high = part.low, part.high
         pend = self.pending
         return gp_posterior(
             self._Phi,
-            self.rewards(),
+            r,
             soft_box_features(cand, low, high, self.alpha, self.sigma),
             self.gp_noise,
             Phi_pending=(
@@ -663,8 +666,9 @@ class TreeUCB:
         """
         if self.n_observations == 0:
             raise RuntimeError("TreeUCB.posterior needs at least one told value.")
-        self.leaves()
-        return self._gp(np.atleast_2d(np.asarray(X, dtype=float)))
+        r = self.rewards()
+        self._leaves(r)  # brings the partition up to date
+        return self._gp(np.atleast_2d(np.asarray(X, dtype=float)), r)
 
     # -- pickling ----------------------------------------------------------------------------
     def __getstate__(self) -> dict[str, Any]:
