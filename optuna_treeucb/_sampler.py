@@ -75,15 +75,17 @@ class _View:
     """The finished trials a study shows, once logged by the sampler.
 
     Attributes:
-        finished: The study's finished trials, in trial-number order.
-        full: Whether they are every trial the sampler logged for this study (``False`` for a
-            HyperbandPruner bracket, which shows a subset).
+        finished: The study's finished trials, in trial-number order; ``None`` when they are
+            every trial the sampler logged (a real study; a HyperbandPruner bracket shows a
+            subset).
         n_obs: Number of observations among them (trials with a value for the model).
+        running: The study's ``RUNNING`` trials when they were read in the same pass, else
+            ``None`` (read them with ``study.get_trials``).
     """
 
-    finished: list[FrozenTrial]
-    full: bool
+    finished: list[FrozenTrial] | None
     n_obs: int
+    running: list[FrozenTrial] | None = None
 
 
 class TreeUCBSampler(BaseSampler):
@@ -286,10 +288,14 @@ class TreeUCBSampler(BaseSampler):
         self._values: dict[int, tuple[FrozenTrial, float | None]] = {}
         self._log: list[int] = []  # their numbers, in the order they were logged
         self._n_obs = 0
+        # every trial before position _frontier of the study's trial list has ended
+        self._frontier = 0
+        self._frontier_number = -1  # the number of the trial just before the frontier
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        for name in ("_lock", "_study_name", "_tracker", "_models", "_values", "_log", "_n_obs"):
+        derived = ("_lock", "_study_name", "_tracker", "_models", "_values", "_log", "_n_obs")
+        for name in (*derived, "_frontier", "_frontier_number"):
             del state[name]
         return state
 
@@ -309,22 +315,58 @@ class TreeUCBSampler(BaseSampler):
         Must be called with the lock held.  A study with another name resets every derived
         state.
         """
-        finished = study.get_trials(deepcopy=False, states=_FINISHED)
         if study.study_name != self._study_name:
             self._reset(study.study_name)
-        # Only a real Study's finished trials are a superset of those seen before; a pruner's
-        # proxy (HyperbandPruner's bracket) shows a subset and needs the full comparison.
-        new = _unseen(finished, self._values, grows=type(study) is Study)
+        if type(study) is Study:
+            # A real study's trials only accumulate and a finished trial never changes, so one
+            # unfiltered read (no copy of the trials in memory) and a walk from the first trial
+            # not known to be finished find the new and the running trials.  Filtering by state
+            # in the storage would loop over every trial, twice per trial sampled.
+            new, running = self._walk(study.get_trials(deepcopy=False))
+            self._log_new(study, new)
+            return _View(None, self._n_obs, running)
+        # A pruner's proxy (HyperbandPruner's bracket) shows a subset and needs the full
+        # comparison.
+        finished = study.get_trials(deepcopy=False, states=_FINISHED)
+        self._log_new(study, _unseen(finished, self._values))
+        n_obs = sum(self._values[t.number][1] is not None for t in finished)
+        return _View(finished, n_obs)
+
+    def _walk(self, trials: list[FrozenTrial]) -> tuple[list[FrozenTrial], list[FrozenTrial]]:
+        """The finished trials of ``trials`` not logged yet, and the running ones.
+
+        ``trials`` is every trial of the study, in the storage's (creation) order.  The walk
+        starts at the frontier: before it every trial has ended and was logged.  It is
+        restarted from the first trial if the list does not match the one the frontier was set
+        on.
+        """
+        start = self._frontier
+        if start > len(trials) or (start and trials[start - 1].number != self._frontier_number):
+            start = 0
+        new, running = [], []
+        frontier = start
+        for i in range(start, len(trials)):
+            t = trials[i]
+            state = t.state
+            if state in _FINISHED:
+                if t.number not in self._values:
+                    new.append(t)
+            elif state == TrialState.RUNNING:
+                running.append(t)
+            if frontier == i and state.is_finished():
+                frontier = i + 1
+        self._frontier = frontier
+        self._frontier_number = trials[frontier - 1].number if frontier else -1
+        new.sort(key=lambda t: t.number)
+        return new, running
+
+    def _log_new(self, study: Study, new: list[FrozenTrial]) -> None:
         for t in new:
             value = _value(t)
             self._values[t.number] = (t, value)
             self._log.append(t.number)
             self._n_obs += value is not None
         self._tracker.update(study.study_name, new)
-        if len(finished) == len(self._values):
-            return _View(finished, True, self._n_obs)
-        n_obs = sum(self._values[t.number][1] is not None for t in finished)
-        return _View(finished, False, n_obs)
 
     def infer_relative_search_space(
         self, study: Study, trial: FrozenTrial
@@ -344,11 +386,7 @@ class TreeUCBSampler(BaseSampler):
             view = self._scan(study)
             if view.n_obs < self._n_startup_trials:
                 return {}
-            running = [
-                t
-                for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
-                if t.number != trial.number
-            ]
+            running = [t for t in _running(study, view) if t.number != trial.number]
 
             def dist_of(name: str) -> BaseDistribution | None:
                 dist = search_space.get(name)
@@ -442,13 +480,13 @@ class TreeUCBSampler(BaseSampler):
     def _model(self, space: _Space, direction: str, view: _View) -> _Model:
         """The cached core of ``space``, told the observations of ``view`` it has not seen.
 
-        With a full view every cached core is usable and only the trials logged since its last
-        update are looked at.  A HyperbandPruner bracket shows a subset of the trials: a core
-        is reused only if every trial it was told is in the subset (so each bracket keeps its
-        own core), at a cost linear in the number of trials.
+        With a view of every logged trial, every cached core is usable and only the trials
+        logged since its last update are looked at.  A HyperbandPruner bracket shows a subset
+        of the trials: a core is reused only if every trial it was told is in the subset (so
+        each bracket keeps its own core), at a cost linear in the number of trials.
         """
         entries = self._models.setdefault((direction, *space), [])
-        if view.full:
+        if view.finished is None:
             usable = entries
         else:
             numbers = {t.number for t in view.finished}
@@ -460,7 +498,7 @@ class TreeUCBSampler(BaseSampler):
             entries.append(model)
             if len(entries) > _MAX_MODELS_PER_SPACE:
                 entries.pop(0)
-        if view.full:
+        if view.finished is None:
             candidates = [self._values[n] for n in self._log[model.pos :]]
             model.pos = len(self._log)
         else:
@@ -494,7 +532,10 @@ class TreeUCBSampler(BaseSampler):
         direction = _direction(study)
         with self._lock:
             view = self._scan(study)
-            observations = [self._values[t.number] for t in view.finished]
+            if view.finished is None:
+                observations = [self._values[n] for n in sorted(self._log)]
+            else:
+                observations = [self._values[t.number] for t in view.finished]
             if params is None:
                 space = self._tracker.search_space(group=False)
             else:
@@ -514,8 +555,7 @@ class TreeUCBSampler(BaseSampler):
         items = tuple(space.items())
         model = _Model(self._new_core(items, direction))
         _tell_new(model, items, observations)
-        running = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
-        model.core.set_pending(_pending(model.core.space, items, running))
+        model.core.set_pending(_pending(model.core.space, items, _running(study, view)))
         return model.core
 
 
@@ -614,29 +654,16 @@ def _pending(cube: UnitCube, space: _Space, running: list[FrozenTrial]) -> np.nd
     return np.array(rows).reshape(-1, cube.dim)
 
 
-def _unseen(
-    finished: list[FrozenTrial], seen: Mapping[int, Any], *, grows: bool
-) -> list[FrozenTrial]:
-    """The trials of ``finished`` (ordered by number) whose numbers are not in ``seen``.
-
-    When ``grows`` (``finished`` holds every trial of ``seen``: a study's finished trials
-    only accumulate) the count tells how many are new, and they are nearly always the last
-    ones, which are looked at first; only when a new trial hides further up (a long trial
-    that finished late) is the whole list compared.  This keeps a trial of a 10,000-trial
-    study from costing a Python loop over every past trial.
-    """
-    if grows:
-        missing = len(finished) - len(seen)
-        if missing <= 0:
-            return []
-        new = []
-        for t in reversed(finished):
-            if t.number in seen:
-                break
-            new.append(t)
-        if len(new) == missing:
-            return new[::-1]
+def _unseen(finished: list[FrozenTrial], seen: Mapping[int, Any]) -> list[FrozenTrial]:
+    """The trials of ``finished`` whose numbers are not in ``seen``, in the same order."""
     return [t for t in finished if t.number not in seen]
+
+
+def _running(study: Study, view: _View) -> list[FrozenTrial]:
+    """The study's ``RUNNING`` trials (read with the view if they were)."""
+    if view.running is not None:
+        return view.running
+    return study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
 
 
 def _context(

@@ -41,7 +41,7 @@ def normalize_rewards(y: np.ndarray, kind: RewardKind = "rank") -> np.ndarray:
     if n == 0:
         return np.zeros(0)
     if kind == "rank":
-        order = np.argsort(y, kind="stable")
+        order = np.argsort(y)  # ties get their average rank below, so any sort will do
         sorted_y = y[order]
         # average ranks over ties: group equal runs
         starts = np.concatenate(([True], sorted_y[1:] != sorted_y[:-1]))

@@ -245,6 +245,37 @@ def test_multi_objective_errors() -> None:
         trial.suggest_float("x", 0, 1)
 
 
+def test_failed_waiting_and_running_trials_around_finished_ones() -> None:
+    # The sampler walks the study's trials from the first one that has not ended: failed trials
+    # are skipped, waiting and running ones hold the walk back until they finish.
+    dist = {"x": FloatDistribution(0, 1)}
+    sampler = TreeUCBSampler(seed=0, n_startup_trials=2)
+    study = optuna.create_study(sampler=sampler)
+    study.tell(study.ask(dist), state=TrialState.FAIL)
+    study.enqueue_trial({"x": 0.25})
+    waiting = study.get_trials(states=(TrialState.WAITING,))[0].number
+    slow = study.ask(dist)  # takes the enqueued trial
+    assert slow.number == waiting
+    for _ in range(3):
+        t = study.ask(dist)
+        study.tell(t, t.params["x"])
+    busy = study.ask(dist)
+    model = sampler.build_model(study)
+    assert model.n_observations == 3
+    assert sorted(model.pending[:, 0].tolist()) == sorted([0.25, busy.params["x"]])
+    study.tell(slow, 0.25)
+    study.tell(busy, 1.0)
+    for _ in range(2):
+        t = study.ask(dist)
+        study.tell(t, t.params["x"])
+    model = sampler.build_model(study)
+    assert model.pending.shape == (0, 1)
+    assert sorted(model.values.tolist()) == sorted(
+        t.value for t in study.get_trials(states=(TrialState.COMPLETE,))
+    )
+    assert model.n_observations == 7
+
+
 def test_build_model() -> None:
     sampler = TreeUCBSampler(seed=0, n_startup_trials=3)
     study = optuna.create_study(sampler=sampler)
