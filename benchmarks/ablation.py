@@ -41,11 +41,14 @@ from benchmarks.bandit import TUNING_SEED_OFFSET
 from benchmarks.bandit import Method
 from benchmarks.bandit import run_one
 
+C_GRID = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0)
+M_GRID = (0.0, 0.01, 0.03, 0.1, 1.0)
+
 
 def configurations() -> list[tuple[str, dict[str, Any]]]:
     """(label, TreeUCB options) for every configuration of the ablation."""
     out: list[tuple[str, dict[str, Any]]] = [("core defaults", {})]
-    for C, M in itertools.product((0.01, 0.03, 0.1, 0.3, 1.0), (0.0, 0.01, 0.1, 1.0)):
+    for C, M in itertools.product(C_GRID, M_GRID):
         out.append((f"C={C:g} M={M:g}", {"C": C, "M": M}))
     out += [
         ("rule=incremental", {"rule": "incremental"}),
@@ -178,9 +181,9 @@ def main(argv: list[str] | None = None) -> None:
         "combined rank",
     ]
     cm_rows = []
-    for C in (0.01, 0.03, 0.1, 0.3, 1.0):
+    for C in C_GRID:
         cells = []
-        for M in (0.0, 0.01, 0.1, 1.0):
+        for M in M_GRID:
             lab = f"C={C:g} M={M:g}"
             cells.append(f"{fmt(b_gm[lab])} / {fmt(o_gm[lab])}" if lab in b_gm else "-")
         cm_rows.append([f"C={C:g}", *cells])
@@ -199,7 +202,7 @@ def main(argv: list[str] | None = None) -> None:
         f"Command: `python -m benchmarks ablation {' '.join(argv or [])}`.\n\n"
         + md_table(header, rows)
         + "\n## C x M grid (bandit cum. regret / optimisation norm. regret, geometric means)\n\n"
-        + md_table(["", "M=0", "M=0.01", "M=0.1", "M=1"], cm_rows)
+        + md_table(["", *(f"M={M:g}" for M in M_GRID)], cm_rows)
         + "\n"
         + machine_note(mode, started)
     )
