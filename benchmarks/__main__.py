@@ -1,4 +1,4 @@
-"""``python -m benchmarks {bandit,ablation,optimize,overhead} [--quick] ...``."""
+"""``python -m benchmarks {bandit,ablation,optimize,overhead,paired} [--quick] ...``."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ COMMANDS = {
     "ablation": "benchmarks.ablation",
     "optimize": "benchmarks.optimize",
     "overhead": "benchmarks.overhead",
+    "paired": "benchmarks.paired",
 }
 
 

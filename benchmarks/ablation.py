@@ -41,6 +41,8 @@ from benchmarks.bandit import TUNING_SEED_OFFSET
 from benchmarks.bandit import Method
 from benchmarks.bandit import run_one
 
+FUNCTION_NAMES = ("sphere", "ellipsoid", "rosenbrock", "rastrigin", "ackley")
+NOISES = (0.0, 0.1)
 C_GRID = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0)
 M_GRID = (0.0, 0.01, 0.03, 0.1, 1.0)
 
@@ -108,8 +110,8 @@ def main(argv: list[str] | None = None) -> None:
     n_trials = a.trials or (100 if a.quick else 200)
     n_seeds = a.seeds or (2 if a.quick else 5)
     dims = [2, 10] if a.quick else [2, 5, 10]
-    names = ["sphere", "ellipsoid", "rosenbrock", "rastrigin", "ackley"]
-    noises = [0.0, 0.1]
+    names = list(FUNCTION_NAMES)
+    noises = list(NOISES)
     seeds = [TUNING_SEED_OFFSET + s for s in range(n_seeds)]
     configs = configurations()
     if a.only:

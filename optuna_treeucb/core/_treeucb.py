@@ -189,7 +189,7 @@ class TreeUCB:
         direction: Direction = "maximize",
         rule: Rule = "refit",
         index: Index = "hoeffding",
-        C: float = 0.03,
+        C: float = 0.01,
         M: float = 0.1,
         n_startup: int = 10,
         reward: Literal["rank", "minmax"] = "rank",
