@@ -55,7 +55,9 @@ def test_ray_block_runs(
     exec(compile(block, "README.md", "exec"), namespace)
     results = namespace["results"]
     best = results.get_best_result(metric="loss", mode="min")
-    assert len(results) == 20 and not results.errors
+    # 30 trials miss k = 0 with |x - 0.3| < 0.32 in about 0.3% of seeds (the core played
+    # sequentially, 300 seeds; 20 trials missed in 1.3%): Ray's order of completion varies.
+    assert len(results) == 30 and not results.errors
     assert best.metrics["loss"] < 0.1 and best.config["k"] == 0
 
 
@@ -63,3 +65,23 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     command = (ROOT / ".ci" / "run").read_text().strip().splitlines()[-1]
     assert command.startswith('python -m pip install -e ".[test]" && ')
     assert f"\n{command}\n" in README
+
+
+def test_options_named_in_the_readme_exist_with_those_values() -> None:
+    # `name=value` in the prose must be an option of the core or of a wrapper, and a value
+    # stated as a default must be the default.
+    import inspect
+
+    from optuna_treeucb import TreeUCBSampler
+    from optuna_treeucb.core import TreeUCB
+
+    params = {
+        **inspect.signature(TreeUCB).parameters,
+        **inspect.signature(TreeUCBSampler).parameters,
+    }
+    named = re.findall(r"`([a-z_]+)=([^`]*)`", README)
+    assert named, "the README names no option"
+    for name, _ in named:
+        assert name in params, f"README names an option {name!r} that does not exist"
+    for name, value in re.findall(r"`([a-z_]+)=([^`]*)`[^.]*?\bdefault\b", README):
+        assert repr(params[name].default) == value.replace('"', "'"), (name, value)
