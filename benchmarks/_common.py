@@ -18,12 +18,14 @@ from typing import Any
 import numpy as np
 
 RESULTS = Path(__file__).resolve().parent / "results"
+RESULTS_ENV = "TREEUCB_BENCHMARK_RESULTS"  # another folder, e.g. for the smoke tests
 
 
 def results_dir() -> Path:
-    """The folder of committed results (created on demand)."""
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    return RESULTS
+    """The folder of committed results, or ``$TREEUCB_BENCHMARK_RESULTS`` (created on demand)."""
+    out = Path(os.environ.get(RESULTS_ENV) or RESULTS)
+    out.mkdir(parents=True, exist_ok=True)
+    return out
 
 
 def pmap(fn: Callable[[Any], Any], items: Sequence[Any], jobs: int) -> list[Any]:

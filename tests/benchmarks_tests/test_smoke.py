@@ -1,0 +1,60 @@
+"""The benchmark commands run end to end at tiny sizes and write their tables.
+
+Only the commands that need nothing beyond the test extra are run here (the bandit and
+optimisation benchmarks need PyXAB, cmaes and torch from the ``benchmarks`` extra).  Results go
+to a temporary folder, never to the committed ``benchmarks/results/``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from benchmarks import __main__ as cli
+from benchmarks._common import RESULTS_ENV
+
+
+@pytest.fixture(autouse=True)
+def results_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv(RESULTS_ENV, str(tmp_path))
+    return tmp_path
+
+
+def _rows(text: str) -> list[list[str]]:
+    lines = [ln for ln in text.splitlines() if ln.startswith("| ") and "---" not in ln]
+    return [[c.strip() for c in ln.strip("|").split("|")] for ln in lines[1:]]
+
+
+def test_paired(results_in_tmp: Path) -> None:
+    cli.main(["paired", "--seeds", "1", "--trials", "14", "--settings", "0.03,0.1", "1,1"])
+    text = (results_in_tmp / "paired_hoeffding.md").read_text()
+    rows = _rows(text)
+    assert [r[0] for r in rows] == ["C=0.03 M=0.1 (baseline)", "C=1 M=1"]
+    assert rows[0][2] == "+0.000 ± 0.000"
+    assert re.fullmatch(r"[+-]\d\.\d{3} ± \d\.\d{3}", rows[1][2])
+    assert 0.0 <= float(rows[1][3]) <= 1.0
+
+
+def test_paired_rejects_a_malformed_setting(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["paired", "--settings", "0.03"])
+    assert "a setting is 'C,M' with two numbers" in capsys.readouterr().err
+
+
+def test_ablation(results_in_tmp: Path) -> None:
+    cli.main(
+        ["ablation", "--quick", "--seeds", "1", "--rounds", "30", "--trials", "14"]
+        + ["--only", "core defaults,C=0.1 M=1"]
+    )
+    text = (results_in_tmp / "ablation.md").read_text()
+    assert {r[0] for r in _rows(text)} >= {"core defaults", "C=0.1 M=1"}
+    assert "T=30" in text and "@14" in text
+
+
+def test_unknown_command_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as err:
+        cli.main(["nope"])
+    assert err.value.code == 2
+    assert "paired" in capsys.readouterr().out
