@@ -328,7 +328,7 @@ class TreeUCBSampler(BaseSampler):
         # A pruner's proxy (HyperbandPruner's bracket) shows a subset and needs the full
         # comparison.
         finished = study.get_trials(deepcopy=False, states=_FINISHED)
-        self._log_new(study, _unseen(finished, self._values))
+        self._log_new(study, [t for t in finished if t.number not in self._values])
         n_obs = sum(self._values[t.number][1] is not None for t in finished)
         return _View(finished, n_obs)
 
@@ -652,11 +652,6 @@ def _tell_new(
 def _pending(cube: UnitCube, space: _Space, running: list[FrozenTrial]) -> np.ndarray:
     rows = [x for x in (_encode(cube, space, t) for t in running) if x is not None]
     return np.array(rows).reshape(-1, cube.dim)
-
-
-def _unseen(finished: list[FrozenTrial], seen: Mapping[int, Any]) -> list[FrozenTrial]:
-    """The trials of ``finished`` whose numbers are not in ``seen``, in the same order."""
-    return [t for t in finished if t.number not in seen]
 
 
 def _running(study: Study, view: _View) -> list[FrozenTrial]:
