@@ -398,12 +398,19 @@ def test_unknown_or_repeated_completion_is_ignored(caplog: pytest.LogCaptureFixt
     assert "never-suggested" in caplog.text and "t0" in caplog.text
 
 
-def test_running_trials_are_pending_and_spread() -> None:
+@pytest.mark.parametrize("C", [None, 0.03])
+def test_running_trials_are_pending_and_spread(C: float | None) -> None:
+    # Pending points count in their box's n (GP-BUCB style: the bonus shrinks, the mean does
+    # not move), so concurrent suggestions leave a box once its bonus no longer beats the next
+    # box.  How soon depends on C: with the default (0.01) the 8 suggestions may all go to the
+    # best box; with C = 0.03 they spread over several.
+    options = {} if C is None else {"C": C}
     searcher = TreeUCBSearch(
         {"x": tune.uniform(-1.0, 1.0), "y": tune.uniform(-1.0, 1.0)},
         metric="loss",
         mode="min",
         seed=0,
+        **options,
     )
     _run(searcher, 30, lambda c: (c["x"] - 0.3) ** 2 + (c["y"] + 0.2) ** 2)
     configs = [searcher.suggest(f"p{i}") for i in range(8)]
@@ -412,7 +419,16 @@ def test_running_trials_are_pending_and_spread() -> None:
     expected = np.array([searcher._cube.encode(c) for c in configs if c is not None])
     np.testing.assert_allclose(np.sort(core.pending, axis=0), np.sort(expected, axis=0))
     leaves = core.leaves()
-    assert leaves.n_pending.sum() == 8 and np.count_nonzero(leaves.n_pending) >= 2
+    assert leaves.n_pending.sum() == 8
+    busy = leaves.n_pending > 0
+    pending = core.pending
+    core.set_pending(np.zeros((0, 2)))
+    idle = core.leaves()
+    core.set_pending(pending)
+    assert np.all(leaves.index[busy] < idle.index[busy])
+    assert np.all(leaves.index[~busy] >= idle.index[~busy])  # t grew, n did not
+    if C == 0.03:
+        assert np.count_nonzero(leaves.n_pending) >= 2
     for i in range(3):
         searcher.on_trial_complete(f"p{i}", {"loss": 1.0})
     assert core.pending.shape == (5, 2) and core.n_observations == 33
