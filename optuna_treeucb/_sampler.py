@@ -574,7 +574,8 @@ def _validate_with_core(n_startup_trials: Any, options: Mapping[str, Any]) -> No
 
 
 def _fresh_seed() -> int:
-    return int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
+    """A random seed in the range every seed of the package is checked against."""
+    return int(np.random.SeedSequence().generate_state(1)[0])
 
 
 def _reseed(core: TreeUCB, key: tuple[int, ...]) -> None:

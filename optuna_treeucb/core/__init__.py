@@ -4,6 +4,10 @@ from optuna_treeucb.core._index import gp_posterior
 from optuna_treeucb.core._index import hoeffding_index
 from optuna_treeucb.core._index import normalize_rewards
 from optuna_treeucb.core._index import soft_box_features
+from optuna_treeucb.core._options import OPTIONS
+from optuna_treeucb.core._options import Option
+from optuna_treeucb.core._options import options_table
+from optuna_treeucb.core._options import validate_options
 from optuna_treeucb.core._partition import IncrementalPartition
 from optuna_treeucb.core._partition import RefitPartition
 from optuna_treeucb.core._space import ParamSpec
@@ -20,6 +24,8 @@ __all__ = [
     "Rule",
     "IncrementalPartition",
     "Leaves",
+    "OPTIONS",
+    "Option",
     "ParamSpec",
     "RefitPartition",
     "TreeUCB",
@@ -27,5 +33,7 @@ __all__ = [
     "gp_posterior",
     "hoeffding_index",
     "normalize_rewards",
+    "options_table",
     "soft_box_features",
+    "validate_options",
 ]

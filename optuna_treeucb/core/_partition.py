@@ -34,6 +34,8 @@ from typing import Any
 import numpy as np
 from sklearn.tree import DecisionTreeRegressor
 
+from optuna_treeucb.core._options import OPTIONS
+
 
 def tree_boxes(tree: Any, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Leaf boxes of a fitted scikit-learn tree.
@@ -73,6 +75,8 @@ def tree_boxes(tree: Any, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 class RefitPartition:
     """The paper's tree rule: CART refitted on all observations (lazily).
 
+    The defaults are TreeUCB's (:data:`~optuna_treeucb.core.OPTIONS`).
+
     Args:
         d: Number of dimensions.
         criterion: Split criterion of :class:`~sklearn.tree.DecisionTreeRegressor`.
@@ -91,10 +95,10 @@ class RefitPartition:
         self,
         d: int,
         *,
-        criterion: str = "absolute_error",
-        min_impurity_decrease: float = 0.001,
-        refit_fraction: float = 0.0,
-        cap_gamma: float | None = 0.5,
+        criterion: str = OPTIONS["criterion"].default,
+        min_impurity_decrease: float = OPTIONS["min_impurity_decrease"].default,
+        refit_fraction: float = OPTIONS["refit_fraction"].default,
+        cap_gamma: float | None = OPTIONS["cap_gamma"].default,
         seed: int = 0,
     ) -> None:
         self.d = d
@@ -206,9 +210,9 @@ class IncrementalPartition:
         self,
         d: int,
         *,
-        gamma: float = 0.5,
-        max_leaves_coef: float = 4.0,
-        min_impurity_decrease: float = 0.001,
+        gamma: float = OPTIONS["gamma"].default,
+        max_leaves_coef: float = OPTIONS["max_leaves_coef"].default,
+        min_impurity_decrease: float = OPTIONS["min_impurity_decrease"].default,
         min_samples_split: int = 4,
     ) -> None:
         self.d = d

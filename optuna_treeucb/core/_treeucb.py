@@ -18,6 +18,8 @@ from optuna_treeucb.core._index import gp_posterior
 from optuna_treeucb.core._index import hoeffding_index
 from optuna_treeucb.core._index import normalize_rewards
 from optuna_treeucb.core._index import soft_box_features
+from optuna_treeucb.core._options import OPTIONS
+from optuna_treeucb.core._options import validate_options
 from optuna_treeucb.core._partition import IncrementalPartition
 from optuna_treeucb.core._partition import RefitPartition
 from optuna_treeucb.core._space import ParamSpec
@@ -65,26 +67,23 @@ class Leaves:
     index: np.ndarray
 
 
-def _check_number(owner: str, name: str, value: Any, *, low: float, low_open: bool) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
-        raise TypeError(f"The '{name}' parameter of {owner} must be a number. Got {value!r}.")
-    v = float(value)
-    ok = math.isfinite(v) and (v > low if low_open else v >= low)
-    if not ok:
-        rel = ">" if low_open else ">="
-        raise ValueError(
-            f"The '{name}' parameter of {owner} must be a finite number {rel} {low}. "
-            f"Got {value!r} instead."
-        )
-    return v
-
-
-def _check_choice(owner: str, name: str, value: Any, allowed: Sequence[str]) -> None:
-    if value not in allowed:
-        raise ValueError(
-            f"The '{name}' parameter of {owner} must be one of {list(allowed)!r}. "
-            f"Got {value!r} instead."
-        )
+def _as_cube(space: Any) -> UnitCube:
+    """The ``space`` argument of TreeUCB as a UnitCube."""
+    if isinstance(space, UnitCube):
+        return space
+    if isinstance(space, (int, np.integer)) and not isinstance(space, bool):
+        if space < 1:
+            raise ValueError(
+                "The 'space' parameter of TreeUCB must be an int >= 1, a UnitCube or a "
+                f"sequence of ParamSpec. Got {space!r} instead."
+            )
+        return UnitCube(ParamSpec(f"x{i}", "float", low=0.0, high=1.0) for i in range(int(space)))
+    if isinstance(space, Sequence) and not isinstance(space, str):
+        return UnitCube(space)
+    raise TypeError(
+        "The 'space' parameter of TreeUCB must be an int, a UnitCube or a sequence of "
+        f"ParamSpec. Got {space!r} instead."
+    )
 
 
 class TreeUCB:
@@ -205,98 +204,40 @@ class TreeUCB:
         n_boxes: int = 4,
         n_candidates: int = 32,
     ) -> None:
-        owner = "TreeUCB"
-        if isinstance(space, UnitCube):
-            self.space = space
-        elif isinstance(space, (int, np.integer)) and not isinstance(space, bool):
-            if space < 1:
-                raise ValueError(
-                    f"The 'space' parameter of {owner} must be an int >= 1, a UnitCube or a "
-                    f"sequence of ParamSpec. Got {space!r} instead."
-                )
-            self.space = UnitCube(
-                ParamSpec(f"x{i}", "float", low=0.0, high=1.0) for i in range(int(space))
-            )
-        elif isinstance(space, Sequence) and not isinstance(space, str):
-            self.space = UnitCube(space)
-        else:
-            raise TypeError(
-                f"The 'space' parameter of {owner} must be an int, a UnitCube or a sequence of "
-                f"ParamSpec. Got {space!r} instead."
-            )
-        _check_choice(owner, "direction", direction, ("maximize", "minimize"))
-        _check_choice(owner, "rule", rule, ("refit", "incremental"))
-        _check_choice(owner, "index", index, ("hoeffding", "soft_gp"))
-        _check_choice(owner, "reward", reward, ("rank", "minmax"))
-        _check_choice(
-            owner, "criterion", criterion, ("absolute_error", "squared_error", "friedman_mse")
-        )
-        self.C = _check_number(owner, "C", C, low=0.0, low_open=False)
-        self.M = _check_number(owner, "M", M, low=0.0, low_open=False)
-        if isinstance(n_startup, bool) or not isinstance(n_startup, (int, np.integer)):
-            raise TypeError(
-                f"The 'n_startup' parameter of {owner} must be an int. Got {n_startup!r}."
-            )
-        if n_startup < 0:
-            raise ValueError(
-                f"The 'n_startup' parameter of {owner} must be an int >= 0. Got {n_startup!r}."
-            )
-        _check_number(owner, "min_impurity_decrease", min_impurity_decrease, low=0, low_open=False)
-        _check_number(owner, "refit_fraction", refit_fraction, low=0.0, low_open=False)
-        if cap_gamma is not None:
-            cg = _check_number(owner, "cap_gamma", cap_gamma, low=0.0, low_open=True)
-            if cg >= 1.0:
-                raise ValueError(
-                    f"The 'cap_gamma' parameter of {owner} must be in (0, 1) or None. "
-                    f"Got {cap_gamma!r} instead."
-                )
-        g = _check_number(owner, "gamma", gamma, low=0.0, low_open=True)
-        if g >= 1.0:
-            raise ValueError(
-                f"The 'gamma' parameter of {owner} must be in (0, 1). Got {gamma!r} instead."
-            )
-        _check_number(owner, "max_leaves_coef", max_leaves_coef, low=0.0, low_open=True)
-        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not alpha > 0:
-            raise ValueError(
-                f"The 'alpha' parameter of {owner} must be a number > 0 (inf for hard boxes). "
-                f"Got {alpha!r} instead."
-            )
-        _check_number(owner, "sigma", sigma, low=0.0, low_open=False)
-        _check_number(owner, "gp_noise", gp_noise, low=0.0, low_open=True)
-        for name, val in (("n_boxes", n_boxes), ("n_candidates", n_candidates)):
-            if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < 1:
-                raise ValueError(
-                    f"The '{name}' parameter of {owner} must be an int >= 1. Got {val!r} instead."
-                )
-        self.seed = seed
-        self.direction = direction
-        self.rule = rule
-        self.index = index
-        self.n_startup = int(n_startup)
-        self.reward = reward
-        self.alpha = float(alpha)
-        self.sigma = float(sigma)
-        self.gp_noise = float(gp_noise)
-        self.n_boxes = int(n_boxes)
-        self.n_candidates = int(n_candidates)
+        self.space = _as_cube(space)
+        # the arguments are the only locals so far; they are checked against the one table
+        opts = validate_options("TreeUCB", {k: v for k, v in locals().items() if k in OPTIONS})
+        self.seed: int | None = opts["seed"]
+        self.direction: Direction = opts["direction"]
+        self.rule: Rule = opts["rule"]
+        self.index: Index = opts["index"]
+        self.C: float = opts["C"]
+        self.M: float = opts["M"]
+        self.n_startup: int = opts["n_startup"]
+        self.reward: Literal["rank", "minmax"] = opts["reward"]
+        self.alpha: float = opts["alpha"]
+        self.sigma: float = opts["sigma"]
+        self.gp_noise: float = opts["gp_noise"]
+        self.n_boxes: int = opts["n_boxes"]
+        self.n_candidates: int = opts["n_candidates"]
         d = self.space.dim
-        self._rng = np.random.default_rng(seed)
+        self._rng = np.random.default_rng(self.seed)
         self.partition: RefitPartition | IncrementalPartition
-        if rule == "refit":
+        if self.rule == "refit":
             self.partition = RefitPartition(
                 d,
-                criterion=criterion,
-                min_impurity_decrease=min_impurity_decrease,
-                refit_fraction=refit_fraction,
-                cap_gamma=cap_gamma,
+                criterion=opts["criterion"],
+                min_impurity_decrease=opts["min_impurity_decrease"],
+                refit_fraction=opts["refit_fraction"],
+                cap_gamma=opts["cap_gamma"],
                 seed=0,
             )
         else:
             self.partition = IncrementalPartition(
                 d,
-                gamma=gamma,
-                max_leaves_coef=max_leaves_coef,
-                min_impurity_decrease=min_impurity_decrease,
+                gamma=opts["gamma"],
+                max_leaves_coef=opts["max_leaves_coef"],
+                min_impurity_decrease=opts["min_impurity_decrease"],
             )
         # observations in buffers that grow geometrically: appending is amortised O(d)
         self._Xbuf = np.zeros((16, d))
