@@ -444,8 +444,7 @@ def make_ray_searcher(
         seed:
             Searcher seed.
         n_startup_trials:
-            Random trials before the model starts (TreeUCBSearch's ``n_startup``), or ``None``
-            for the searcher's default.
+            Random trials before the model starts, or ``None`` for the searcher's default.
         points_to_evaluate:
             Configurations evaluated first.
 
@@ -456,15 +455,12 @@ def make_ray_searcher(
         _require("ray_treeucb", name, "Install this repository: pip install -e '.[ray]'.")
         from ray_treeucb import TreeUCBSearch
 
-        startup: dict[str, Any] = {}
-        if n_startup_trials is not None:
-            startup["n_startup"] = n_startup_trials
         return TreeUCBSearch(
             metric=METRIC,
             mode="max",
             seed=seed,
             points_to_evaluate=points_to_evaluate,
-            **startup,
+            n_startup_trials=n_startup_trials,
         )
     from ray.tune.search.optuna import OptunaSearch
 

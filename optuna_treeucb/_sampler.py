@@ -7,7 +7,6 @@ pending points and fixed parameters into contexts, then asks the core.
 
 from __future__ import annotations
 
-import inspect
 import logging
 import math
 import threading
@@ -33,23 +32,21 @@ from optuna.study import StudyDirection
 from optuna.trial import TrialState
 
 from optuna_treeucb._grouping import _SpaceTracker
+from optuna_treeucb.core import OPTIONS
 from optuna_treeucb.core import Index
 from optuna_treeucb.core import ParamSpec
 from optuna_treeucb.core import Rule
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
+from optuna_treeucb.core import validate_options
 
 if TYPE_CHECKING:
     from optuna.trial import FrozenTrial
 
 _logger = logging.getLogger(__name__)
 
-# Defaults of the core options come from TreeUCB's signature, so they are stated once.
-_CORE_DEFAULTS: dict[str, Any] = {
-    name: p.default
-    for name, p in inspect.signature(TreeUCB).parameters.items()
-    if p.default is not inspect.Parameter.empty
-}
+# The core's options are declared once, in optuna_treeucb.core.OPTIONS (defaults included).
+_CORE_DEFAULTS: dict[str, Any] = {name: option.default for name, option in OPTIONS.items()}
 _FINISHED = (TrialState.COMPLETE, TrialState.PRUNED)
 _MAX_MODELS_PER_SPACE = 8  # e.g. one per HyperbandPruner bracket
 _Space = tuple[tuple[str, BaseDistribution], ...]  # (name, distribution), sorted by name
@@ -128,6 +125,11 @@ class TreeUCBSampler(BaseSampler):
     * **Inspection.**  :meth:`build_model` returns the bandit fitted on a study, e.g. to plot
       its partition.
 
+    The other keyword arguments (``rule``, ``index``, ``C``, ...) are the options of the core,
+    with the same names, defaults and allowed values: see the options table in the README
+    (generated from :data:`optuna_treeucb.core.OPTIONS`) or
+    :class:`~optuna_treeucb.core.TreeUCB`.
+
     Args:
         seed:
             Seed of the random draws (and of the default ``independent_sampler``).
@@ -135,42 +137,6 @@ class TreeUCBSampler(BaseSampler):
             Number of observations (see above) before the tree is used; until then every
             parameter comes from ``independent_sampler``.  A group of conditional parameters
             with fewer observations of its own is drawn uniformly (given its context).
-        rule:
-            Tree rule of the core, ``"refit"`` or ``"incremental"``; see
-            :class:`~optuna_treeucb.core.TreeUCB`.
-        index:
-            Index of the core, ``"hoeffding"`` or ``"soft_gp"``.
-        C:
-            Weight of the confidence bonus.
-        M:
-            Weight of the box-diameter (Lipschitz) term.
-        reward:
-            Normalisation of objective values into rewards, ``"rank"`` or ``"minmax"``.
-        criterion:
-            Split criterion of the ``"refit"`` rule.
-        min_impurity_decrease:
-            A split must reduce the tree's criterion by at least this much.
-        refit_fraction:
-            ``"refit"`` rule: refit once the data grew by this fraction (``0``: every trial).
-        cap_gamma:
-            ``"refit"`` rule: exponent in (0, 1) of the shrinking diameter cap
-            ``sqrt(d) t^(-cap_gamma / d)``; leaves wider than it are cut into smaller cells
-            (``None`` is the paper's bare CART).
-        gamma:
-            ``"incremental"`` rule: growth exponent, in (0, 1), of the number of leaves and
-            of its diameter cap.
-        max_leaves_coef:
-            ``"incremental"`` rule: coefficient of the leaf budget.
-        alpha:
-            ``"soft_gp"``: sharpness of the soft box edges.
-        sigma:
-            ``"soft_gp"``: standard deviation of the box-edge jitter.
-        gp_noise:
-            ``"soft_gp"``: observation-noise variance on rewards in [0, 1].
-        n_boxes:
-            ``"soft_gp"``: number of best boxes that receive candidate points.
-        n_candidates:
-            ``"soft_gp"``: candidate points per box.
         group:
             Model define-by-run (conditional) parameters by groups; see above.
         independent_sampler:
@@ -229,13 +195,6 @@ class TreeUCBSampler(BaseSampler):
         warn_independent_sampling: bool = True,
     ) -> None:
         owner = "TreeUCBSampler"
-        if seed is not None and (
-            isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0
-        ):
-            raise ValueError(
-                f"The 'seed' parameter of {owner} must be None or an int >= 0. "
-                f"Got {seed!r} instead."
-            )
         for name, flag in (
             ("group", group),
             ("warn_independent_sampling", warn_independent_sampling),
@@ -247,7 +206,9 @@ class TreeUCBSampler(BaseSampler):
                 f"The 'independent_sampler' parameter of {owner} must be an "
                 f"optuna.samplers.BaseSampler or None. Got {independent_sampler!r}."
             )
-        self._core_options: dict[str, Any] = {
+        options = {
+            "seed": seed,
+            "n_startup_trials": n_startup_trials,
             "rule": rule,
             "index": index,
             "C": C,
@@ -265,10 +226,11 @@ class TreeUCBSampler(BaseSampler):
             "n_boxes": n_boxes,
             "n_candidates": n_candidates,
         }
-        _validate_with_core(n_startup_trials, self._core_options)
+        self._core_options = validate_options(owner, options, wrapper=True)
+        seed = self._core_options.pop("seed")
         self._seed = seed
-        self._base_seed = int(seed) if seed is not None else _fresh_seed()
-        self._n_startup_trials = int(n_startup_trials)
+        self._base_seed = seed if seed is not None else _fresh_seed()
+        self._n_startup_trials: int = self._core_options.pop("n_startup")
         self._group = group
         self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
         self._warn_independent_sampling = warn_independent_sampling
@@ -560,19 +522,6 @@ class TreeUCBSampler(BaseSampler):
 
 
 # -- helpers -------------------------------------------------------------------------------------
-def _validate_with_core(n_startup_trials: Any, options: Mapping[str, Any]) -> None:
-    """Validate the options by building a core, rewording its errors for TreeUCBSampler."""
-    try:
-        TreeUCB(1, n_startup=n_startup_trials, **options)
-    except (TypeError, ValueError) as err:
-        message = (
-            str(err)
-            .replace("'n_startup' parameter", "'n_startup_trials' parameter")
-            .replace(" of TreeUCB ", " of TreeUCBSampler ")
-        )
-        raise type(err)(message) from None
-
-
 def _fresh_seed() -> int:
     """A random seed in the range every seed of the package is checked against."""
     return int(np.random.SeedSequence().generate_state(1)[0])

@@ -22,6 +22,7 @@ import numpy as np
 from optuna_treeucb.core import ParamSpec
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
+from optuna_treeucb.core import validate_options
 
 try:
     from ray.tune.result import DEFAULT_METRIC
@@ -47,7 +48,6 @@ except ImportError as exc:  # pragma: no cover - exercised by a test that hides 
 _logger = logging.getLogger(__name__)
 
 KeyPath = tuple[Any, ...]
-_SET_BY_SEARCH = ("space", "seed", "direction")  # TreeUCB arguments TreeUCBSearch sets
 
 
 def _name(path: KeyPath) -> str:
@@ -367,25 +367,17 @@ class TreeUCBSearch(Searcher):
             recorded instead of run, and must give every parameter.
         seed:
             Seed of the core's random generator.
-        rule:
-            TreeUCB's partition rule, ``"refit"`` or ``"incremental"`` (``None``: the core's
-            default).
-        index:
-            TreeUCB's index, ``"hoeffding"`` or ``"soft_gp"`` (``None``: the core's default).
-        C:
-            Weight of the confidence bonus (``None``: the core's default).
-        M:
-            Weight of the box-diameter term (``None``: the core's default).
-        n_startup:
-            Number of uniformly random configurations before the tree is used (``None``: the
-            core's default).
-        options:
-            Further keyword arguments of :class:`optuna_treeucb.core.TreeUCB` (``reward``,
-            ``criterion``, ``min_impurity_decrease``, ...).
+        n_startup_trials:
+            Number of configurations drawn uniformly at random before the tree is used
+            (``n_startup`` is an alias). ``None`` takes the core's default.
+        **options:
+            Further options of the core, by name (``rule``, ``index``, ``C``, ...): see the
+            options table in the README (generated from :data:`optuna_treeucb.core.OPTIONS`)
+            or :class:`~optuna_treeucb.core.TreeUCB`.
 
     Raises:
         ValueError: If an argument or the search space is not valid.
-        TypeError: If an argument has the wrong type.
+        TypeError: If an argument has the wrong type, or an option is unknown.
 
     Example:
         .. code-block:: python
@@ -420,26 +412,22 @@ class TreeUCBSearch(Searcher):
         evaluated_rewards: list[float] | None = None,
         seed: int | None = None,
         *,
-        rule: Literal["refit", "incremental"] | None = None,
-        index: Literal["hoeffding", "soft_gp"] | None = None,
-        C: float | None = None,
-        M: float | None = None,
-        n_startup: int | None = None,
+        n_startup_trials: int | None = None,
         **options: Any,
     ) -> None:
         _check_metric_mode(metric, mode)
         super().__init__(metric=metric, mode=mode)
-        taken = sorted(set(options) & set(_SET_BY_SEARCH))
-        if taken:
+        if "direction" in options:
             raise TypeError(
-                f"TreeUCBSearch sets TreeUCB's {taken!r} itself; pass 'space', 'seed' and "
-                "'mode' to TreeUCBSearch instead."
+                "TreeUCBSearch sets the core's 'direction' from 'mode'; pass mode='min' or "
+                "mode='max' instead."
             )
-        given = {"rule": rule, "index": index, "C": C, "M": M, "n_startup": n_startup}
-        self._options: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
-        self._options.update(options)
-        TreeUCB(1, seed=seed, **self._options)  # reject bad options now, not at the first trial
-        self._seed = seed
+        given = dict(options, seed=seed)
+        if n_startup_trials is not None:
+            given["n_startup_trials"] = n_startup_trials
+        # checked now, not at the first trial; keyed by the core's names
+        self._options = validate_options("TreeUCBSearch", given, wrapper=True)
+        self._seed = self._options.pop("seed")
         if points_to_evaluate is not None and not isinstance(points_to_evaluate, list):
             raise TypeError(
                 "The 'points_to_evaluate' parameter of TreeUCBSearch must be a list of dicts. "

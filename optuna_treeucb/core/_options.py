@@ -10,19 +10,16 @@ and typed.
 
 Regenerate the README's table after changing the table::
 
-    python -m optuna_treeucb.core._options --write README.md
+    python -m optuna_treeucb.core --write README.md
 """
 
 from __future__ import annotations
 
-import argparse
 import difflib
 import math
 import numbers
 from collections.abc import Mapping
-from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 from typing import Literal
@@ -365,10 +362,11 @@ def validate_options(
     for key, value in options.items():
         option = names.get(key)
         if option is None:
-            close = difflib.get_close_matches(str(key), list(names), n=1)
+            known = [o.face_name if wrapper else o.name for o in dict.fromkeys(names.values())]
+            close = difflib.get_close_matches(str(key), known, n=1)
             hint = f" Did you mean {close[0]!r}?" if close else ""
             raise TypeError(
-                f"{owner} got an unexpected option {key!r}.{hint} The options are {list(names)!r}."
+                f"{owner} got an unexpected option {key!r}.{hint} The options are {known!r}."
             )
         if option.name in given:
             keep = option.face_name if wrapper else option.name
@@ -444,21 +442,3 @@ def splice_table(text: str) -> str:
         raise ValueError(f"The text has no {TABLE_START} ... {TABLE_END} markers.")
     head = text[: start + len(TABLE_START)]
     return f"{head}\n{options_table()}{text[end:]}"
-
-
-def _main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        prog="python -m optuna_treeucb.core._options",
-        description="Print the options table, or write it into a file between its markers.",
-    )
-    parser.add_argument("--write", metavar="FILE", help="e.g. README.md")
-    args = parser.parse_args(argv)
-    if args.write is None:
-        print(options_table(), end="")
-        return
-    path = Path(args.write)
-    path.write_text(splice_table(path.read_text()))
-
-
-if __name__ == "__main__":
-    _main()

@@ -105,6 +105,9 @@ class TreeUCB:
     sees them; see :func:`~optuna_treeucb.core._index.normalize_rewards`.  NaN values are
     ignored with a warning; ``±inf`` are ranked as the best/worst values.
 
+    The options below are declared, with their allowed values and defaults, in
+    :data:`~optuna_treeucb.core.OPTIONS` (the README's options table).
+
     Args:
         space:
             A :class:`UnitCube`, a sequence of :class:`ParamSpec`, or an int d for the plain

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import matplotlib
 import optuna
 import pytest
+
+from optuna_treeucb.core import options_table
+from optuna_treeucb.core._options import TABLE_END
+from optuna_treeucb.core._options import TABLE_START
+from optuna_treeucb.core._options import splice_table
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()
@@ -85,3 +93,22 @@ def test_options_named_in_the_readme_exist_with_those_values() -> None:
         assert name in params, f"README names an option {name!r} that does not exist"
     for name, value in re.findall(r"`([a-z_]+)=([^`]*)`[^.]*?\bdefault\b", README):
         assert repr(params[name].default) == value.replace('"', "'"), (name, value)
+
+
+def test_options_table_is_generated_from_the_declaration() -> None:
+    """Regenerate with ``python -m optuna_treeucb.core --write README.md``."""
+    assert README.count(TABLE_START) == 1 and README.count(TABLE_END) == 1
+    assert splice_table(README) == README, (
+        "README.md's options table is stale: run python -m optuna_treeucb.core --write README.md"
+    )
+
+
+def test_options_command_prints_and_writes_the_table(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "optuna_treeucb.core"]
+    printed = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+    assert printed.stdout == options_table() and not printed.stderr
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# x\n{TABLE_START}\nold\n{TABLE_END}\n")
+    subprocess.run([*cmd, "--write", str(readme)], env=env, check=True)
+    assert readme.read_text() == f"# x\n{TABLE_START}\n{options_table()}{TABLE_END}\n"

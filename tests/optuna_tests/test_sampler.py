@@ -27,7 +27,9 @@ from optuna.testing.pytest_samplers import SingleOnlySamplerTestCase
 from optuna.trial import TrialState
 
 from optuna_treeucb import TreeUCBSampler
+from optuna_treeucb.core import OPTIONS
 from optuna_treeucb.core import TreeUCB
+from optuna_treeucb.core._options import invalid_values
 
 REPO = Path(__file__).resolve().parents[2]
 LOGGER = "optuna_treeucb._sampler"
@@ -111,7 +113,7 @@ def test_defaults_come_from_the_core() -> None:
         ({"gamma": 1.0}, ValueError, r"'gamma' parameter of TreeUCBSampler.*\(0, 1\)"),
         ({"n_candidates": 0}, ValueError, r"'n_candidates' parameter of TreeUCBSampler"),
         ({"seed": -3}, ValueError, r"'seed' parameter of TreeUCBSampler.*-3"),
-        ({"seed": "0"}, ValueError, r"'seed' parameter of TreeUCBSampler"),
+        ({"seed": "0"}, TypeError, r"'seed' parameter of TreeUCBSampler.*'0'"),
         ({"group": "yes"}, TypeError, r"'group' parameter of TreeUCBSampler"),
         ({"warn_independent_sampling": 1}, TypeError, r"'warn_independent_sampling'"),
         ({"independent_sampler": "random"}, TypeError, r"'independent_sampler' parameter"),
@@ -120,6 +122,53 @@ def test_defaults_come_from_the_core() -> None:
 def test_bad_arguments(kwargs: dict[str, Any], error: type[Exception], match: str) -> None:
     with pytest.raises(error, match=match):
         TreeUCBSampler(**kwargs)
+
+
+# every bad value the core's table implies, under the sampler's names
+BAD_OPTIONS = [
+    (option.face_name, value, error)
+    for option in OPTIONS.values()
+    if not option.core_only
+    for value, error in invalid_values(option)
+]
+
+
+@pytest.mark.parametrize(("name", "value", "error"), BAD_OPTIONS)
+def test_every_bad_core_option_names_the_sampler(
+    name: str, value: Any, error: type[Exception]
+) -> None:
+    with pytest.raises(error) as err:
+        TreeUCBSampler(**{name: value})
+    message = str(err.value)
+    assert message.startswith(f"The {name!r} parameter of TreeUCBSampler must be "), message
+    assert f"Got {value!r}" in message, message
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"seed": 2**70}, ValueError),  # passed the sampler's check, then numpy/Optuna raised
+        ({"seed": 2**32}, ValueError),  # RandomSampler(seed=2**32) raises
+        ({"alpha": True}, TypeError),  # was ValueError
+        ({"alpha": "x"}, TypeError),  # was ValueError
+        ({"n_boxes": "x"}, TypeError),  # was ValueError
+    ],
+)
+def test_bad_values_raise_by_kind(kwargs: dict[str, Any], error: type[Exception]) -> None:
+    ((name, value),) = kwargs.items()
+    with pytest.raises(error, match=rf"^The '{name}' parameter of TreeUCBSampler .*Got "):
+        TreeUCBSampler(**kwargs)
+
+
+def test_largest_seed_runs_with_the_default_independent_sampler() -> None:
+    study = _run(TreeUCBSampler(seed=2**32 - 1, n_startup_trials=2), sphere, 4)
+    assert len(study.trials) == 4
+
+
+def test_unseeded_sampler_draws_its_base_seed_in_the_checked_range() -> None:
+    sampler = TreeUCBSampler(n_startup_trials=1)
+    study = _run(sampler, sphere, 3)  # the core, seeded by the sampler, checks the seed
+    assert len(study.trials) == 3
 
 
 def test_arguments_are_keyword_only() -> None:

@@ -28,7 +28,9 @@ from ray.tune.search import Repeater
 from ray.tune.search.sample import Categorical
 from ray.tune.search.sample import Float
 
+from optuna_treeucb.core import OPTIONS
 from optuna_treeucb.core import ParamSpec
+from optuna_treeucb.core._options import invalid_values
 from ray_treeucb import TreeUCBSearch
 
 Objective = Callable[[dict[str, Any]], float]
@@ -135,7 +137,7 @@ def test_discrete_domain_suggestions(key: str) -> None:
 def test_continuous_domain_suggestions(domain: Any, low: float, high: float, log: bool) -> None:
     (spec,) = TreeUCBSearch.convert_search_space({"p": domain})
     assert (spec.kind, spec.low, spec.high, spec.log, spec.step) == ("float", low, high, log, None)
-    searcher = TreeUCBSearch({"p": domain}, metric="loss", mode="max", seed=1, n_startup=40)
+    searcher = TreeUCBSearch({"p": domain}, metric="loss", mode="max", seed=1, n_startup_trials=40)
     values = np.array([c["p"] for c in _run(searcher, 40, _noise(1))])
     assert all(type(v) is float for v in values.tolist())
     assert np.all((values >= low) & (values <= high))
@@ -150,7 +152,7 @@ def test_continuous_domain_suggestions(domain: Any, low: float, high: float, log
 def test_choice_returns_the_very_values() -> None:
     choices = [{"a": [1, 2]}, [3, {"b": None}], None, 1, 1.0, True, "s", (4, 5)]
     searcher = TreeUCBSearch(
-        {"c": tune.choice(choices)}, metric="loss", mode="min", seed=0, n_startup=80
+        {"c": tune.choice(choices)}, metric="loss", mode="min", seed=0, n_startup_trials=80
     )
     original = copy.deepcopy(choices)
     values, mutated, noise = [], 0, _noise(2)
@@ -241,7 +243,7 @@ def test_bad_space_raises(space: Any, error: type[Exception], match: str) -> Non
         ({"rule": "greedy"}, ValueError, "'rule'"),
         ({"n_startup": -1}, ValueError, "'n_startup'"),
         ({"reward": "loss"}, ValueError, "'reward'"),
-        ({"direction": "minimize"}, TypeError, "sets TreeUCB's \\['direction'\\] itself"),
+        ({"direction": "minimize"}, TypeError, "sets the core's 'direction' from 'mode'"),
         ({"points_to_evaluate": {"x": 1}}, TypeError, "list of dicts"),
         (
             {"points_to_evaluate": [{"x": 0.1}], "evaluated_rewards": [1.0, 2.0]},
@@ -253,6 +255,57 @@ def test_bad_space_raises(space: Any, error: type[Exception], match: str) -> Non
 def test_bad_arguments_raise(kwargs: dict[str, Any], error: type[Exception], match: str) -> None:
     with pytest.raises(error, match=match):
         TreeUCBSearch({"x": tune.uniform(0.0, 1.0)}, **kwargs)
+
+
+# every bad value the core's table implies, under the searcher's names and aliases
+BAD_OPTIONS = [
+    (name, value, error)
+    for option in OPTIONS.values()
+    if not option.core_only
+    for name in dict.fromkeys((option.face_name, *option.aliases))
+    for value, error in invalid_values(option)
+    if not (name == "n_startup_trials" and value is None)  # None: the core's default
+]
+
+
+@pytest.mark.parametrize(("name", "value", "error"), BAD_OPTIONS)
+def test_every_bad_core_option_names_the_searcher(
+    name: str, value: Any, error: type[Exception]
+) -> None:
+    with pytest.raises(error) as err:
+        TreeUCBSearch({"x": tune.uniform(0.0, 1.0)}, **{name: value})
+    message = str(err.value)
+    assert message.startswith(f"The {name!r} parameter of TreeUCBSearch must be "), message
+    assert f"Got {value!r}" in message, message
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        # the inconsistencies reported in issue 11 (defect 5)
+        ({"foo": 1}, TypeError, r"^TreeUCBSearch got an unexpected option 'foo'\."),
+        ({"C": -1}, ValueError, r"^The 'C' parameter of TreeUCBSearch must be a float >= 0"),
+        ({"alpha": True}, TypeError, r"'alpha' parameter of TreeUCBSearch"),
+        ({"n_boxes": "x"}, TypeError, r"'n_boxes' parameter of TreeUCBSearch"),
+        ({"seed": 2**70}, ValueError, rf"'seed' parameter of TreeUCBSearch.*Got {2**70} instead"),
+        ({"n_startp": 5}, TypeError, r"'n_startp'\. Did you mean 'n_startup_trials'\?"),
+        ({"n_startup": 1, "n_startup_trials": 2}, TypeError, "both 'n_startup' and"),
+    ],
+)
+def test_option_errors_name_the_searcher(
+    kwargs: dict[str, Any], error: type[Exception], match: str
+) -> None:
+    with pytest.raises(error, match=match):
+        TreeUCBSearch(**kwargs)
+
+
+@pytest.mark.parametrize("name", ["n_startup_trials", "n_startup"])
+def test_n_startup_trials_and_its_alias_set_the_start_up(name: str) -> None:
+    searcher = TreeUCBSearch(SPACE, metric="loss", mode="min", seed=0, **{name: 7})
+    assert searcher._treeucb is not None and searcher._treeucb.n_startup == 7
+    default = TreeUCBSearch(SPACE, metric="loss", mode="min", seed=0, n_startup_trials=None)
+    assert default._treeucb is not None
+    assert default._treeucb.n_startup == OPTIONS["n_startup"].default
 
 
 def test_suggest_before_space_or_metric_raises() -> None:
@@ -460,7 +513,7 @@ def test_full_points_first_in_order_exactly_once() -> None:
 def test_partial_points_are_contexts() -> None:
     points: list[dict[str, Any]] = [{"opt": {"name": "sgd"}}, {"n": 3, "x": 0.25}, {"n": 7}]
     searcher = TreeUCBSearch(
-        SPACE, metric="loss", mode="min", points_to_evaluate=points, seed=0, n_startup=2
+        SPACE, metric="loss", mode="min", points_to_evaluate=points, seed=0, n_startup_trials=2
     )
     configs = _run(searcher, 6, lambda c: c["x"] ** 2 + c["n"])
     assert configs[0]["opt"]["name"] == "sgd"
@@ -537,7 +590,7 @@ def test_add_evaluated_point(caplog: pytest.LogCaptureFixture) -> None:
 def test_save_restore_with_pending_trial(tmp_path: Path) -> None:
     points = [{"x": 0.0, "n": 1, "opt": {"name": "adam"}}] * 2 + [{"n": 8}]
     kwargs: dict[str, Any] = {"metric": "loss", "points_to_evaluate": points}
-    searcher = TreeUCBSearch(SPACE, mode="min", seed=3, n_startup=4, **kwargs)
+    searcher = TreeUCBSearch(SPACE, mode="min", seed=3, n_startup_trials=4, **kwargs)
     _run(searcher, 6, _noise(8))  # two of the three points, then TreeUCB
     searcher.suggest("pending-1")
     searcher.suggest("pending-2")
