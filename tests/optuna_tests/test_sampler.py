@@ -6,6 +6,7 @@ import logging
 import math
 import os
 import pickle
+import re
 import subprocess
 import sys
 import warnings
@@ -122,6 +123,14 @@ def test_defaults_come_from_the_core() -> None:
 def test_bad_arguments(kwargs: dict[str, Any], error: type[Exception], match: str) -> None:
     with pytest.raises(error, match=match):
         TreeUCBSampler(**kwargs)
+
+
+def test_docstring_describes_only_the_samplers_own_arguments() -> None:
+    doc = TreeUCBSampler.__doc__ or ""
+    args = doc[doc.index("Args:") : doc.index("Raises:")]
+    described = re.findall(r"^ {8}(\w+):$", args, flags=re.M)
+    own = ["seed", "n_startup_trials", "group", "independent_sampler"]
+    assert described == [*own, "warn_independent_sampling"]  # the core's are in its table
 
 
 # every bad value the core's table implies, under the sampler's names

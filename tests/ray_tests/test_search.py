@@ -257,6 +257,14 @@ def test_bad_arguments_raise(kwargs: dict[str, Any], error: type[Exception], mat
         TreeUCBSearch({"x": tune.uniform(0.0, 1.0)}, **kwargs)
 
 
+def test_docstring_describes_only_the_searchers_own_arguments() -> None:
+    doc = TreeUCBSearch.__doc__ or ""
+    args = doc[doc.index("Args:") : doc.index("Raises:")]
+    described = re.findall(r"^ {8}(\**\w+):$", args, flags=re.M)
+    own = ["space", "metric", "mode", "points_to_evaluate", "evaluated_rewards", "seed"]
+    assert described == [*own, "n_startup_trials", "**options"]  # the core's are in its table
+
+
 # every bad value the core's table implies, under the searcher's names and aliases
 BAD_OPTIONS = [
     (name, value, error)
