@@ -137,9 +137,9 @@ class Option:
         return isinstance(value, numbers.Real)
 
     def _in_range(self, v: float) -> bool:
-        if math.isnan(v):
+        if isinstance(v, float) and math.isnan(v):
             return False
-        if math.isinf(v):
+        if isinstance(v, float) and math.isinf(v):
             return self.inf and v > 0
         lo_in = self.closed in ("both", "left")
         hi_in = self.closed in ("both", "right")

@@ -101,6 +101,7 @@ def test_treeucb_rejects_every_bad_value(name: str, value: Any, error: type[Exce
         ({"rule": 1}, TypeError),  # was ValueError
         ({"C": math.inf}, ValueError),
         ({"M": 10**400}, ValueError),  # beyond a double
+        ({"n_startup": -(10**400)}, ValueError),
     ],
 )
 def test_treeucb_bad_values_raise_by_kind(kwargs: dict[str, Any], error: type) -> None:
@@ -108,6 +109,12 @@ def test_treeucb_bad_values_raise_by_kind(kwargs: dict[str, Any], error: type) -
         TreeUCB(2, **kwargs)
     ((name, value),) = kwargs.items()
     assert_names(err, "TreeUCB", name, value)
+
+
+def test_huge_ints_are_compared_exactly() -> None:
+    assert validate_options("TreeUCB", {"n_boxes": 10**400}) == {"n_boxes": 10**400}
+    with pytest.raises(ValueError, match="'seed'"):
+        validate_options("TreeUCB", {"seed": 10**400})
 
 
 @pytest.mark.parametrize("seed", [None, 0, SEED_LIMIT - 1, np.int64(7), np.uint32(3)])
