@@ -473,7 +473,8 @@ class TreeUCB:
 
     def _leaves(self, r: np.ndarray) -> Leaves:
         part = self.partition
-        part.update(self._X, r)
+        y, kind = self._y, self.reward
+        part.update(self._X, r, lambda m: normalize_rewards(y[:m], kind))
         L = part.n_leaves
         n_obs = np.bincount(part.leaf_of, minlength=L).astype(float)
         sums = np.bincount(part.leaf_of, weights=r, minlength=L)
