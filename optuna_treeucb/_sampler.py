@@ -7,6 +7,7 @@ pending points and fixed parameters into contexts, then asks the core.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 import threading
@@ -115,13 +116,21 @@ class TreeUCBSampler(BaseSampler):
       dict) or by :class:`~optuna.samplers.PartialFixedSampler` are contexts (Contextual
       TreeUCB): the best box containing the fixed values is played and only the free
       parameters are sampled.
-    * **Distributed optimization.**  The model is derived from the storage's trials at every
-      trial, so several processes may share a study (RDB or journal storage) and a resumed
-      study continues where it stopped.  The tree's draws for a trial are seeded by ``seed``
-      and the trial number, so a seeded sequential run is reproducible in any process (whatever
-      ``PYTHONHASHSEED``) and a resumed study samples what an uninterrupted one would.  Give
-      parallel workers different seeds (or ``None``): the start-up trials come from
-      ``independent_sampler``, whose stream depends on ``seed`` only.
+    * **Distributed optimization and resuming.**  The model is derived from the storage's
+      trials at every trial, so several processes may share a study (RDB or journal storage)
+      and a resumed study continues where it stopped.  Every random draw of a trial, the
+      start-up points and the parameters outside the relative search space included, is
+      seeded by ``seed``, the trial number and the parameter (or group), and the tree depends
+      on the observations only, not on when the process saw them.  So a seeded sequential
+      study is reproducible in any process (whatever ``PYTHONHASHSEED``), a study resumed with
+      :func:`~optuna.load_study` and ``TreeUCBSampler(seed=s)`` samples what an uninterrupted
+      one would, and workers sharing one seed on one storage never repeat each other's
+      trials, as their trial numbers differ.  (With ``n_jobs`` > 1, Optuna calls
+      :meth:`reseed_rng` for every trial, which replaces ``seed`` by a fresh one: such a run
+      is not reproducible.)  This holds for the default
+      ``independent_sampler`` only: a sampler you pass draws from its own stream.  The
+      sampler's cache belongs to one study: given another study, even of the same name (on
+      another storage, or deleted and created again), it starts afresh.
     * **Inspection.**  :meth:`build_model` returns the bandit fitted on a study, e.g. to plot
       its partition.
 
@@ -132,7 +141,7 @@ class TreeUCBSampler(BaseSampler):
 
     Args:
         seed:
-            Seed of the random draws (and of the default ``independent_sampler``).
+            Seed of the random draws, combined with the trial number (``None``: a fresh seed).
         n_startup_trials:
             Number of observations (see above) before the tree is used; until then every
             parameter comes from ``independent_sampler``.  A group of conditional parameters
@@ -141,7 +150,11 @@ class TreeUCBSampler(BaseSampler):
             Model define-by-run (conditional) parameters by groups; see above.
         independent_sampler:
             Sampler of the start-up trials and of the parameters outside the relative search
-            space. ``None`` means :class:`~optuna.samplers.RandomSampler` with ``seed``.
+            space.  ``None`` draws each such parameter with a
+            :class:`~optuna.samplers.RandomSampler` seeded by ``seed``, the trial number and
+            the parameter's name.  A sampler passed here keeps its own random stream: a
+            resumed study or a worker with the same seed repeats its draws unless it is seeded
+            differently.
         warn_independent_sampling:
             Log a warning, once per parameter, when a parameter is sampled by
             ``independent_sampler`` after the start-up trials.
@@ -232,7 +245,7 @@ class TreeUCBSampler(BaseSampler):
         self._base_seed = seed if seed is not None else _fresh_seed()
         self._n_startup_trials: int = self._core_options.pop("n_startup")
         self._group = group
-        self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
+        self._independent_sampler = independent_sampler  # None: a RandomSampler per draw
         self._warn_independent_sampling = warn_independent_sampling
         self._warned: set[str] = set()
         self._init_derived()
@@ -244,6 +257,7 @@ class TreeUCBSampler(BaseSampler):
 
     def _reset(self, study_name: str | None) -> None:
         self._study_name = study_name
+        self._first: tuple[int, Any] | None = None  # (number, datetime_start) of trial 0
         self._tracker = _SpaceTracker()
         self._models: dict[tuple[Any, ...], list[_Model]] = {}
         # finished trials logged so far: number -> (trial, value for the model or None)
@@ -252,12 +266,12 @@ class TreeUCBSampler(BaseSampler):
         self._n_obs = 0
         # every trial before position _frontier of the study's trial list has ended
         self._frontier = 0
-        self._frontier_number = -1  # the number of the trial just before the frontier
+        self._frontier_key: tuple[int, Any] | None = None  # _key of the trial before it
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         derived = ("_lock", "_study_name", "_tracker", "_models", "_values", "_log", "_n_obs")
-        for name in (*derived, "_frontier", "_frontier_number"):
+        for name in (*derived, "_first", "_frontier", "_frontier_key"):
             del state[name]
         return state
 
@@ -268,14 +282,18 @@ class TreeUCBSampler(BaseSampler):
     def reseed_rng(self) -> None:
         with self._lock:
             self._base_seed = _fresh_seed()
-        self._independent_sampler.reseed_rng()
+        if self._independent_sampler is not None:
+            self._independent_sampler.reseed_rng()
 
     # -- search space ---------------------------------------------------------------------------
     def _scan(self, study: Study) -> _View:
         """Log the study's finished trials not logged yet (each finished trial once).
 
-        Must be called with the lock held.  A study with another name resets every derived
-        state.
+        Must be called with the lock held.  Every derived state is reset for a study with
+        another name, and for one whose trials are not those the state was built on (another
+        storage's study of the same name, or a study deleted and created again): the start
+        times of the first trial, of the trial before the frontier and of the last trial
+        logged are compared with what the storage shows now.
         """
         if study.study_name != self._study_name:
             self._reset(study.study_name)
@@ -284,27 +302,54 @@ class TreeUCBSampler(BaseSampler):
             # unfiltered read (no copy of the trials in memory) and a walk from the first trial
             # not known to be finished find the new and the running trials.  Filtering by state
             # in the storage would loop over every trial, twice per trial sampled.
-            new, running = self._walk(study.get_trials(deepcopy=False))
+            trials = study.get_trials(deepcopy=False)
+            if not self._built_on(trials):
+                self._reset(study.study_name)
+            new, running = self._walk(trials)
             self._log_new(study, new)
             return _View(None, self._n_obs, running)
         # A pruner's proxy (HyperbandPruner's bracket) shows a subset and needs the full
         # comparison.
         finished = study.get_trials(deepcopy=False, states=_FINISHED)
+        if any(
+            t.number in self._values and _key(self._values[t.number][0]) != _key(t)
+            for t in finished
+        ):
+            self._reset(study.study_name)
         self._log_new(study, [t for t in finished if t.number not in self._values])
         n_obs = sum(self._values[t.number][1] is not None for t in finished)
         return _View(finished, n_obs)
+
+    def _built_on(self, trials: list[FrozenTrial]) -> bool:
+        """Whether the study's ``trials`` are still those the derived state was built on.
+
+        ``trials`` is every trial of the study, in number order.  Three trials are compared
+        (O(1) per sampled trial): the first, the one before the frontier and the last one
+        logged.  Trials of another study (same name, other storage; or deleted and created
+        again) started at other times.
+        """
+
+        def same(number: int, key: tuple[int, Any] | None) -> bool:
+            return number < len(trials) and _key(trials[number]) == key
+
+        if self._first is not None and not same(0, self._first):
+            return False
+        if self._frontier and not same(self._frontier - 1, self._frontier_key):
+            return False
+        if self._log:
+            last = self._log[-1]
+            return same(last, _key(self._values[last][0]))
+        return True
 
     def _walk(self, trials: list[FrozenTrial]) -> tuple[list[FrozenTrial], list[FrozenTrial]]:
         """The finished trials of ``trials`` not logged yet, and the running ones.
 
         ``trials`` is every trial of the study, in the storage's (creation) order.  The walk
-        starts at the frontier: before it every trial has ended and was logged.  It is
-        restarted from the first trial if the list does not match the one the frontier was set
-        on.
+        starts at the frontier: before it every trial has ended and was logged.
         """
+        if self._first is None and trials and trials[0].datetime_start is not None:
+            self._first = _key(trials[0])
         start = self._frontier
-        if start > len(trials) or (start and trials[start - 1].number != self._frontier_number):
-            start = 0
         new, running = [], []
         frontier = start
         for i in range(start, len(trials)):
@@ -318,7 +363,7 @@ class TreeUCBSampler(BaseSampler):
             if frontier == i and state.is_finished():
                 frontier = i + 1
         self._frontier = frontier
-        self._frontier_number = trials[frontier - 1].number if frontier else -1
+        self._frontier_key = _key(trials[frontier - 1]) if frontier else None
         new.sort(key=lambda t: t.number)
         return new, running
 
@@ -381,9 +426,11 @@ class TreeUCBSampler(BaseSampler):
         _direction(study)
         if self._warn_independent_sampling and param_name not in self._warned:
             self._warn_once(study, trial, param_name, param_distribution)
-        return self._independent_sampler.sample_independent(
-            study, trial, param_name, param_distribution
-        )
+        sampler = self._independent_sampler
+        if sampler is None:
+            # a draw of its own, seeded by (seed, trial number, parameter), like the model's
+            sampler = RandomSampler(seed=_draw_seed(self._base_seed, trial.number, param_name))
+        return sampler.sample_independent(study, trial, param_name, param_distribution)
 
     def _warn_once(
         self, study: Study, trial: FrozenTrial, param_name: str, dist: BaseDistribution
@@ -413,12 +460,13 @@ class TreeUCBSampler(BaseSampler):
             "parameter; pass warn_independent_sampling=False to TreeUCBSampler to silence it.",
             param_name,
             trial.number,
-            type(self._independent_sampler).__name__,
+            type(self._independent_sampler or RandomSampler()).__name__,
             reason,
         )
 
     def before_trial(self, study: Study, trial: FrozenTrial) -> None:
-        self._independent_sampler.before_trial(study, trial)
+        if self._independent_sampler is not None:
+            self._independent_sampler.before_trial(study, trial)
 
     def after_trial(
         self,
@@ -427,7 +475,8 @@ class TreeUCBSampler(BaseSampler):
         state: TrialState,
         values: Sequence[float] | None,
     ) -> None:
-        self._independent_sampler.after_trial(study, trial, state, values)
+        if self._independent_sampler is not None:
+            self._independent_sampler.after_trial(study, trial, state, values)
 
     # -- the model --------------------------------------------------------------------------------
     def _new_core(self, space: _Space, direction: str) -> TreeUCB:
@@ -530,6 +579,22 @@ def _fresh_seed() -> int:
 def _reseed(core: TreeUCB, key: tuple[int, ...]) -> None:
     """Give the core a generator seeded by (seed, trial number, group)."""
     core.reseed(list(key))
+
+
+def _draw_seed(base_seed: int, number: int, param_name: str) -> int:
+    """Seed of the independent draw of ``param_name`` in trial ``number`` (a 32-bit int).
+
+    The name enters through a hash that does not depend on ``PYTHONHASHSEED``; its 64 bits
+    keep the key apart from the model's keys (seed, trial number, small group index).
+    """
+    digest = hashlib.blake2b(param_name.encode(), digest_size=8).digest()
+    key = [base_seed, number, int.from_bytes(digest, "little")]
+    return int(np.random.SeedSequence(key).generate_state(1)[0])
+
+
+def _key(trial: FrozenTrial) -> tuple[int, Any]:
+    """What tells a trial from another study's trial with the same number."""
+    return trial.number, trial.datetime_start
 
 
 def _direction(study: Study) -> str:

@@ -350,6 +350,12 @@ class TreeUCBSearch(Searcher):
     ``-inf`` are recorded (the core's reward normalisation puts them at the worst or best
     end).  Results for unknown trials are ignored with a warning.
 
+    Reproducibility: the draws for the k-th configuration (counting the suggested ones and
+    those recorded through ``evaluated_rewards`` or :meth:`add_evaluated_point`) are seeded
+    by ``seed`` and k.  A searcher warm-started with a previous run's results, in the order
+    they completed, therefore continues that run instead of repeating its first
+    configurations; :meth:`save` and :meth:`restore` keep the whole state.
+
     Args:
         space:
             Tune search space (a dict of domains, possibly nested). If ``None``, it is taken
@@ -366,7 +372,8 @@ class TreeUCBSearch(Searcher):
             Metric values of ``points_to_evaluate`` measured already; the points are then
             recorded instead of run, and must give every parameter.
         seed:
-            Seed of the core's random generator.
+            Seed of the random draws, combined with the configuration's rank (``None``: a
+            fresh seed); see "Reproducibility" above.
         n_startup_trials:
             Number of configurations drawn uniformly at random before the tree is used
             (``n_startup`` is an alias). ``None`` takes the core's default.
@@ -486,6 +493,10 @@ class TreeUCBSearch(Searcher):
         self._treeucb = TreeUCB(
             self._cube, seed=self._seed, direction=_direction(self._mode), **self._options
         )
+        # TreeUCB's draws for the k-th configuration (suggested or added) are seeded by
+        # (seed, k), as an Optuna trial's by (seed, trial number).
+        self._base_seed = int(self._seed) if self._seed is not None else _fresh_seed()
+        self._n_configs = 0
         queue = []
         for i, point in enumerate(self._points_to_evaluate):
             what = f"points_to_evaluate[{i}]"
@@ -497,6 +508,7 @@ class TreeUCBSearch(Searcher):
             return
         for i, (flat, value) in enumerate(zip(queue, self._evaluated_rewards, strict=True)):
             self._record(flat, value, f"points_to_evaluate[{i}] (evaluated_rewards[{i}])")
+            self._n_configs += 1
 
     def _check_values(self, flat: dict[str, Any], *, what: str, full: bool) -> None:
         assert self._cube is not None
@@ -570,7 +582,9 @@ class TreeUCBSearch(Searcher):
             if len(point) == self._cube.dim:
                 params = dict(point)
             else:
+                treeucb.reseed([self._base_seed, self._n_configs])
                 params = treeucb.ask(context=point)
+            self._n_configs += 1
             self._live_trial_mapping[trial_id] = params
             self._sync_pending()
         return copy.deepcopy(self._layout.build(self._live_trial_mapping[trial_id]))
@@ -642,11 +656,13 @@ class TreeUCBSearch(Searcher):
                 "errored" if error else "pruned",
                 parameters,
             )
+            self._n_configs += 1
             return
         what = "The 'parameters' of TreeUCBSearch.add_evaluated_point"
         flat = self._layout.flatten(parameters, what=what, strict=False)
         self._check_values(flat, what=what, full=True)
         self._record(flat, value, f"the evaluated point {parameters!r}")
+        self._n_configs += 1
 
     # -- checkpointing --------------------------------------------------------------------------
     def save(self, checkpoint_path: str) -> None:
@@ -659,6 +675,10 @@ class TreeUCBSearch(Searcher):
         with open(checkpoint_path, "rb") as f:
             state = pickle.load(f)
         self.__dict__.update(state)
+
+
+def _fresh_seed() -> int:
+    return int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
 
 
 def _check_metric_mode(metric: Any, mode: Any) -> None:

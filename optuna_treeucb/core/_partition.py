@@ -7,8 +7,9 @@ Two tree rules share one interface (``low``/``high``, ``leaf_of`` for the observ
   (:class:`sklearn.tree.DecisionTreeRegressor`, criterion ``absolute_error`` and
   ``min_impurity_decrease=0.001``) refitted on all observations.  The leaf boxes are read
   from the fitted ``tree_`` (thresholds narrowed from the root down).  Refits are lazy: the
-  tree is refitted when the number of observations has grown by ``refit_fraction`` since the
-  last fit; in between, new points are routed to the existing leaves.
+  tree is fitted on the first ``m`` observations, ``m`` the last point of a fixed schedule
+  (each point ``refit_fraction`` larger than the one before) not above ``n``, and the later
+  points are routed to its leaves.
 * :class:`IncrementalPartition` -- a nested partition grown online that satisfies the
   conditions of the paper's regret theorem (Theorem 1): partitions are nested (leaves are
   only ever split), ``|P_t| <= (2 c + 2^d) t^gamma`` (data-driven splits are allowed only
@@ -17,9 +18,17 @@ Two tree rules share one interface (``low``/``high``, ``leaf_of`` for the observ
   cap is halved along its longest side), and the rule is deterministic given the data.  One
   observation costs O(depth + leaf size * d log(leaf size)).
 
+Both partitions are functions of the sequence of observations only, not of how it was
+delivered: ``update`` with 30 points at once gives the partition of 30 calls with one more
+point each, provided ``rewards_of(m)`` gives the rewards that the first ``m`` observations
+had on their own (rewards normalised over all observations change as observations come).  A
+model rebuilt from the same data (a resumed study) thus equals the one that saw them arrive.
+
 Notations:
     n: observations; L: leaves; d: dimensions.
     X: shape (n, d), values in [0, 1].  r: rewards, shape (n,).
+    rewards_of: ``m -> rewards of the first m observations alone``, shape (m,); ``None``
+        takes ``r[:m]``.
     low, high: shape (L, d).  A leaf is the box ``low < x <= high`` per dimension
     (``0 <= x`` on the lower border of the cube), as scikit-learn routes ``x <= threshold``
     to the left child.
@@ -29,6 +38,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -120,23 +130,50 @@ class RefitPartition:
     def n_leaves(self) -> int:
         return int(self.low.shape[0])
 
-    def update(self, X: np.ndarray, r: np.ndarray) -> None:
-        """Bring the partition up to date with all observations ``X`` (rewards ``r``)."""
+    def fit_size(self, n: int) -> int:
+        """Number of observations the tree is fitted on when there are ``n``.
+
+        The last point not above ``n`` of the schedule ``m -> m + max(1, ceil(refit_fraction
+        * m))`` from 0, so the partition depends on the observations only, not on how many
+        arrived between updates.
+        """
+        if self.refit_fraction == 0.0:
+            return n
+        m = self._n_fit if self._n_fit <= n else 0
+        while True:
+            following = m + max(1, math.ceil(self.refit_fraction * m))
+            if following > n:
+                return m
+            m = following
+
+    def update(
+        self,
+        X: np.ndarray,
+        r: np.ndarray,
+        rewards_of: Callable[[int], np.ndarray] | None = None,
+    ) -> None:
+        """Bring the partition up to date with all observations ``X`` (rewards ``r``).
+
+        ``rewards_of(m)``: the rewards the first ``m`` observations had on their own, used
+        for a fit on fewer than all observations (``None``: ``r[:m]``).
+        """
         n = X.shape[0]
-        due = self._n_fit + max(1, math.ceil(self.refit_fraction * self._n_fit))
-        if n >= 2 and (n >= due or self._tree is None):
+        m = self.fit_size(n)
+        if m >= 2 and m != self._n_fit:
             tree = DecisionTreeRegressor(
                 criterion=self.criterion,
                 min_impurity_decrease=self.min_impurity_decrease,
                 random_state=self.seed,
             )
-            tree.fit(X, r)
+            if m < n:
+                r = r[:m] if rewards_of is None else rewards_of(m)
+            tree.fit(X[:m], r)
             self._tree = tree
             low, high, nodes = tree_boxes(tree.tree_, self.d)
             self._node_to_leaf = np.full(tree.tree_.node_count, -1, dtype=np.intp)
             self._node_to_leaf[nodes] = np.arange(nodes.size)
-            self._refine(low, high, n)
-            self._n_fit = n
+            self._refine(low, high, m)
+            self._n_fit = m
             self.version += 1
             self.leaf_of = self.locate(X)
         elif n > self.leaf_of.size:
@@ -266,8 +303,17 @@ class IncrementalPartition:
         return np.array([self._leaf_index[self._route(x)] for x in X], dtype=np.intp)
 
     # -- growth ----------------------------------------------------------------------------
-    def update(self, X: np.ndarray, r: np.ndarray) -> None:
-        """Add the observations of ``X`` not seen yet and grow the tree."""
+    def update(
+        self,
+        X: np.ndarray,
+        r: np.ndarray,
+        rewards_of: Callable[[int], np.ndarray] | None = None,
+    ) -> None:
+        """Add the observations of ``X`` not seen yet and grow the tree.
+
+        Observation ``i`` is added with ``rewards_of(i + 1)``, the rewards the first ``i + 1``
+        observations had on their own (``None``: ``r``), as if it had come alone.
+        """
         n = X.shape[0]
         changed = False
         for i in range(self._n, n):
@@ -275,7 +321,8 @@ class IncrementalPartition:
             self._points[node].append(i)
             self.leaf_of = np.append(self.leaf_of, self._leaf_index[node])
             self._n = i + 1
-            changed |= self._grow(node, X, r)
+            ri = r if i + 1 == n or rewards_of is None else rewards_of(i + 1)
+            changed |= self._grow(node, X, ri)
         if changed:
             self._refresh()
 

@@ -417,7 +417,8 @@ class TreeUCB:
 
     def _leaves(self, r: np.ndarray) -> Leaves:
         part = self.partition
-        part.update(self._X, r)
+        y, kind = self._y, self.reward
+        part.update(self._X, r, lambda m: normalize_rewards(y[:m], kind))
         L = part.n_leaves
         n_obs = np.bincount(part.leaf_of, minlength=L).astype(float)
         sums = np.bincount(part.leaf_of, weights=r, minlength=L)
@@ -439,9 +440,11 @@ class TreeUCB:
             parent_mean = np.where(p_n > 0, p_sum / np.maximum(p_n, 1), 1.0)
             prior = parent_mean[part.parent]
         t = self.n_observations + pend.shape[0] + 1
+        # A box without observations holds its prior as one virtual observation (the paper's
+        # m = 1, n = 1 for an empty box); its pending points add to that n, as elsewhere.
         idx = hoeffding_index(
-            np.nan_to_num(mean, nan=1.0),
-            counts,
+            np.where(n_obs > 0, mean, prior),
+            counts + (n_obs == 0),
             box_diameters(part.low, part.high),
             t,
             self.C,

@@ -8,6 +8,7 @@ from sklearn.tree import DecisionTreeRegressor
 
 from optuna_treeucb.core import IncrementalPartition
 from optuna_treeucb.core import RefitPartition
+from optuna_treeucb.core._index import normalize_rewards
 from optuna_treeucb.core._partition import tree_boxes
 
 
@@ -57,12 +58,45 @@ def test_refit_is_lazy_with_refit_fraction() -> None:
     r = X[:, 0]
     part = RefitPartition(2, refit_fraction=0.1)
     part.update(X[:100], r[:100])
+    m = part.fit_size(100)
+    assert m == 94  # the schedule 1, 2, ..., 10, 11, 13, ... (+ceil(10%)) passes 94, then 104
     v = part.version
-    for n in range(101, 110):  # 9 new points < 10% of 100: no refit, only routing
+    for n in range(101, 104):  # fewer new points than 10% of 94: no refit, only routing
         part.update(X[:n], r[:n])
         assert part.version == v and part.leaf_of.size == n
-    part.update(X[:110], r[:110])
-    assert part.version == v + 1
+    part.update(X[:104], r[:104])
+    assert part.version == v + 1 and part.fit_size(104) == 104
+
+
+@pytest.mark.parametrize("refit_fraction", [0.0, 0.05, 0.3])
+def test_refit_partition_depends_on_the_data_only(refit_fraction: float) -> None:
+    # Fed one point at a time, or 37 points at once (a model rebuilt on resume), the tree is
+    # fitted on the same prefix with the same rewards, so the partitions are equal.
+    rng = np.random.default_rng(3)
+    X = rng.random((37, 2))
+    y = np.sin(6 * X[:, 0]) + X[:, 1]
+    step = RefitPartition(2, refit_fraction=refit_fraction)
+    for n in range(1, 38):
+        step.update(X[:n], normalize_rewards(y[:n]))
+    batch = RefitPartition(2, refit_fraction=refit_fraction)
+    batch.update(X, normalize_rewards(y), lambda m: normalize_rewards(y[:m]))
+    np.testing.assert_array_equal(batch.low, step.low)
+    np.testing.assert_array_equal(batch.high, step.high)
+    np.testing.assert_array_equal(batch.leaf_of, step.leaf_of)
+
+
+def test_incremental_partition_depends_on_the_data_only() -> None:
+    rng = np.random.default_rng(4)
+    X = rng.random((120, 2))
+    y = np.sin(6 * X[:, 0]) + X[:, 1]
+    step = IncrementalPartition(2)
+    for n in range(1, 121):
+        step.update(X[:n], normalize_rewards(y[:n]))
+    batch = IncrementalPartition(2)
+    batch.update(X, normalize_rewards(y), lambda m: normalize_rewards(y[:m]))
+    np.testing.assert_array_equal(batch.low, step.low)
+    np.testing.assert_array_equal(batch.high, step.high)
+    np.testing.assert_array_equal(batch.leaf_of, step.leaf_of)
 
 
 def _run_incremental(

@@ -77,6 +77,28 @@ def test_pending_points_are_counted_and_spread_parallel_asks() -> None:
     assert bandit.pending.shape == (0, 2)
 
 
+def test_pending_point_in_an_empty_box_lowers_its_index_and_keeps_its_prior() -> None:
+    # An empty cell (cut by the diameter cap) holds its leaf's mean as one virtual
+    # observation; a pending point there adds to n, and the mean stays the prior (it used to
+    # become 1, the best reward, which drew further parallel asks into the same cell).
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 2)) * 0.5  # observations in one quarter: the other cells stay empty
+    bandit = TreeUCB(2, seed=0, C=0.1, M=0.0)
+    bandit.tell_many(X, X[:, 0] + X[:, 1])
+    idle = bandit.leaves()
+    b = int(np.flatnonzero(idle.n_obs == 0)[0])
+    bandit.set_pending([(idle.low[b] + idle.high[b]) / 2.0])
+    busy = bandit.leaves()
+    assert busy.n_pending[b] == 1 and busy.n_obs[b] == 0
+
+    def bonus(t: int, n: int) -> float:
+        return 0.1 * math.sqrt(4.0 * math.log(t) / n)
+
+    prior = idle.index[b] - bonus(41, 1)  # the cell's mean without the pending point
+    np.testing.assert_allclose(busy.index[b], prior + bonus(42, 2))
+    assert busy.index[b] < idle.index[b]
+
+
 def test_ask_registers_params_pending_until_told() -> None:
     bandit = TreeUCB(MIXED, seed=0, n_startup=2)
     p = bandit.ask()

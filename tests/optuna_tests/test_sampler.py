@@ -521,6 +521,109 @@ def test_storages_and_resume_match_an_uninterrupted_run(kind: str, tmp_path: Pat
     assert _params(resumed) == _params(reference)
 
 
+@pytest.mark.parametrize(
+    "objective, options",
+    [
+        (sphere, {}),
+        (sphere, {"rule": "incremental"}),
+        (sphere, {"index": "soft_gp", "refit_fraction": 0.2}),
+        (conditional, {"group": False, "n_startup_trials": 4}),
+    ],
+)
+def test_resumed_study_samples_what_an_uninterrupted_one_would(
+    objective: Callable[[optuna.Trial], float], options: dict[str, Any]
+) -> None:
+    # Interrupted during the start-up trials and again once the tree refits every few
+    # observations: every draw derives from (seed, trial number) and the tree from the
+    # observations only, so nothing is repeated and the three runs make one.
+    reference = _run(TreeUCBSampler(seed=0, **options), objective, 50)
+    storage = optuna.storages.InMemoryStorage()
+    optuna.create_study(storage=storage, study_name="s")
+    for n_trials in (5, 31, 14):
+        study = optuna.load_study(
+            storage=storage, study_name="s", sampler=TreeUCBSampler(seed=0, **options)
+        )
+        study.optimize(objective, n_trials=n_trials)
+    params = _params(study)
+    assert len({json.dumps(p, sort_keys=True) for p in params}) == 50
+    assert params == _params(reference)
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "journal"])
+def test_same_seed_workers_on_one_storage_do_not_repeat_trials(kind: str, tmp_path: Path) -> None:
+    # Four workers with one seed take turns on one study (as processes on a shared storage
+    # would): their trial numbers differ, and so do their trials, start-up ones included.
+    storage = _storage(kind, tmp_path)
+    optuna.create_study(storage=storage, study_name="shared")
+    workers = [
+        optuna.load_study(
+            storage=storage,
+            study_name="shared",
+            sampler=TreeUCBSampler(seed=0, n_startup_trials=8),
+        )
+        for _ in range(4)
+    ]
+    for _ in range(5):
+        for study in workers:
+            study.optimize(sphere, n_trials=1)
+    points = {(t.params["x"], t.params["y"]) for t in workers[0].trials}
+    assert len(workers[0].trials) == 20 and len(points) == 20
+
+
+def test_user_independent_sampler_keeps_its_own_stream() -> None:
+    # A sampler passed by the user draws the start-up trials from its own stream (documented):
+    # two such runs with one RandomSampler seed start alike whatever TreeUCBSampler's seed.
+    a = _run(
+        TreeUCBSampler(seed=1, independent_sampler=optuna.samplers.RandomSampler(3)), sphere, 4
+    )
+    b = _run(
+        TreeUCBSampler(seed=2, independent_sampler=optuna.samplers.RandomSampler(3)), sphere, 4
+    )
+    c = _run(TreeUCBSampler(seed=1), sphere, 4)
+    assert _params(a) == _params(b) != _params(c)
+
+
+@pytest.mark.parametrize("recreate", ["other_storage", "delete_and_create"])
+def test_reused_sampler_starts_afresh_on_a_new_study_of_the_same_name(
+    recreate: str, tmp_path: Path
+) -> None:
+    sampler = TreeUCBSampler(seed=0)
+    storage = _storage("journal", tmp_path)
+    old = optuna.create_study(storage=storage, study_name="exp", sampler=sampler)
+    old.optimize(mixed, n_trials=30)
+    if recreate == "other_storage":
+        storage = optuna.storages.InMemoryStorage()
+    else:
+        optuna.delete_study(study_name="exp", storage=storage)
+    new = optuna.create_study(storage=storage, study_name="exp", sampler=sampler)
+    new.optimize(sphere, n_trials=30)
+    # the new study's trials make the model, as with a sampler that never saw the old study
+    model = sampler.build_model(new)
+    assert model.space.names == ("x", "y") and model.n_observations == 30
+    assert _params(new) == _params(_run(TreeUCBSampler(seed=0), sphere, 30))
+
+
+def test_same_study_loaded_again_keeps_the_cache(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    told: list[int] = []
+    original = TreeUCB.tell_many
+
+    def tell_many(core: TreeUCB, X: Any, values: Any) -> None:
+        told.append(len(values))
+        original(core, X, values)
+
+    monkeypatch.setattr(TreeUCB, "tell_many", tell_many)
+    sampler = TreeUCBSampler(seed=0, n_startup_trials=5)
+    storage = _storage("journal", tmp_path)
+    optuna.create_study(storage=storage, study_name="s")
+    for _ in range(4):  # a new Study object for the same study each time
+        optuna.load_study(storage=storage, study_name="s", sampler=sampler).optimize(
+            sphere, n_trials=5
+        )
+    assert told == [5] + [1] * 14
+
+
 _WORKER = """
 import sys
 import optuna
@@ -565,7 +668,7 @@ def test_two_processes_share_one_sqlite_study(tmp_path: Path) -> None:
             stderr=subprocess.PIPE,
             text=True,
         )
-        for seed in (1, 2)
+        for seed in (0, 0)  # one seed: the workers' trial numbers keep them apart
     ]
     outputs = [p.communicate(timeout=120) for p in procs]
     for p, (_, err) in zip(procs, outputs):

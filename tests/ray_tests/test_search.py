@@ -645,6 +645,27 @@ def test_same_seed_same_suggestions() -> None:
     assert other != runs[0]
 
 
+@pytest.mark.parametrize("how", ["evaluated_rewards", "add_evaluated_point"])
+def test_warm_start_continues_the_previous_run(how: str) -> None:
+    # A new searcher with the same seed, given the previous run's results in order, suggests
+    # what the uninterrupted run did; its first suggestions used to repeat the previous
+    # run's start-up configurations.
+    def loss(config: dict[str, Any]) -> float:
+        return (config["x"] - 0.3) ** 2 + config["n"] + (config["opt"]["name"] == "sgd")
+
+    reference = _run(TreeUCBSearch(SPACE, metric="loss", mode="min", seed=5), 30, loss)
+    first = reference[:12]  # beyond the start-up configurations
+    if how == "evaluated_rewards":
+        values = [loss(c) for c in first]
+        kwargs: dict[str, Any] = {"points_to_evaluate": first, "evaluated_rewards": values}
+        searcher = TreeUCBSearch(SPACE, metric="loss", mode="min", seed=5, **kwargs)
+    else:
+        searcher = TreeUCBSearch(SPACE, metric="loss", mode="min", seed=5)
+        for config in first:
+            searcher.add_evaluated_point(config, loss(config))
+    assert first + _run(searcher, 18, loss, prefix="w") == reference
+
+
 def test_concurrency_limiter() -> None:
     searcher = TreeUCBSearch({"x": tune.uniform(0.0, 1.0)}, metric="loss", mode="min", seed=0)
     limited = ConcurrencyLimiter(searcher, max_concurrent=2)
