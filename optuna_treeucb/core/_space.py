@@ -211,8 +211,9 @@ class ParamSpec:
                 self._too_many(owner, k + 1)
             n = int(round(k))
             # a multiple up to rounding: 1e-8 relative for short grids, at most 1 % of a step
-            # for long ones, never below the rounding error of the ratio itself
-            tol = max(min(1e-8 * max(1.0, k), 1e-2), 8 * _UNIT_ROUNDOFF * k)
+            # for long ones, never below the rounding error of the bounds and the ratio
+            rounding = 4 * _UNIT_ROUNDOFF * ((abs(low) + abs(high)) / step + 2 * k)
+            tol = max(min(1e-8 * max(1.0, k), 1e-2), rounding)
             off_grid = abs(k - n) > tol
         if off_grid:
             raise ValueError(
