@@ -8,7 +8,13 @@ Every parameter owns one column of the cube.
   the (log-)midpoints between neighbouring grid values, so that uniform sampling of
   the coordinate reproduces uniform (or log-uniform) sampling of the value, and every
   grid value of a linear grid gets exactly mass 1/K.  A value encodes to the centre of
-  its bin; a coordinate decodes to the value whose bin contains it.
+  its bin; a coordinate decodes to the value whose bin contains it.  Nothing is
+  materialised: grid value ``k``, the edges of bin ``k`` and the bin of a coordinate have
+  closed forms (O(1) in K; int arithmetic is exact, also beyond 2**53).  A grid whose
+  bins a double coordinate cannot tell apart (more than 2**50 values, fewer on a log grid)
+  is rejected when the ParamSpec is built, so that every value round-trips exactly.
+* Ranges wider than the largest double (``-1e308 .. 1e308``) are mapped with halved
+  bounds, so ``high - low`` never overflows.
 * Categoricals use K equal bins in the order the choices were given (this imposes an
   order on the choices, which the tree may exploit or split around).  Decoding returns
   the very object that was given.
@@ -221,6 +227,13 @@ class ParamSpec:
                 f"high={self.high!r}, step={step!r}."
             )
         self._set_grid(owner, n + 1)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if "_n" not in state:  # pickled before the closed-form grids: rebuild them
+            self.__dict__.pop("_grid", None)
+            self.__dict__.pop("_edges", None)
+            self.__post_init__()
 
     def _set_grid(self, owner: str, n_values: int) -> None:
         if n_values > _MAX_GRID_VALUES:
