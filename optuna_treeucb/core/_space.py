@@ -191,10 +191,14 @@ class ParamSpec:
         object.__setattr__(self, "low", low)
         object.__setattr__(self, "high", high)
         step = self.step
+        if step is not None and (
+            isinstance(step, bool) or not isinstance(step, (int, float, np.number))
+        ):
+            raise TypeError(f"The 'step' of {owner} must be a number or None. Got {step!r}.")
         if self.kind == "int":
             if step is None:
                 step = 1
-            step_i = None if isinstance(step, bool) else _whole(step)
+            step_i = _whole(step)
             if step_i is None:
                 raise ValueError(
                     f"The 'step' of int {owner} must be a whole number. Got {self.step!r}."
@@ -202,7 +206,7 @@ class ParamSpec:
             step = step_i
         if step is None:
             return
-        if isinstance(step, bool) or not math.isfinite(float(step)) or float(step) <= 0:
+        if not math.isfinite(float(step)) or float(step) <= 0:
             raise ValueError(f"The 'step' of {owner} must be a number > 0. Got {step!r}.")
         object.__setattr__(self, "step", step)
         if self.kind == "int":

@@ -164,6 +164,12 @@ def test_grids_a_double_cannot_resolve_are_rejected(kwargs: dict[str, Any]) -> N
         ParamSpec("x", **kwargs)
 
 
+@pytest.mark.parametrize("kind", ["int", "float"])
+def test_a_step_that_is_not_a_number_is_a_type_error(kind: str) -> None:
+    with pytest.raises(TypeError, match=r"'step' of ParamSpec 'x' must be a number.*'3'"):
+        ParamSpec("x", kind, low=0, high=9, step="3")  # type: ignore[arg-type]
+
+
 def test_bin_edges_lists_only_small_grids() -> None:
     spec = ParamSpec("x", "int", low=0, high=10**12)
     with pytest.raises(ValueError, match=r"'x' has 1,000,000,000,001 grid values.*bin_edge"):
