@@ -58,3 +58,10 @@ def test_unknown_command_lists_the_commands(capsys: pytest.CaptureFixture[str]) 
         cli.main(["nope"])
     assert err.value.code == 2
     assert "paired" in capsys.readouterr().out
+
+
+def test_memory(results_in_tmp: Path) -> None:
+    cli.main(["memory", "--trials", "15", "--out", "memory_smoke"])
+    rows = _rows((results_in_tmp / "memory_smoke.md").read_text())
+    assert [r[0] for r in rows] == ["Random", "TreeUCB"]
+    assert all(float(r[3]) < 50 and float(r[5]) < 50 for r in rows)

@@ -62,9 +62,9 @@ def _noise(seed: int) -> Objective:
 
 def _grid_values(spec: ParamSpec) -> list[Any]:
     """The values of a discrete ParamSpec, decoded at the centres of its bins."""
-    edges = spec.bin_edges
-    assert edges is not None
-    return [spec.decode(u) for u in (edges[:-1] + edges[1:]) / 2.0]
+    n = spec.n_values
+    assert n is not None
+    return [spec.decode((spec.bin_edge(k) + spec.bin_edge(k + 1)) / 2.0) for k in range(n)]
 
 
 def _same_values(got: list[Any], expected: list[Any]) -> bool:
