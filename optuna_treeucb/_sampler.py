@@ -22,9 +22,6 @@ from typing import Literal
 
 import numpy as np
 from optuna.distributions import BaseDistribution
-from optuna.distributions import CategoricalDistribution
-from optuna.distributions import FloatDistribution
-from optuna.distributions import IntDistribution
 from optuna.samplers import BaseSampler
 from optuna.samplers import PartialFixedSampler
 from optuna.samplers import RandomSampler
@@ -33,9 +30,9 @@ from optuna.study import StudyDirection
 from optuna.trial import TrialState
 
 from optuna_treeucb._grouping import _SpaceTracker
+from optuna_treeucb._grouping import to_spec as _to_spec
 from optuna_treeucb.core import OPTIONS
 from optuna_treeucb.core import Index
-from optuna_treeucb.core import ParamSpec
 from optuna_treeucb.core import Rule
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
@@ -451,9 +448,13 @@ class TreeUCBSampler(BaseSampler):
             ):
                 return
             self._warned.add(param_name)
-        reason = "its distribution changed between trials"
-        if not self._group:
-            reason += " or it is missing from some trials (group=True models such parameters)"
+        unmodelled = self._tracker.unmodelled(param_name)
+        if unmodelled is not None:
+            reason = f"the tree cannot represent it ({unmodelled})"
+        else:
+            reason = "its distribution changed between trials"
+            if not self._group:
+                reason += " or it is missing from some trials (group=True models such parameters)"
         _logger.warning(
             "TreeUCBSampler samples the parameter %r (trial #%d) with %s instead of the tree: "
             "it is outside the relative search space because %s. This warning is shown once per "
@@ -607,16 +608,6 @@ def _direction(study: Study) -> str:
             f"optuna.samplers.NSGAIISampler or TPESampler instead."
         )
     return "minimize" if directions[0] == StudyDirection.MINIMIZE else "maximize"
-
-
-def _to_spec(name: str, dist: BaseDistribution) -> ParamSpec:
-    if isinstance(dist, FloatDistribution):
-        return ParamSpec(name, "float", low=dist.low, high=dist.high, log=dist.log, step=dist.step)
-    if isinstance(dist, IntDistribution):
-        return ParamSpec(name, "int", low=dist.low, high=dist.high, log=dist.log, step=dist.step)
-    if isinstance(dist, CategoricalDistribution):
-        return ParamSpec(name, "categorical", choices=tuple(dist.choices))
-    raise TypeError(f"TreeUCBSampler cannot model parameter {name!r} of type {dist!r}.")
 
 
 def _value(trial: FrozenTrial) -> float | None:

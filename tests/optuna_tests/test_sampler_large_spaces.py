@@ -40,3 +40,29 @@ def test_huge_grids_run_past_startup_with_legal_values() -> None:
     model = trials[5:]
     for name in ("a", "b", "c"):  # the model spreads its points, never a constant
         assert len({t.params[name] for t in model}) >= 30
+
+
+def test_grid_too_fine_for_the_tree_falls_back_to_the_independent_sampler(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # A grid with more values than a double coordinate can tell apart cannot be a column of
+    # the cube. It must not stop study.optimize: it is sampled independently, with the usual
+    # once-per-parameter warning that says why, while the other parameters stay modelled.
+    def objective(trial: optuna.Trial) -> float:
+        seed = trial.suggest_int("seed", 0, 10**18)
+        x = trial.suggest_float("x", -1.0, 1.0)
+        return x**2 + (seed % 7) * 1e-3
+
+    sampler = TreeUCBSampler(seed=0, n_startup_trials=5)
+    study = optuna.create_study(sampler=sampler)
+    with caplog.at_level("WARNING", logger="optuna_treeucb._sampler"):
+        study.optimize(objective, n_trials=25)
+    assert len(study.trials) == 25
+    assert all(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials)
+    assert all(type(t.params["seed"]) is int for t in study.trials)
+    assert all(0 <= t.params["seed"] <= 10**18 for t in study.trials)
+    space = sampler.infer_relative_search_space(study, study.trials[-1])
+    assert set(space) == {"x"}
+    messages = [r.getMessage() for r in caplog.records if "'seed'" in r.getMessage()]
+    assert len(messages) == 1
+    assert "cannot represent" in messages[0] and "grid values" in messages[0]
