@@ -56,6 +56,8 @@ if TYPE_CHECKING:
     from ray.tune.search import Searcher
 
 SAMPLERS = ("treeucb", "tpe", "gp", "random")
+_GP_INSTALL = "pip install 'optuna-treeucb[gp]' (from a clone: pip install -e '.[gp]')"
+_RAY_INSTALL = "pip install 'optuna-treeucb[ray]' (from a clone: pip install -e '.[ray]')"
 BACKENDS = ("optuna", "ray")
 METRIC = "accuracy"
 _REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -191,6 +193,17 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _enqueue_example(space: Mapping[str, BaseDistribution]) -> str:
+    """A valid ``--enqueue`` value for ``space``: its first two parameters at their upper end."""
+    point: dict[str, Any] = {}
+    for name, dist in list(space.items())[:2]:
+        if isinstance(dist, (FloatDistribution, IntDistribution)):
+            point[name] = dist.high
+        elif isinstance(dist, CategoricalDistribution):
+            point[name] = dist.choices[-1]
+    return json.dumps(point)
+
+
 def _smoke(option: str) -> str:
     return f"{SMOKE_DEFAULTS[option]} with --smoke"
 
@@ -299,8 +312,9 @@ def build_parser(spec: StudySpec) -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="JSON",
-        help='parameters evaluated first in every run, e.g. \'{"lr_index": 98, "beta1": 1.0}\' '
-        "(repeatable; Ray's OptunaSearch accepts partial ones, TreeUCBSearch may need all)",
+        help=f"parameters evaluated first in every run, e.g. '{_enqueue_example(spec.space)}' "
+        "(repeatable; a partial point fixes the parameters it names and the sampler chooses "
+        "the others, on both backends; TreeUCB treats them as a context)",
     )
     parser.add_argument(
         "--max-concurrent",
@@ -375,6 +389,10 @@ def resolve_args(
             )
         enqueued.append(point)
     a.enqueue = enqueued
+    if "gp" in a.samplers and not _importable("torch"):
+        parser.error(f"--samplers gp (Optuna's GPSampler) needs PyTorch: {_GP_INSTALL}.")
+    if a.backend == "ray" and not _importable("ray"):
+        parser.error(f"--backend ray needs Ray Tune: {_RAY_INSTALL}.")
     if a.max_concurrent is not None and a.backend != "ray":
         parser.error(f"--max-concurrent applies to --backend ray only. Got --backend {a.backend}.")
     return a
@@ -383,8 +401,15 @@ def resolve_args(
 # --------------------------------------------------------------------------- samplers
 
 
+def _importable(module: str) -> bool:
+    """Whether ``module`` can be imported, without importing it (``None`` in sys.modules: no)."""
+    if module in sys.modules:
+        return sys.modules[module] is not None
+    return importlib.util.find_spec(module) is not None
+
+
 def _require(module: str, sampler: str, hint: str) -> None:
-    if importlib.util.find_spec(module) is None:
+    if not _importable(module):
         raise ImportError(f"The '{sampler}' sampler needs the '{module}' package. {hint}")
 
 
@@ -419,7 +444,7 @@ def make_optuna_sampler(
     if name == "tpe":
         return optuna.samplers.TPESampler(seed=seed, **startup)
     if name == "gp":
-        _require("torch", name, "Optuna's GPSampler needs PyTorch: pip install torch.")
+        _require("torch", name, f"Optuna's GPSampler needs PyTorch: {_GP_INSTALL}.")
         return optuna.samplers.GPSampler(seed=seed, **startup)
     if name == "random":
         return optuna.samplers.RandomSampler(seed=seed)

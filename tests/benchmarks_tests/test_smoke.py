@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import _common
 from benchmarks import __main__ as cli
+from benchmarks import _common
 from benchmarks._common import RESULTS_ENV
 
 

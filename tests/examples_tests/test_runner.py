@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -148,3 +150,40 @@ def test_plot_and_table_average_over_repeats(tmp_path: Path) -> None:
     assert lines[0].split()[:3] == ["sampler", "runs", "trials"]
     assert lines[1].split() == ["a", "2", "1.5", "0.6500", "±", "0.0707", "15.0"]
     assert lines[2].split() == ["b", "1", "1.0", "0.9000", "±", "0.0000", "5.0"]
+
+
+@pytest.mark.parametrize("spec", STUDIES, ids=lambda s: s.name)
+def test_the_enqueue_example_in_help_is_accepted(
+    spec: StudySpec, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        build_parser(spec).parse_args(["--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    example = re.search(r"--enqueue JSON .*?e\.g\. '(\{.*?\})'", help_text)
+    assert example is not None
+    (point,) = _parse(spec, ["--enqueue", example.group(1)]).enqueue
+    for name, value in point.items():
+        dist = spec.space[name]
+        assert dist._contains(dist.to_internal_repr(value)), (name, value)
+
+
+@pytest.mark.parametrize(
+    ("argv", "module", "extra"),
+    [
+        (["--samplers", "treeucb", "gp"], "torch", "optuna-treeucb[gp]"),
+        (["--backend", "ray"], "ray", "optuna-treeucb[ray]"),
+    ],
+)
+def test_a_missing_optional_package_is_a_one_line_error_naming_the_extra(
+    argv: list[str],
+    module: str,
+    extra: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setitem(sys.modules, module, None)  # as if it were not installed
+    with pytest.raises(SystemExit) as info:
+        _parse(digits.STUDY, argv)
+    assert info.value.code == 2
+    (error,) = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
+    assert f"pip install '{extra}'" in error
