@@ -314,7 +314,8 @@ def build_parser(spec: StudySpec) -> argparse.ArgumentParser:
         metavar="JSON",
         help=f"parameters evaluated first in every run, e.g. '{_enqueue_example(spec.space)}' "
         "(repeatable; a partial point fixes the parameters it names and the sampler chooses "
-        "the others, on both backends; TreeUCB treats them as a context)",
+        "the others, TreeUCB treating them as a context; on Ray the samplers run through "
+        "OptunaSearch need every parameter)",
     )
     parser.add_argument(
         "--max-concurrent",
@@ -389,6 +390,15 @@ def resolve_args(
             )
         enqueued.append(point)
     a.enqueue = enqueued
+    partial = [p for p in enqueued if set(p) != set(spec.space)]
+    via_optuna_search = [s for s in a.samplers if s != "treeucb"]
+    if a.backend == "ray" and partial and via_optuna_search:
+        parser.error(
+            f"--enqueue with --backend ray and --samplers {' '.join(via_optuna_search)} (run "
+            f"through Ray's OptunaSearch) must name every parameter {sorted(spec.space)}. "
+            f"Got {json.dumps(partial[0])} instead; partial points work with treeucb or "
+            "--backend optuna."
+        )
     if "gp" in a.samplers and not _importable("torch"):
         parser.error(f"--samplers gp (Optuna's GPSampler) needs PyTorch: {_GP_INSTALL}.")
     if a.backend == "ray" and not _importable("ray"):

@@ -107,6 +107,10 @@ def test_smoke_defaults_and_explicit_values_win() -> None:
         (["--enqueue", '{"nope": 1}'], "keys are among"),
         (["--enqueue", "[1"], "must be a JSON object"),
         (["--max-concurrent", "2"], "--backend ray only"),
+        (
+            ["--backend", "ray", "--samplers", "treeucb", "tpe", "--enqueue", '{"dropout": 0.5}'],
+            "--samplers tpe (run through Ray's OptunaSearch) must name every parameter",
+        ),
         (["--seeds", "1", "1"], "distinct"),
         (["--iter-scale", "0"], "finite float > 0"),
         (["--n-trials", "0"], "int >= 1"),
@@ -187,3 +191,10 @@ def test_a_missing_optional_package_is_a_one_line_error_naming_the_extra(
     assert info.value.code == 2
     (error,) = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
     assert f"pip install '{extra}'" in error
+
+
+def test_partial_points_are_accepted_where_they_work() -> None:
+    point = '{"dropout": 0.5}'
+    assert _parse(mnist.STUDY, ["--enqueue", point]).enqueue == [{"dropout": 0.5}]
+    ray = _parse(mnist.STUDY, ["--backend", "ray", "--samplers", "treeucb", "--enqueue", point])
+    assert ray.enqueue == [{"dropout": 0.5}]
