@@ -35,4 +35,4 @@ def test_api_reference_builds_without_warnings(tmp_path: Path) -> None:
     for page, names in pages.items():
         html = (out / page).read_text()
         for name in names:
-            assert f'id="{name}' in html or f"<span class=\"pre\">{name}" in html, (page, name)
+            assert f'id="{name}' in html or f'<span class="pre">{name}' in html, (page, name)
