@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import optuna
@@ -19,6 +21,8 @@ from examples import cifar10
 from examples import digits
 from examples import mnist
 from examples import svhn
+from examples._models import Settings
+from examples._models import TrialResult
 from examples._runner import RunSummary
 from examples._runner import StudySpec
 from examples._runner import TrialRecord
@@ -27,6 +31,7 @@ from examples._runner import format_table
 from examples._runner import make_optuna_sampler
 from examples._runner import plot_best
 from examples._runner import resolve_args
+from examples._runner import run
 from examples._runner import suggest
 from examples._runner import to_tune_space
 from examples._runner import trial_seed
@@ -198,3 +203,20 @@ def test_partial_points_are_accepted_where_they_work() -> None:
     assert _parse(mnist.STUDY, ["--enqueue", point]).enqueue == [{"dropout": 0.5}]
     ray = _parse(mnist.STUDY, ["--backend", "ray", "--samplers", "treeucb", "--enqueue", point])
     assert ray.enqueue == [{"dropout": 0.5}]
+
+
+def test_an_untimed_warm_up_runs_before_the_first_run(tmp_path: Path) -> None:
+    # TensorFlow's import and first graph must not be charged to the first sampler's time
+    calls: list[float] = []
+
+    def evaluate(params: Any, data: Any, settings: Settings) -> TrialResult:
+        calls.append(settings.iter_scale)
+        return TrialResult(accuracy=0.5, diverged=False, steps=1)
+
+    spec = replace(digits.STUDY, evaluate=evaluate)
+    a = _parse(
+        spec, ["--smoke", "--samplers", "random", "--n-trials", "2", "--out", str(tmp_path)]
+    )
+    result = run(spec, a)
+    assert calls[0] < 1e-6 and len(calls) == 1 + 2 * len(a.seeds)
+    assert len(result.records) == 2 * len(a.seeds)  # the warm-up is no trial
