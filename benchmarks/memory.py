@@ -28,6 +28,8 @@ import tracemalloc
 import warnings
 from typing import Any
 
+from benchmarks._common import add_out_argument
+from benchmarks._common import command_line
 from benchmarks._common import machine_note
 from benchmarks._common import md_table
 from benchmarks._common import results_dir
@@ -131,13 +133,13 @@ def traced_peak(name: str, n_trials: int) -> float:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the memory benchmark and write results/<out>.md."""
+    """Run the memory benchmark and write ``memory.md`` into ``--out``."""
     import optuna
 
     p = argparse.ArgumentParser(prog="python -m benchmarks memory", description=__doc__)
     p.add_argument("--quick", action="store_true")
     p.add_argument("--trials", type=int, default=None, help="trials per study (200/1000)")
-    p.add_argument("--out", default="memory", help="stem of the result file")
+    add_out_argument(p)
     a = p.parse_args(argv)
     print(stamp_core(), flush=True)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
@@ -194,7 +196,7 @@ def main(argv: list[str] | None = None) -> None:
         "alive to the end. RSS growth is measured from the start of each study "
         "(`/proc/self/statm`, peak sampled every 5 ms); the tracemalloc peak comes from a "
         "second run of each study. "
-        f"Command: `python -m benchmarks memory{' --quick' if a.quick else ''}`.\n\n"
+        f"Command: `{command_line('memory', argv)}`.\n\n"
         + md_table(header, rows)
         + f"\nTreeUCBSampler: RSS growth {worst:.1f} MB at most "
         f"({worst - max(rand['end'], rand['peak']):+.1f} MB beside RandomSampler), "
@@ -206,7 +208,7 @@ def main(argv: list[str] | None = None) -> None:
         "(main at 2caa038) the same study raised MemoryError (7.28 TiB) at its first model "
         "trial.\n\n" + machine_note(mode, started)
     )
-    (results_dir() / f"{a.out}.md").write_text(text)
+    (results_dir(a.out) / "memory.md").write_text(text)
     print(text)
 
 

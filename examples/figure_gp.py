@@ -167,7 +167,8 @@ def draw(res: dict[str, np.ndarray], path: Path) -> None:
         f"One refit partition ({res['low'].shape[0]} leaves, {res['X'].size} noisy samples): "
         "tree estimate vs GP posterior means"
     )
-    ax.legend(fontsize="x-small", ncol=3, loc="lower left")
+    # below the axes: inside, any corner covers samples or curves
+    ax.legend(fontsize="small", ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.14))
     kx = res["kx"]
     for col, (key, title) in enumerate(
         (

@@ -61,6 +61,20 @@ class ParamAxis:
             return float(self.spec.low) - 0.5 + v  # type: ignore[arg-type]
         return self.spec.axis_value(v)
 
+    def snap(self, u: np.ndarray) -> np.ndarray:
+        """Unit coordinates of the values ``u`` decodes to (bin centres on discrete axes).
+
+        A point asked by the model lies anywhere in its bin; the parameter value it stands for
+        is the bin's value, which is where the point is drawn (on a categorical axis, on the
+        row or column of its choice).
+        """
+        v = np.asarray(u, dtype=float)
+        if not self.spec.is_discrete:
+            return v
+        return np.array([self.spec.encode(self.spec.decode(float(x))) for x in v.ravel()]).reshape(
+            v.shape
+        )
+
     @property
     def limits(self) -> tuple[float, float]:
         """Plotted coordinates of the two ends of the axis."""

@@ -46,6 +46,8 @@ OFF_SLICE_GID = "treeucb-trials-off-slice"
 PENDING_GID = "treeucb-pending"
 NEXT_BOX_GID = "treeucb-next-box"
 NEXT_POINT_GID = "treeucb-next-point"
+NEXT_BOX_MARK_GID = "treeucb-next-box-mark"
+THIN_BOX = 0.015  # a next box narrower than this (unit coordinates) is circled as well
 
 
 @dataclass(frozen=True)
@@ -411,32 +413,53 @@ def _plot(
             gid=PENDING_GID,
         )
 
-    # 4. the box chosen next and the point asked in it
+    # 4. the box chosen next and the point asked in it: a thick red outline on a white halo,
+    # above the points, so that it shows on dark backgrounds and among many observations; a
+    # box too thin to see at the plotted size is circled as well.
     if info.next_x is not None:
         assert info.next_low is not None and info.next_high is not None
         in_slice = info.next_row is not None
+        thin = bool(np.any(info.next_high - info.next_low < THIN_BOX))
+        label = "next box" if in_slice else "next box (projection; off this slice)"
         ax.add_patch(
             rect(
                 info.next_low,
                 info.next_high,
                 fill=False,
                 edgecolor="red",
-                linewidth=2.0,
+                linewidth=2.5,
                 linestyle="-" if in_slice else "--",
+                path_effects=[withStroke(linewidth=5.0, foreground="white")],
                 zorder=4,
                 gid=NEXT_BOX_GID,
-                label="next box" if in_slice else "next box (projection; off this slice)",
+                label=label + (" (circled: too thin to see)" if thin else ""),
             )
         )
+        if thin:
+            centre = (info.next_low + info.next_high) / 2
+            ax.scatter(
+                ax_x.to_plot(centre[0:1]),
+                ax_y.to_plot(centre[1:2]),
+                marker="o",
+                s=700,
+                facecolors="none",
+                edgecolors="red",
+                linewidths=2.0,
+                path_effects=[withStroke(linewidth=4.0, foreground="white")],
+                zorder=4,
+                gid=NEXT_BOX_MARK_GID,
+            )
+        # drawn at the value the point decodes to: on a categorical or discrete axis, the row
+        # or column of its choice, not anywhere inside the choice's bin
         nx = info.next_x[list(info.columns)]
         ax.scatter(
-            ax_x.to_plot(nx[0:1]),
-            ax_y.to_plot(nx[1:2]),
+            ax_x.to_plot(ax_x.snap(nx[0:1])),
+            ax_y.to_plot(ax_y.snap(nx[1:2])),
             marker="*",
-            s=120,
+            s=160,
             c="red",
-            edgecolors="black",
-            linewidths=0.5,
+            edgecolors="white",
+            linewidths=0.8,
             zorder=5,
             label="next point",
             gid=NEXT_POINT_GID,

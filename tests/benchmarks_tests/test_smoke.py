@@ -8,11 +8,13 @@ to a temporary folder, never to the committed ``benchmarks/results/``.
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
 from benchmarks import __main__ as cli
+from benchmarks import _common
 from benchmarks._common import RESULTS_ENV
 
 
@@ -28,8 +30,11 @@ def _rows(text: str) -> list[list[str]]:
 
 
 def test_paired(results_in_tmp: Path) -> None:
-    cli.main(["paired", "--seeds", "1", "--trials", "14", "--settings", "0.03,0.1", "1,1"])
+    argv = ["--seeds", "1", "--trials", "14", "--settings", "0.03,0.1", "1,1", "--jobs", "1"]
+    cli.main(["paired", *argv])
     text = (results_in_tmp / "paired_hoeffding.md").read_text()
+    # the exact command, every flag given included
+    assert f"Command: `python -m benchmarks paired {' '.join(argv)}`." in text
     rows = _rows(text)
     assert [r[0] for r in rows] == ["C=0.03 M=0.1 (baseline)", "C=1 M=1"]
     assert rows[0][2] == "+0.000 ± 0.000"
@@ -61,7 +66,46 @@ def test_unknown_command_lists_the_commands(capsys: pytest.CaptureFixture[str]) 
 
 
 def test_memory(results_in_tmp: Path) -> None:
-    cli.main(["memory", "--trials", "15", "--out", "memory_smoke"])
-    rows = _rows((results_in_tmp / "memory_smoke.md").read_text())
+    cli.main(["memory", "--trials", "15"])
+    rows = _rows((results_in_tmp / "memory.md").read_text())
     assert [r[0] for r in rows] == ["Random", "TreeUCB"]
     assert all(float(r[3]) < 50 and float(r[5]) < 50 for r in rows)
+
+
+def test_paired_quick_writes_into_out(tmp_path: Path) -> None:
+    out = tmp_path / "given"
+    cli.main(["paired", "--quick", "--seeds", "1", "--trials", "12", "--out", str(out)])
+    text = (out / "paired_hoeffding.md").read_text()
+    assert "Mode: quick" in text and "12 trials" in text
+    assert "--out " + str(out) in text
+
+
+def test_results_default_to_a_scratch_folder_not_the_committed_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(RESULTS_ENV)
+    monkeypatch.setattr(_common, "SCRATCH", tmp_path / "scratch")
+    assert _common.results_dir() == tmp_path / "scratch"
+    assert _common.results_dir() != _common.RESULTS
+    assert _common.results_dir(_common.RESULTS) == _common.RESULTS  # only when asked
+    cli.main(["paired", "--seeds", "1", "--trials", "12", "--settings", "0.03,0.1"])
+    assert (tmp_path / "scratch" / "paired_hoeffding.md").is_file()
+
+
+def test_command_line_defaults_to_sys_argv(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "argv", ["benchmarks", "--quick", "--out", "a b"])
+    assert _common.command_line("bandit", None) == (
+        "python -m benchmarks bandit --quick --out 'a b'"
+    )
+
+
+def test_bandit_without_pyxab_stops_naming_the_extra(
+    monkeypatch: pytest.MonkeyPatch, results_in_tmp: Path
+) -> None:
+    monkeypatch.setitem(sys.modules, "PyXAB", None)  # as if PyXAB were not installed
+    with pytest.raises(SystemExit) as err:
+        cli.main(["bandit", "--quick", "--seeds", "1", "--rounds", "5"])
+    message = str(err.value.code)
+    assert "\n" not in message
+    assert "'PyXAB'" in message and "pip install -e '.[benchmarks]'" in message
+    assert not list(results_in_tmp.iterdir())  # nothing ran, nothing was written
