@@ -1,9 +1,10 @@
-"""Framework-free TreeUCB: numpy and scikit-learn only (no optuna, ray or tensorflow)."""
+"""Framework-free TreeUCB: numpy, scipy and scikit-learn only (no optuna, ray or tensorflow)."""
 
 from optuna_treeucb.core._index import gp_posterior
 from optuna_treeucb.core._index import hoeffding_index
 from optuna_treeucb.core._index import normalize_rewards
 from optuna_treeucb.core._index import soft_box_features
+from optuna_treeucb.core._index import soft_gp_index
 from optuna_treeucb.core._options import OPTIONS
 from optuna_treeucb.core._options import Option
 from optuna_treeucb.core._options import options_table
@@ -35,5 +36,6 @@ __all__ = [
     "normalize_rewards",
     "options_table",
     "soft_box_features",
+    "soft_gp_index",
     "validate_options",
 ]
