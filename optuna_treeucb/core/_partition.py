@@ -291,10 +291,12 @@ class IncrementalPartition:
         """Add the observations of ``X`` not seen yet and grow the tree."""
         n = X.shape[0]
         changed = False
+        if n > self.leaf_of.size:  # one allocation for the new points, filled in order below
+            self.leaf_of = np.concatenate((self.leaf_of, np.zeros(n - self.leaf_of.size, np.intp)))
         for i in range(self._n, n):
             node = self._route(X[i])
             self._points[node].append(i)
-            self.leaf_of = np.append(self.leaf_of, self._leaf_index[node])
+            self.leaf_of[i] = self._leaf_index[node]
             self._n = i + 1
             changed |= self._grow(node, X, r)
         if changed:
