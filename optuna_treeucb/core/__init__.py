@@ -11,6 +11,7 @@ from optuna_treeucb.core._options import options_table
 from optuna_treeucb.core._options import validate_options
 from optuna_treeucb.core._partition import IncrementalPartition
 from optuna_treeucb.core._partition import RefitPartition
+from optuna_treeucb.core._partition import box_contains
 from optuna_treeucb.core._space import ParamSpec
 from optuna_treeucb.core._space import UnitCube
 from optuna_treeucb.core._treeucb import Direction
@@ -31,6 +32,7 @@ __all__ = [
     "RefitPartition",
     "TreeUCB",
     "UnitCube",
+    "box_contains",
     "gp_posterior",
     "hoeffding_index",
     "normalize_rewards",

@@ -242,7 +242,7 @@ def soft_box_features(
     search space's interior and is never softened.  The feature is the product over
     dimensions, and the kernel is ``k(x, x') = sum_b phi_b(x) phi_b(x')``, positive
     semi-definite by construction.  ``alpha = inf`` gives the hard box kernel: indicators
-    under the partition's rule for edges (:func:`~optuna_treeucb.core._partition.box_contains`).
+    under the partition's rule for edges (:func:`~optuna_treeucb.core.box_contains`).
 
     Args:
         X: Shape (n, d), values in [0, 1].
