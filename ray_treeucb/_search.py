@@ -8,10 +8,11 @@ the metric are the core's business.
 from __future__ import annotations
 
 import copy
+import functools
 import logging
 import math
+import operator
 import pickle
-from collections.abc import Iterator
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -38,6 +39,7 @@ try:
     from ray.tune.search.sample import Normal
     from ray.tune.search.sample import Quantized
     from ray.tune.search.sample import Uniform
+    from ray.tune.search.variant_generator import parse_spec_vars
 except ImportError as exc:  # pragma: no cover - exercised by a test that hides Ray
     raise ImportError(
         "ray_treeucb.TreeUCBSearch needs Ray Tune, which could not be imported "
@@ -55,25 +57,9 @@ def _name(path: KeyPath) -> str:
     return "/".join(str(key) for key in path)
 
 
-def _is_special(node: Any) -> bool:
-    """Whether ``node`` is Tune's ``{"grid_search": [...]}`` or ``{"eval": "..."}`` form."""
-    return (
-        isinstance(node, Mapping) and len(node) == 1 and ("grid_search" in node or "eval" in node)
-    )
-
-
-def _walk(node: Any, path: KeyPath = ()) -> Iterator[tuple[KeyPath, Any]]:
-    """Yield ``(path, leaf)`` for every domain and every constant of a nested Tune spec."""
-    if isinstance(node, Domain) or _is_special(node):
-        yield path, node
-    elif isinstance(node, Mapping):
-        for key, value in node.items():
-            yield from _walk(value, path + (key,))
-    elif isinstance(node, (list, tuple)):
-        for i, value in enumerate(node):
-            yield from _walk(value, path + (i,))
-    else:
-        yield path, node
+def _lookup(spec: Any, path: KeyPath) -> Any:
+    """The node of a nested spec at ``path`` (as Tune wrote it, before Ray's resolution)."""
+    return functools.reduce(operator.getitem, path, spec)
 
 
 def _grid_index(bound: float, q: float, round_fn: Any) -> int:
@@ -107,27 +93,29 @@ def _tune_name(domain: Domain) -> str:
     return f"tune.{prefix}{fn}({args})"
 
 
-def _to_param_spec(name: str, domain: Any) -> ParamSpec:
-    """Convert one Tune domain into a ParamSpec with Ray's bounds (see TreeUCBSearch)."""
-    owner = f"TreeUCBSearch cannot convert parameter {name!r}"
-    if isinstance(domain, Mapping) and "grid_search" in domain:
+def _convertible(owner: str, node: Any) -> tuple[Domain, Any, Any]:
+    """``(domain, sampler, q)`` of a leaf TreeUCB can search, or a ValueError saying why not.
+
+    ``sampler`` is the unquantized sampler and ``q`` the step of a quantized one (else None).
+    """
+    if isinstance(node, Mapping) and "grid_search" in node:
         raise ValueError(
-            f"{owner} (tune.grid_search({domain['grid_search']!r})): TreeUCB chooses every "
+            f"{owner} (tune.grid_search({node['grid_search']!r})): TreeUCB chooses every "
             "value itself. Use tune.choice(...) with the same values instead, or pass a fixed "
             "value."
         )
-    if isinstance(domain, Mapping) or isinstance(domain, Function):
+    if isinstance(node, Mapping) or isinstance(node, Function):
         raise ValueError(
             f"{owner} (tune.sample_from): its values come from a function TreeUCB cannot see. "
             "Use uniform, loguniform, randint or choice, or pass a fixed value."
         )
-    desc = _tune_name(domain)
-    if domain.is_grid():
+    desc = _tune_name(node)
+    if node.is_grid():
         raise ValueError(
             f"{owner} ({desc}.grid()): TreeUCB chooses every value itself. Use tune.choice(...) "
             "with the same values instead, or pass a fixed value."
         )
-    sampler = domain.get_sampler()
+    sampler = node.get_sampler()
     q = None
     if isinstance(sampler, Quantized):
         q = sampler.q
@@ -138,55 +126,73 @@ def _to_param_spec(name: str, domain: Any) -> ParamSpec:
             "bounded box. Use tune.uniform(low, high) (or tune.quniform) over the range to search."
         )
     if not isinstance(sampler, (Uniform, LogUniform)) or not isinstance(
-        domain, (Categorical, Float, Integer)
+        node, (Categorical, Float, Integer)
     ):
         raise ValueError(
             f"{owner} ({desc} with sampler {sampler!r}). Use uniform, quniform, loguniform, "
             "qloguniform, randint, qrandint, lograndint, qlograndint or choice, or pass a fixed "
             "value."
         )
-    log = isinstance(sampler, LogUniform)
+    return node, sampler, q
+
+
+def _categorical_spec(name: str, domain: Categorical) -> ParamSpec:
+    _, domains, grids = parse_spec_vars({"choices": list(domain.categories)})
+    if domains or grids:
+        raise ValueError(
+            "its choices contain search-space definitions (a conditional space). TreeUCB needs "
+            "a flat space: make them separate parameters, or pass fixed values."
+        )
+    return ParamSpec(name, "categorical", choices=tuple(domain.categories))
+
+
+def _float_spec(name: str, domain: Float, q: Any, log: bool) -> ParamSpec:
+    low, high = domain.lower, domain.upper
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise ValueError(f"a float domain needs finite bounds. Got ({low!r}, {high!r}).")
+    if q is not None:  # values k * q between the bounds, both ends included
+        low = _grid_index(low, q, math.ceil) * q
+        high = _grid_index(high, q, math.floor) * q
+    if q is not None and low > high:
+        raise ValueError(f"no multiple of q={q!r} lies between its bounds.")
+    return ParamSpec(name, "float", low=low, high=high, log=log, step=q)
+
+
+def _int_spec(name: str, domain: Integer, q: Any, log: bool) -> ParamSpec:
+    # randint/lograndint exclude the upper bound; qrandint/qlograndint include it unless
+    # q == 1 (the bounds of Quantized.sample in ray/tune/search/sample.py).
+    for bound in (domain.lower, domain.upper):
+        if isinstance(bound, bool) or not float(bound).is_integer():
+            raise ValueError(f"an integer domain needs whole-number bounds. Got {bound!r}.")
+    if q is not None and (isinstance(q, bool) or not float(q).is_integer() or q < 1):
+        raise ValueError(f"an integer domain needs a whole-number q >= 1. Got q={q!r}.")
+    if q is None or q == 1:
+        low, high, step = int(domain.lower), int(domain.upper) - 1, 1
+    else:
+        step = int(q)
+        low = _grid_index(domain.lower, step, math.ceil) * step
+        high = _grid_index(domain.upper, step, math.floor) * step
+    if low > high:
+        raise ValueError(
+            "it has no values (randint and lograndint exclude the upper bound; qrandint "
+            "and qlograndint include it unless q=1)."
+        )
+    return ParamSpec(name, "int", low=low, high=high, log=log, step=step)
+
+
+def _to_param_spec(name: str, node: Any) -> ParamSpec:
+    """Convert one Tune domain into a ParamSpec with Ray's bounds (see TreeUCBSearch)."""
+    owner = f"TreeUCBSearch cannot convert parameter {name!r}"
+    domain, sampler, q = _convertible(owner, node)
     try:
         if isinstance(domain, Categorical):
-            for _, leaf in _walk(list(domain.categories)):
-                if isinstance(leaf, Domain) or _is_special(leaf):
-                    raise ValueError(
-                        "its choices contain search-space definitions (a conditional space). "
-                        "TreeUCB needs a flat space: make them separate parameters, or pass "
-                        "fixed values."
-                    )
-            return ParamSpec(name, "categorical", choices=tuple(domain.categories))
+            return _categorical_spec(name, domain)
         if isinstance(domain, Float):
-            low, high = domain.lower, domain.upper
-            if not (math.isfinite(low) and math.isfinite(high)):
-                raise ValueError(f"a float domain needs finite bounds. Got ({low!r}, {high!r}).")
-            if q is not None:  # values k * q between the bounds, both ends included
-                low = _grid_index(low, q, math.ceil) * q
-                high = _grid_index(high, q, math.floor) * q
-            if q is not None and low > high:
-                raise ValueError(f"no multiple of q={q!r} lies between its bounds.")
-            return ParamSpec(name, "float", low=low, high=high, log=log, step=q)
-        # Integer: randint/lograndint exclude the upper bound; qrandint/qlograndint include it
-        # unless q == 1 (the bounds of Quantized.sample in ray/tune/search/sample.py).
-        for bound in (domain.lower, domain.upper):
-            if isinstance(bound, bool) or not float(bound).is_integer():
-                raise ValueError(f"an integer domain needs whole-number bounds. Got {bound!r}.")
-        if q is not None and (isinstance(q, bool) or not float(q).is_integer() or q < 1):
-            raise ValueError(f"an integer domain needs a whole-number q >= 1. Got q={q!r}.")
-        if q is None or q == 1:
-            low, high, step = int(domain.lower), int(domain.upper) - 1, 1
-        else:
-            step = int(q)
-            low = _grid_index(domain.lower, step, math.ceil) * step
-            high = _grid_index(domain.upper, step, math.floor) * step
-        if low > high:
-            raise ValueError(
-                "it has no values (randint and lograndint exclude the upper bound; qrandint "
-                "and qlograndint include it unless q=1)."
-            )
-        return ParamSpec(name, "int", low=low, high=high, log=log, step=step)
+            return _float_spec(name, domain, q, isinstance(sampler, LogUniform))
+        assert isinstance(domain, Integer)  # _convertible lets no other domain through
+        return _int_spec(name, domain, q, isinstance(sampler, LogUniform))
     except (TypeError, ValueError) as exc:
-        raise type(exc)(f"{owner} ({desc}): {exc}") from exc
+        raise type(exc)(f"{owner} ({_tune_name(domain)}): {exc}") from exc
 
 
 @dataclass(frozen=True)
@@ -206,7 +212,11 @@ class _Layout:
     known: frozenset[str]
 
     def build(self, values: Mapping[str, Any]) -> dict[str, Any]:
-        """The nested config for flat parameter values; constants pass through as given."""
+        """The nested config for flat parameter values; constants pass through as given.
+
+        Ray's ``assign_value`` would turn a namedtuple into a plain tuple and cannot assign
+        in a tuple nested in a tuple, so the containers on the way are rebuilt here.
+        """
         by_path = {self.paths[name]: value for name, value in values.items()}
 
         def build(node: Any, path: KeyPath) -> Any:
@@ -226,6 +236,9 @@ class _Layout:
 
     def flatten(self, point: Mapping[str, Any], *, what: str, strict: bool) -> dict[str, Any]:
         """Flat ``{name: value}`` of a (possibly nested, possibly partial) config.
+
+        Ray's ``flatten_dict`` would also flatten a dict that is the value of a parameter
+        (a ``tune.choice`` of dicts), so the walk stops at parameter names here.
 
         Args:
             point: Nested like the space or flat with ``"a/b"`` keys, or a mix.
@@ -258,40 +271,40 @@ class _Layout:
 
 
 def _layout(spec: Mapping[str, Any]) -> tuple[list[ParamSpec], _Layout]:
+    """The parameters of a nested Tune spec, found by Ray's own walk (``parse_spec_vars``).
+
+    On top of Ray's walk: names join nested keys with ``"/"``, so two paths may give one name
+    (``{"a/b": ..., "a": {"b": ...}}``), which is an error here rather than a silent overwrite.
+    """
     if not isinstance(spec, Mapping):
         raise TypeError(
             f"The 'space' parameter of TreeUCBSearch must be a dict of Tune domains. Got {spec!r}."
         )
-    params: list[ParamSpec] = []
+    constants, domains, grids = parse_spec_vars(dict(spec))
     paths: dict[str, KeyPath] = {}
-    inner: set[KeyPath] = set()
-    known: set[str] = set()
-    for path, leaf in _walk(spec):
+    params: list[ParamSpec] = []
+    for path, _ in grids + domains:  # grid searches first: they always raise
         name = _name(path)
-        prefixes = [path[:i] for i in range(1, len(path))]
-        known.update(_name(p) for p in prefixes)
-        if not (isinstance(leaf, Domain) or _is_special(leaf)):
-            known.add(name)
-            continue
         if name in paths:
             raise ValueError(
                 f"TreeUCBSearch found two parameters named {name!r} (nested keys are joined "
                 f"with '/'): {paths[name]!r} and {path!r}. Rename one of them."
             )
-        params.append(_to_param_spec(name, leaf))
+        params.append(_to_param_spec(name, _lookup(spec, path)))  # the node as written
         paths[name] = path
-        inner.update(prefixes)
-        inner.add(())
+    if not params:
+        raise ValueError(
+            "TreeUCBSearch got a search space with no parameter to tune (no Tune domain such "
+            "as tune.uniform or tune.choice). Add at least one."
+        )
+    inner = {path[:i] for path in paths.values() for i in range(len(path))}
+    known = {_name(p[:i]) for p, _ in constants + domains for i in range(1, len(p))}
+    known.update(_name(p) for p, _ in constants)
     clash = known & set(paths)
     if clash:
         raise ValueError(
             f"TreeUCBSearch found the names {sorted(clash)!r} both as parameters and as "
             "constants or containers (nested keys are joined with '/'). Rename them."
-        )
-    if not params:
-        raise ValueError(
-            "TreeUCBSearch got a search space with no parameter to tune (no Tune domain such "
-            "as tune.uniform or tune.choice). Add at least one."
         )
     return params, _Layout(spec, paths, frozenset(inner), frozenset(known))
 

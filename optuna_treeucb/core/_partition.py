@@ -47,6 +47,27 @@ from sklearn.tree import DecisionTreeRegressor
 from optuna_treeucb.core._options import OPTIONS
 
 
+def box_contains(low: np.ndarray, high: np.ndarray, x: np.ndarray | float) -> np.ndarray:
+    """Whether boxes contain points: the one rule for a point on an edge.
+
+    A box is ``low < x <= high`` per dimension, as scikit-learn routes ``x <= threshold`` to
+    the left child, so a point on an edge shared by two boxes is in the lower one.  A bound
+    on the border of the cube (``low <= 0`` or ``high >= 1``) is no bound: a point at 0 is in
+    the boxes that start at 0, and a point at 1 in those that end at 1.  So the leaves of a
+    partition hold every point of [0, 1] exactly once per dimension.
+
+    Args:
+        low, high: Box bounds, values in [0, 1].
+        x: Coordinates; shapes broadcast against ``low`` and ``high``.
+
+    Returns:
+        Booleans, per dimension (the broadcast shape); take ``np.all(..., axis=-1)`` for
+        whole points.
+    """
+    out: np.ndarray = ((low < x) | (low <= 0.0)) & ((x <= high) | (high >= 1.0))
+    return out
+
+
 def tree_boxes(tree: Any, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Leaf boxes of a fitted scikit-learn tree.
 
@@ -316,10 +337,12 @@ class IncrementalPartition:
         """
         n = X.shape[0]
         changed = False
+        if n > self.leaf_of.size:  # one allocation for the new points, filled in order below
+            self.leaf_of = np.concatenate((self.leaf_of, np.zeros(n - self.leaf_of.size, np.intp)))
         for i in range(self._n, n):
             node = self._route(X[i])
             self._points[node].append(i)
-            self.leaf_of = np.append(self.leaf_of, self._leaf_index[node])
+            self.leaf_of[i] = self._leaf_index[node]
             self._n = i + 1
             ri = r if i + 1 == n or rewards_of is None else rewards_of(i + 1)
             changed |= self._grow(node, X, ri)

@@ -18,10 +18,12 @@ from optuna_treeucb.core._index import gp_posterior
 from optuna_treeucb.core._index import hoeffding_index
 from optuna_treeucb.core._index import normalize_rewards
 from optuna_treeucb.core._index import soft_box_features
+from optuna_treeucb.core._index import soft_gp_index
 from optuna_treeucb.core._options import OPTIONS
 from optuna_treeucb.core._options import validate_options
 from optuna_treeucb.core._partition import IncrementalPartition
 from optuna_treeucb.core._partition import RefitPartition
+from optuna_treeucb.core._partition import box_contains
 from optuna_treeucb.core._space import ParamSpec
 from optuna_treeucb.core._space import UnitCube
 
@@ -286,12 +288,33 @@ class TreeUCB:
         Raises:
             RuntimeError: If nothing was told yet.
         """
-        if self._y.size == 0:
-            raise RuntimeError("TreeUCB.best_params needs at least one told value.")
-        best = int(np.argmax(self._y))
+        best = self._best("best_params")
         if best in self._told:
             return dict(self._told[best])
         return self.space.decode(self._X[best])
+
+    @property
+    def best_x(self) -> np.ndarray:
+        """Point of the best observation, shape (d,), values in [0, 1].
+
+        Raises:
+            RuntimeError: If nothing was told yet.
+        """
+        return self._X[self._best("best_x")].copy()
+
+    def _best(self, what: str) -> int:
+        """The best observation: the first of the largest internal values (larger is better)."""
+        if self._y.size == 0:
+            raise RuntimeError(f"TreeUCB.{what} needs at least one told value.")
+        return int(np.argmax(self._y))
+
+    @property
+    def in_startup(self) -> bool:
+        """Whether the next point is a start-up point (uniform, not chosen by the tree).
+
+        The tree is used once ``n_startup`` values (at least one) are told.
+        """
+        return self.n_observations < max(self.n_startup, 1)
 
     def _as_point(self, x: Any, what: str) -> np.ndarray:
         arr = np.asarray(x, dtype=float)
@@ -490,7 +513,7 @@ class TreeUCB:
                 raise ValueError(f"A context column must be an int in [0, {d}). Got {j!r}.")
             if not (isinstance(u, (int, float, np.number)) and 0.0 <= float(u) <= 1.0):
                 raise ValueError(f"A context coordinate must be in [0, 1]. Got {u!r}.")
-        if self.n_observations < max(self.n_startup, 1):
+        if self.in_startup:
             low, high = np.zeros((1, d)), np.ones((1, d))
             x = self._sample_in(low, high, ctx)[0]
         else:
@@ -511,7 +534,7 @@ class TreeUCB:
     ) -> np.ndarray:
         ok = np.ones(low.shape[0], dtype=bool)
         for j, u in ctx.items():
-            ok &= ((low[:, j] < u) | ((u <= 0.0) & (low[:, j] <= 0.0))) & (u <= high[:, j])
+            ok &= box_contains(low[:, j], high[:, j], u)
         return ok
 
     def _argmax(self, values: np.ndarray) -> int:
@@ -536,8 +559,8 @@ class TreeUCB:
         mean, std = self._gp(cand, r)
         t = self.n_observations + self.pending.shape[0] + 1
         diam = np.repeat(box_diameters(lv.low[top], lv.high[top]), self.n_candidates)
-        ucb = mean + self.C * math.sqrt(4.0 * math.log(t)) * std / math.sqrt(self.gp_noise)
-        return cand[self._argmax(ucb + self.M * diam)]
+        ucb = soft_gp_index(mean, std, diam, t, self.C, self.M, self.gp_noise)
+        return cand[self._argmax(ucb)]
 
     def _gp(self, cand: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         with _one_blas_thread():

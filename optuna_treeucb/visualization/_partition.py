@@ -27,6 +27,7 @@ import numpy as np
 
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
+from optuna_treeucb.core import box_contains
 from optuna_treeucb.visualization._imports import import_pyplot
 from optuna_treeucb.visualization._param_axis import ParamAxis
 
@@ -100,15 +101,6 @@ class PartitionSlice:
     n_leaves: int
 
 
-def _contains(low: np.ndarray, high: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Whether boxes contain coordinates, with the tree's convention ``low < u <= high``.
-
-    A coordinate 0 belongs to the boxes starting at 0.  Shapes broadcast.
-    """
-    out: np.ndarray = ((low < u) | ((u <= 0.0) & (low <= 0.0))) & (u <= high)
-    return out
-
-
 def _resolve_params(
     space: UnitCube,
     params: Sequence[str] | None,
@@ -159,12 +151,7 @@ def _slice_point(
     owner: str,
 ) -> np.ndarray:
     space = bandit.space
-    X, v = bandit.X, bandit.values
-    if X.shape[0]:
-        best = int(np.argmax(v) if bandit.direction == "maximize" else np.argmin(v))
-        point = X[best].copy()
-    else:
-        point = np.full(space.dim, 0.5)
+    point = bandit.best_x if bandit.n_observations else np.full(space.dim, 0.5)
     if isinstance(slice_at, str):
         if slice_at == "next":
             return point if next_x is None else next_x.copy()
@@ -203,18 +190,18 @@ def _get_slice(
     model = copy.deepcopy(bandit)
     lv = model.leaves()
     columns = _resolve_params(model.space, params, lv.low, lv.high, lv.n_obs, owner)
-    next_x = model.ask_x() if model.n_observations >= max(model.n_startup, 1) else None
+    next_x = None if model.in_startup else model.ask_x()
     point = _slice_point(bandit, columns, slice_at, next_x, owner)
     cols = np.array(columns, dtype=np.intp)
     others = np.array([j for j in range(model.space.dim) if j not in columns], dtype=np.intp)
-    drawn = np.all(_contains(lv.low[:, others], lv.high[:, others], point[others]), axis=1)
+    drawn = np.all(box_contains(lv.low[:, others], lv.high[:, others], point[others]), axis=1)
     rows = np.flatnonzero(drawn)
     X = bandit.X
     leaf_of_x = model.partition.locate(X) if X.shape[0] else np.zeros(0, dtype=np.intp)
     next_leaf = next_row = None
     next_low = next_high = None
     if next_x is not None:
-        hits = np.flatnonzero(np.all(_contains(lv.low, lv.high, next_x), axis=1))
+        hits = np.flatnonzero(np.all(box_contains(lv.low, lv.high, next_x), axis=1))
         assert hits.size >= 1, "the leaves tile the cube"
         next_leaf = int(hits[0])
         next_low, next_high = lv.low[next_leaf, cols], lv.high[next_leaf, cols]

@@ -9,6 +9,7 @@ from sklearn.tree import DecisionTreeRegressor
 from optuna_treeucb.core import IncrementalPartition
 from optuna_treeucb.core import RefitPartition
 from optuna_treeucb.core._index import normalize_rewards
+from optuna_treeucb.core._partition import box_contains
 from optuna_treeucb.core._partition import tree_boxes
 
 
@@ -179,3 +180,45 @@ def test_point_scattering_inequality_on_random_sequences(seed: int, clustered: b
     bound = math.e * P * math.log(1 + (math.e - 1) * T / P)
     assert total <= bound
     assert total > math.log(T)  # the sum is not trivially small: at least the harmonic part
+
+
+def test_box_contains_puts_a_point_on_a_shared_edge_in_the_lower_box() -> None:
+    # 1-D boxes [0, 0.5] and (0.5, 1]: the tree routes x <= 0.5 to the left child
+    low, high = np.array([0.0, 0.5]), np.array([0.5, 1.0])
+    cases = {0.0: [True, False], 0.25: [True, False], 0.5: [True, False], 1.0: [False, True]}
+    for x, expected in cases.items():
+        np.testing.assert_array_equal(box_contains(low, high, x), expected, err_msg=str(x))
+
+
+def test_box_contains_opens_only_the_borders_of_the_cube() -> None:
+    # an inner box (0.2, 0.6] holds neither 0.2 nor 0 nor 1; a box starting at 0 holds 0 and
+    # a box ending at 1 holds 1
+    inner = box_contains(np.array(0.2), np.array(0.6), np.array([0.0, 0.2, 0.6, 1.0]))
+    np.testing.assert_array_equal(inner, [False, False, True, False])
+    assert box_contains(np.array(0.0), np.array(0.2), 0.0)
+    assert box_contains(np.array(0.6), np.array(1.0), 1.0)
+
+
+@pytest.mark.parametrize("rule", ["refit", "incremental"])
+def test_points_on_leaf_edges_lie_in_exactly_one_leaf(rule: str) -> None:
+    rng = np.random.default_rng(4)
+    X = rng.random((200, 2))
+    r = (X[:, 0] > 0.3).astype(float) + 0.5 * (X[:, 1] > 0.6) + 0.05 * rng.random(200)
+    part: RefitPartition | IncrementalPartition = (
+        RefitPartition(2, refit_fraction=0.0) if rule == "refit" else IncrementalPartition(2)
+    )
+    part.update(X, r)
+    assert part.n_leaves > 2
+    # every corner of every leaf: points on shared edges, on 0 and on 1
+    corners = np.array(
+        [
+            [a, b]
+            for lo, hi in zip(part.low, part.high)
+            for a in (lo[0], hi[0])
+            for b in (lo[1], hi[1])
+        ]
+    )
+    member = np.all(box_contains(part.low[None], part.high[None], corners[:, None, :]), axis=2)
+    np.testing.assert_array_equal(member.sum(axis=1), 1)
+    if rule == "incremental":  # routes x <= threshold in float64, as box_contains reads it
+        np.testing.assert_array_equal(np.argmax(member, axis=1), part.locate(corners))

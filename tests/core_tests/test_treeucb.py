@@ -299,3 +299,28 @@ def test_best_params_are_the_values_as_told() -> None:
     bandit.tell({"x": 0.2}, 5.0)
     bandit.tell({"x": 2.9}, 1.0)
     assert bandit.best_params == {"x": 0.2}  # not 0.19999999999999996 from the cube
+
+
+@pytest.mark.parametrize("n_startup", [0, 1, 3])
+def test_in_startup_until_n_startup_values_are_told(n_startup: int) -> None:
+    bandit = TreeUCB(2, seed=0, n_startup=n_startup)
+    for _ in range(max(n_startup, 1)):
+        assert bandit.in_startup
+        x = bandit.ask_x()
+        bandit.tell_x(x, float(x.sum()))
+    assert not bandit.in_startup
+    assert bandit.partition.version == 0  # start-up asks never fitted the tree
+    bandit.ask_x()
+    assert bandit.partition.version == (1 if bandit.n_observations >= 2 else 0)
+
+
+@pytest.mark.parametrize("direction", ["maximize", "minimize"])
+def test_best_x_is_the_first_best_point_as_best_params(direction: str) -> None:
+    bandit = TreeUCB([ParamSpec("x", "float", low=0.0, high=1.0)], seed=0, direction=direction)
+    with pytest.raises(RuntimeError, match="TreeUCB.best_x needs at least one told value"):
+        _ = bandit.best_x
+    for x, value in [(0.1, 3.0), (0.2, 1.0), (0.3, 3.0), (0.4, 1.0)]:
+        bandit.tell({"x": x}, value)
+    expected = 0.1 if direction == "maximize" else 0.2  # ties: the first one told
+    np.testing.assert_array_equal(bandit.best_x, [expected])
+    assert bandit.best_params == {"x": expected}
