@@ -348,7 +348,7 @@ def test_build_model() -> None:
     assert model.space.names == ("branch", "x")
     assert model.n_observations == 20
     assert model.pending.shape == (1, 2)
-    leaves = model.leaves()
+    leaves = model.fit_leaves()
     assert leaves.low.shape[1] == 2 and leaves.n_obs.sum() == 20
     n_left = sum("left" in t.params for t in study.trials[:20])
     left = sampler.build_model(study, params=("x", "left"))
