@@ -29,6 +29,7 @@ from optuna.study import Study
 from optuna.study import StudyDirection
 from optuna.trial import TrialState
 
+from optuna_treeucb._grouping import _FOLDED_STATES as _FINISHED
 from optuna_treeucb._grouping import _SpaceTracker
 from optuna_treeucb._grouping import to_spec as _to_spec
 from optuna_treeucb.core import OPTIONS
@@ -45,7 +46,6 @@ _logger = logging.getLogger(__name__)
 
 # The core's options are declared once, in optuna_treeucb.core.OPTIONS (defaults included).
 _CORE_DEFAULTS: dict[str, Any] = {name: option.default for name, option in OPTIONS.items()}
-_FINISHED = (TrialState.COMPLETE, TrialState.PRUNED)
 _MAX_MODELS_PER_SPACE = 8  # e.g. one per HyperbandPruner bracket
 _Space = tuple[tuple[str, BaseDistribution], ...]  # (name, distribution), sorted by name
 
