@@ -71,7 +71,7 @@ def compute(n_samples: int, seed: int, n_grid: int, n_kernel: int) -> dict[str, 
         [ParamSpec("x", "float", low=0.0, high=1.0)], seed=seed, rule="refit", reward="minmax"
     )
     bandit.tell_many(X, y)
-    leaves = bandit.leaves()
+    leaves = bandit.fit_leaves()
     low, high = leaves.low, leaves.high
     r = bandit.rewards()
     x = np.linspace(0.0, 1.0, n_grid)

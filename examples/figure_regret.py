@@ -117,7 +117,7 @@ def run(
     n_prev = np.empty(n_rounds)
     n_boxes = np.empty(n_rounds)
     for t in range(n_rounds):
-        leaves = bandit.leaves()  # the partition the next point is played in
+        leaves = bandit.fit_leaves()  # the partition the next point is played in
         x = bandit.ask_x()
         box = int(bandit.partition.locate(x[None])[0])
         n_prev[t] = leaves.n_obs[box]

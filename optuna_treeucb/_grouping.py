@@ -30,6 +30,7 @@ from optuna_treeucb.core import ParamSpec
 if TYPE_CHECKING:
     from optuna.trial import FrozenTrial
 
+# The finished states whose trials are observations (the sampler imports it as _FINISHED).
 _FOLDED_STATES = (TrialState.COMPLETE, TrialState.PRUNED)
 
 

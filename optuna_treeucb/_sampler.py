@@ -29,6 +29,7 @@ from optuna.study import Study
 from optuna.study import StudyDirection
 from optuna.trial import TrialState
 
+from optuna_treeucb._grouping import _FOLDED_STATES as _FINISHED
 from optuna_treeucb._grouping import _SpaceTracker
 from optuna_treeucb._grouping import to_spec as _to_spec
 from optuna_treeucb.core import OPTIONS
@@ -45,7 +46,6 @@ _logger = logging.getLogger(__name__)
 
 # The core's options are declared once, in optuna_treeucb.core.OPTIONS (defaults included).
 _CORE_DEFAULTS: dict[str, Any] = {name: option.default for name, option in OPTIONS.items()}
-_FINISHED = (TrialState.COMPLETE, TrialState.PRUNED)
 _MAX_MODELS_PER_SPACE = 8  # e.g. one per HyperbandPruner bracket
 _Space = tuple[tuple[str, BaseDistribution], ...]  # (name, distribution), sorted by name
 
@@ -678,14 +678,7 @@ def _context(
     (Optuna warns about it and uses it) but cannot be a point of the model's cube, so the
     model does not condition on it.
     """
-    fixed: dict[str, Any] = {}
-    wrapper = study.sampler
-    if isinstance(wrapper, PartialFixedSampler):
-        # PartialFixedSampler removes its parameters from the search space it passes on but
-        # has no public accessor for their values.
-        values = getattr(wrapper, "_fixed_params", None)
-        if isinstance(values, Mapping):
-            fixed.update(values)
+    fixed: dict[str, Any] = dict(_partial_fixed_params(study.sampler))
     enqueued = trial.system_attrs.get("fixed_params")
     if isinstance(enqueued, Mapping):
         fixed.update(enqueued)
@@ -701,3 +694,24 @@ def _context(
             continue
         context[name] = value
     return context
+
+
+def _partial_fixed_params(sampler: BaseSampler) -> Mapping[str, Any]:
+    """The values a :class:`~optuna.samplers.PartialFixedSampler` fixes; ``{}`` for others.
+
+    PartialFixedSampler removes its parameters from the search space it passes on, and they
+    reach the trial (``trial.params``) only after ``sample_relative``: Optuna (up to 5.0) has
+    no public accessor for them.  This is the one place that reads its private
+    ``_fixed_params``.  Should a later Optuna rename it, the fallback is ``{}``: the wrapper
+    still fixes the values, but the model no longer conditions on them.
+    """
+    if not isinstance(sampler, PartialFixedSampler):
+        return {}
+    values = getattr(sampler, "_fixed_params", None)
+    if isinstance(values, Mapping):
+        return values
+    _logger.debug(
+        "PartialFixedSampler has no '_fixed_params' mapping in this Optuna version; "
+        "its fixed values are not used as contexts."
+    )
+    return {}

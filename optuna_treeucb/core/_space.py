@@ -147,18 +147,30 @@ class ParamSpec:
                 f"The 'kind' of {owner} must be one of {_KINDS}. Got {self.kind!r} instead."
             )
         if self.kind == "categorical":
-            if self.choices is None:
-                raise ValueError(f"{owner} is categorical and needs 'choices'.")
-            choices = tuple(self.choices)
-            if len(choices) == 0:
-                raise ValueError(f"The 'choices' of {owner} must not be empty. Got ().")
-            for name in ("low", "high", "step"):
-                if getattr(self, name) is not None:
-                    raise ValueError(f"{owner} is categorical; '{name}' must be None.")
-            if self.log:
-                raise ValueError(f"{owner} is categorical; 'log' must be False.")
-            object.__setattr__(self, "choices", choices)
+            self._init_choices(owner)
             return
+        self._init_bounds(owner)
+        step = self._init_step(owner)
+        if step is not None:
+            object.__setattr__(self, "step", step)
+            self._set_grid(owner, self._n_steps(owner) + 1)
+
+    def _init_choices(self, owner: str) -> None:
+        """Check a categorical's fields and store its choices as a tuple."""
+        if self.choices is None:
+            raise ValueError(f"{owner} is categorical and needs 'choices'.")
+        choices = tuple(self.choices)
+        if len(choices) == 0:
+            raise ValueError(f"The 'choices' of {owner} must not be empty. Got ().")
+        for name in ("low", "high", "step"):
+            if getattr(self, name) is not None:
+                raise ValueError(f"{owner} is categorical; '{name}' must be None.")
+        if self.log:
+            raise ValueError(f"{owner} is categorical; 'log' must be False.")
+        object.__setattr__(self, "choices", choices)
+
+    def _init_bounds(self, owner: str) -> None:
+        """Check a numeric parameter's bounds and store them as floats (exact ints for ints)."""
         if self.choices is not None:
             raise ValueError(f"{owner} is numeric ({self.kind}); 'choices' must be None.")
         for name in ("low", "high"):
@@ -190,6 +202,9 @@ class ParamSpec:
             raise ValueError(f"{owner} has log=True and needs low > 0. Got low={self.low!r}.")
         object.__setattr__(self, "low", low)
         object.__setattr__(self, "high", high)
+
+    def _init_step(self, owner: str) -> int | float | None:
+        """The checked step: a whole number for ints (1 if not given), ``None`` if continuous."""
         step = self.step
         if step is not None and (
             isinstance(step, bool) or not isinstance(step, (int, float, np.number))
@@ -205,10 +220,15 @@ class ParamSpec:
                 )
             step = step_i
         if step is None:
-            return
+            return None
         if not math.isfinite(float(step)) or float(step) <= 0:
             raise ValueError(f"The 'step' of {owner} must be a number > 0. Got {step!r}.")
-        object.__setattr__(self, "step", step)
+        return step
+
+    def _n_steps(self, owner: str) -> int:
+        """Number of steps from ``low`` to ``high`` (checked bounds and step), a whole one."""
+        assert self.low is not None and self.high is not None and self.step is not None
+        low, high, step = self.low, self.high, self.step
         if self.kind == "int":
             n, rest = divmod(int(high) - int(low), int(step))
             off_grid = rest != 0
@@ -230,7 +250,7 @@ class ParamSpec:
                 f"{owner} needs (high - low) to be a multiple of step. Got low={self.low!r}, "
                 f"high={self.high!r}, step={step!r}."
             )
-        self._set_grid(owner, n + 1)
+        return n
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+import warnings
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -434,9 +435,23 @@ class TreeUCB:
         """Rewards of the observations, shape (n,), values in [0, 1]."""
         return normalize_rewards(self._y, self.reward)
 
-    def leaves(self) -> Leaves:
+    def fit_leaves(self) -> Leaves:
         """Fit the partition to the data and return its boxes with their statistics."""
         return self._leaves(self.rewards())
+
+    def leaves(self) -> Leaves:
+        """Deprecated name of :meth:`fit_leaves`, which fits the partition before it answers.
+
+        Warns:
+            FutureWarning: Always; call :meth:`fit_leaves` instead.
+        """
+        warnings.warn(
+            "TreeUCB.leaves() is deprecated and will be removed; call TreeUCB.fit_leaves(), "
+            "which fits the partition to the data and returns its boxes.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self.fit_leaves()
 
     def _leaves(self, r: np.ndarray) -> Leaves:
         part = self.partition

@@ -50,13 +50,25 @@ def test_hoeffding_ask_falls_in_a_box_of_maximal_index() -> None:
     rng = np.random.default_rng(0)
     bandit = TreeUCB(2, seed=0, n_startup=5)
     for t in range(60):
-        lv = bandit.leaves()
+        lv = bandit.fit_leaves()
         x = bandit.ask_x()
         leaf = int(bandit.partition.locate(x[None])[0])
         if t >= 5:  # after the uniformly random start-up points
             assert lv.index[leaf] >= lv.index.max() - 1e-12
         assert np.all(lv.low[leaf] <= x) and np.all(x <= lv.high[leaf])
         bandit.tell_x(x, -np.sum((x - 0.7) ** 2) + 0.01 * rng.standard_normal())
+
+
+def test_leaves_is_a_deprecated_alias_of_fit_leaves() -> None:
+    bandit = TreeUCB(2, seed=0, n_startup=3)
+    rng = np.random.default_rng(0)
+    bandit.tell_many(rng.random((20, 2)), rng.random(20))
+    with pytest.warns(FutureWarning, match=r"TreeUCB\.leaves\(\) is deprecated.*fit_leaves"):
+        old = bandit.leaves()
+    new = bandit.fit_leaves()
+    for name in ("low", "high", "n_obs", "n_pending", "mean", "index"):
+        np.testing.assert_array_equal(getattr(old, name), getattr(new, name))
+    assert new.low.shape[0] > 1
 
 
 def test_pending_points_are_counted_and_spread_parallel_asks() -> None:
@@ -66,7 +78,7 @@ def test_pending_points_are_counted_and_spread_parallel_asks() -> None:
         x = bandit.ask_x()
         bandit.tell_x(x, float(rng.random()))
     asked = [bandit.ask_x() for _ in range(8)]
-    lv = bandit.leaves()
+    lv = bandit.fit_leaves()
     assert lv.n_pending.sum() == 8 and bandit.pending.shape == (8, 2)
     leaves = bandit.partition.locate(np.array(asked))
     assert np.unique(leaves).size > 1  # not all piled onto the same box
@@ -85,10 +97,10 @@ def test_pending_point_in_an_empty_box_lowers_its_index_and_keeps_its_prior() ->
     X = rng.random((40, 2)) * 0.5  # observations in one quarter: the other cells stay empty
     bandit = TreeUCB(2, seed=0, C=0.1, M=0.0)
     bandit.tell_many(X, X[:, 0] + X[:, 1])
-    idle = bandit.leaves()
+    idle = bandit.fit_leaves()
     b = int(np.flatnonzero(idle.n_obs == 0)[0])
     bandit.set_pending([(idle.low[b] + idle.high[b]) / 2.0])
-    busy = bandit.leaves()
+    busy = bandit.fit_leaves()
     assert busy.n_pending[b] == 1 and busy.n_obs[b] == 0
 
     def bonus(t: int, n: int) -> float:
@@ -289,7 +301,7 @@ def test_duplicate_pending_points_count_separately() -> None:
     bandit = TreeUCB(2, seed=0, n_startup=1)
     bandit.tell_x([0.5, 0.5], 1.0)
     bandit.set_pending([[0.2, 0.2], [0.2, 0.2]])
-    assert bandit.leaves().n_pending.sum() == 2
+    assert bandit.fit_leaves().n_pending.sum() == 2
     bandit.tell_x([0.2, 0.2], 0.0)  # one of the two running trials finished
     assert bandit.pending.shape == (1, 2)
 

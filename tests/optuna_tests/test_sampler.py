@@ -348,7 +348,7 @@ def test_build_model() -> None:
     assert model.space.names == ("branch", "x")
     assert model.n_observations == 20
     assert model.pending.shape == (1, 2)
-    leaves = model.leaves()
+    leaves = model.fit_leaves()
     assert leaves.low.shape[1] == 2 and leaves.n_obs.sum() == 20
     n_left = sum("left" in t.params for t in study.trials[:20])
     left = sampler.build_model(study, params=("x", "left"))
@@ -481,6 +481,38 @@ def test_partial_fixed_sampler_params_are_contexts(monkeypatch: pytest.MonkeyPat
     study.optimize(sphere, n_trials=3)
     assert [t.params["y"] for t in study.trials[10:]] == [-0.5] * 3
     assert spy.contexts == [{"y": -0.5}] * 3
+
+
+class _FixedWithoutPrivateAttribute(optuna.samplers.PartialFixedSampler):
+    """A PartialFixedSampler of a future Optuna: it keeps its values under another name."""
+
+    def __init__(self, fixed_params: dict[str, Any], base_sampler: BaseSampler) -> None:
+        super().__init__(fixed_params, base_sampler)
+        self._values = self.__dict__.pop("_fixed_params")
+
+    def infer_relative_search_space(self, study: optuna.Study, trial: Any) -> dict[str, Any]:
+        space = self._base_sampler.infer_relative_search_space(study, trial)
+        return {k: v for k, v in space.items() if k not in self._values}
+
+    def sample_independent(self, study: optuna.Study, trial: Any, name: str, dist: Any) -> Any:
+        if name in self._values:
+            return self._values[name]
+        return self._base_sampler.sample_independent(study, trial, name, dist)
+
+
+def test_partial_fixed_sampler_without_its_private_attribute_gives_no_context(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    study = _run(TreeUCBSampler(seed=0, n_startup_trials=3), sphere, 10)
+    spy = _AskSpy(monkeypatch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        study.sampler = _FixedWithoutPrivateAttribute({"y": -0.5}, study.sampler)
+    assert not hasattr(study.sampler, "_fixed_params")
+    study.optimize(sphere, n_trials=3)
+    assert [t.params["y"] for t in study.trials[10:]] == [-0.5] * 3
+    assert spy.contexts == [{}] * 3  # the model samples y, the wrapper overrides it
+    assert all(t.state == TrialState.COMPLETE for t in study.trials)
 
 
 def test_enqueued_full_trial_and_invalid_context() -> None:

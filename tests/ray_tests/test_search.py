@@ -483,12 +483,12 @@ def test_running_trials_are_pending_and_spread(C: float | None) -> None:
     assert core is not None and searcher._cube is not None
     expected = np.array([searcher._cube.encode(c) for c in configs if c is not None])
     np.testing.assert_allclose(np.sort(core.pending, axis=0), np.sort(expected, axis=0))
-    leaves = core.leaves()
+    leaves = core.fit_leaves()
     assert leaves.n_pending.sum() == 8
     busy = leaves.n_pending > 0
     pending = core.pending
     core.set_pending(np.zeros((0, 2)))
-    idle = core.leaves()
+    idle = core.fit_leaves()
     core.set_pending(pending)
     assert np.all(leaves.index[busy] < idle.index[busy])
     assert np.all(leaves.index[~busy] >= idle.index[~busy])  # t grew, n did not

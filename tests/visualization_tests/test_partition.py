@@ -223,7 +223,7 @@ def test_default_params_of_a_wide_model_are_the_finest_split(rule: str) -> None:
     bandit.tell_many(X, np.sin(12 * X[:, 0]) + np.sin(12 * X[:, 2]) + 0.1 * X[:, 3])
     chosen = get_partition_slice(bandit).params
     # the documented rule: the largest mean over observations of log(1 / width) of their box
-    leaves = bandit.leaves()
+    leaves = bandit.fit_leaves()
     score = leaves.n_obs @ -np.log(leaves.high - leaves.low)
     top = sorted(np.argsort(-score)[:2])
     assert chosen == tuple(f"x{j}" for j in top)
