@@ -259,13 +259,9 @@ def main(argv: list[str] | None = None) -> None:
                 ]
             )
             for sampler in _samplers(pruner):
+                runs = [logs[(task, pruner, sampler, s, a.fulls)] for s in seeds]
                 reg = {
-                    frac: np.array(
-                        [
-                            regret_at(logs[(task, pruner, sampler, s, a.fulls)], frac * budget, best)
-                            for s in seeds
-                        ]
-                    )
+                    frac: np.array([regret_at(log, frac * budget, best) for log in runs])
                     for frac in FRACTIONS
                 }
                 diff = np.log(np.maximum(reg[1.0], 1e-6)) - np.log(np.maximum(base, 1e-6))
