@@ -61,7 +61,9 @@ def test_last_value_rule_ignores_budgets() -> None:
 @pytest.mark.parametrize("rule", ["last_value", "tpe", "bohb"])
 @pytest.mark.parametrize("kind", ["rank", "minmax"])
 @pytest.mark.parametrize("budget", [INF, 7.0])
-def test_equal_budgets_give_the_rewards_without_budgets(rule: str, kind: str, budget: float) -> None:
+def test_equal_budgets_give_the_rewards_without_budgets(
+    rule: str, kind: str, budget: float
+) -> None:
     y = np.random.default_rng(0).normal(size=20)
     b = np.full(20, budget)
     np.testing.assert_array_equal(
@@ -90,12 +92,11 @@ def test_full_evaluations_alone_give_the_same_run_under_every_rule() -> None:
 def test_the_rule_changes_the_run_once_budgets_differ() -> None:
     def run(pruned: str) -> np.ndarray:
         bandit = TreeUCB(2, seed=0, pruned=pruned, n_startup=4)  # type: ignore[arg-type]
-        for i in range(30):
+        for _ in range(30):
             x = bandit.ask_x()
             # fast learners (large x0) look good early and are stopped at step 1
             bandit.tell_x(x, float(x[0]), budget=1 if x[0] > 0.5 else None)
             assert bandit.budgets[-1] == (1.0 if x[0] > 0.5 else INF)
-            del i
         return bandit.rewards()
 
     last, tpe = run("last_value"), run("tpe")

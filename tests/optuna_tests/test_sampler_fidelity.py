@@ -19,6 +19,7 @@ def _study(sampler: TreeUCBSampler) -> optuna.Study:
     """A complete trial and a trial pruned at step 2, both of value 0.5 (and one worse)."""
     study = optuna.create_study(sampler=sampler)
     for x, steps, state in ((0.2, 3, TrialState.PRUNED), (0.8, 5, TrialState.COMPLETE)):
+        study.enqueue_trial({"x": x})
         trial = study.ask({"x": optuna.distributions.FloatDistribution(0.0, 1.0)})
         for step in range(steps):
             trial.report(1.0 - step * 0.25, step)  # 1.0, 0.75, 0.5, ...: 0.5 at step 2
