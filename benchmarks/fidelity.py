@@ -20,10 +20,13 @@ on two shared cores.
 Pruners: none, ``HyperbandPruner`` and ``SuccessiveHalvingPruner`` (min resource 1, reduction
 factor 3) and ``MedianPruner`` (5 start-up trials, 2 warm-up steps).  Samplers: TreeUCB with
 each ``pruned`` rule (one TreeUCB without a pruner: the rules agree when nothing is pruned),
-TPE and random, all with their defaults.  The recommendation is the best complete trial (by its
+``treeucb-context`` (a prototype of the budget as a context dimension, see
+:class:`ContextSampler`; float parameters only, so the curves task alone), TPE and random,
+all with their defaults.  The recommendation is the best complete trial (by its
 reported value); its regret is reported at 25%, 50% and 100% of the resource (mean ± standard
 error over seeds; ``-`` if a run has no complete trial yet), with the paired log-ratio of the
-final regret to TreeUCB's ``last_value`` rule under the same pruner and seed.  Report seeds are
+final regret to TreeUCB's ``last_value`` rule under the same pruner and seed (regrets floored
+at 1e-3, about one validation image of ``sgd-digits``).  Report seeds are
 1000+; the rules were developed on seeds 0-4 (``--seed-offset 0``).
 
 Usage::
@@ -56,12 +59,77 @@ RULES = ("last_value", "tpe", "bohb")
 PRUNERS = ("none", "hyperband", "sha", "median")
 TASKS = ("curves", "sgd-digits")
 SEED_OFFSET = 1000
+FLOOR = 1e-3  # regrets are floored here in log-ratios (one digit of 719 validation images)
 _C = np.array([0.3, 0.6, 0.45])
 
 
-def _samplers(pruner: str) -> list[str]:
-    tree = ["treeucb"] if pruner == "none" else [f"treeucb-{r}" for r in RULES]
+def _samplers(pruner: str, task: str) -> list[str]:
+    if pruner == "none":
+        tree = ["treeucb"]
+    else:
+        tree = [f"treeucb-{r}" for r in RULES] + (["treeucb-context"] if task == "curves" else [])
     return [*tree, "tpe", "random"]
+
+
+class ContextSampler:
+    """Prototype of rule (c): the budget as a context dimension of Contextual TreeUCB.
+
+    The core models (parameters x budget) with one more cube column, ``log(1 + step) /
+    log(1 + T)`` (1 for a complete trial), told every finished trial with its last value, and
+    plays at the full budget (context 1).  Built as an Optuna sampler here only, rebuilt from
+    the trials at every trial; float parameters only.
+    """
+
+    def __new__(cls, seed: int) -> Any:
+        import optuna
+
+        from optuna_treeucb.core import ParamSpec
+        from optuna_treeucb.core import TreeUCB
+
+        class _Sampler(optuna.samplers.BaseSampler):
+            def __init__(self) -> None:
+                self._random = optuna.samplers.RandomSampler(seed=seed)
+                self._space = optuna.search_space.IntersectionSearchSpace()
+
+            def infer_relative_search_space(self, study: Any, trial: Any) -> dict[str, Any]:
+                return dict(self._space.calculate(study))
+
+            def sample_relative(
+                self, study: Any, trial: Any, space: dict[str, Any]
+            ) -> dict[str, Any]:
+                states = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
+                done = [
+                    t
+                    for t in study.get_trials(deepcopy=False, states=states)
+                    if t.state == states[0] or t.last_step is not None
+                ]
+                if not space or len(done) < 10:
+                    return {}
+                names = sorted(space)
+                specs = [
+                    ParamSpec(n, "float", low=space[n].low, high=space[n].high, log=space[n].log)
+                    for n in names
+                ]
+                core = TreeUCB(
+                    [*specs, ParamSpec("_budget", "float", low=0.0, high=1.0)],
+                    seed=(seed * 1_000_003 + trial.number) % 2**32,
+                    direction="minimize",
+                    pruned="last_value",
+                )
+                for t in done:
+                    if t.state == states[0]:
+                        value, b = float(t.value), 1.0
+                    else:
+                        value = float(t.intermediate_values[t.last_step])
+                        b = float(np.log1p(t.last_step) / np.log1p(T))
+                    core.tell({**{n: t.params[n] for n in names}, "_budget": b}, value)
+                params = core.ask({"_budget": 1.0})
+                return {n: params[n] for n in names}
+
+            def sample_independent(self, study: Any, trial: Any, name: str, dist: Any) -> Any:
+                return self._random.sample_independent(study, trial, name, dist)
+
+        return _Sampler()
 
 
 # -- tasks -----------------------------------------------------------------------------------
@@ -159,6 +227,8 @@ def _make_sampler(name: str, seed: int) -> Any:
         return optuna.samplers.TPESampler(seed=seed)
     if name == "random":
         return optuna.samplers.RandomSampler(seed=seed)
+    if name == "treeucb-context":
+        return ContextSampler(seed)
     rule = name.split("-", 1)[1] if "-" in name else "last_value"
     return TreeUCBSampler(seed=seed, pruned=rule, warn_independent_sampling=False)
 
@@ -238,7 +308,7 @@ def main(argv: list[str] | None = None) -> None:
         (task, pruner, sampler, a.seed_offset + s, a.fulls)
         for task in tasks
         for pruner in pruners
-        for sampler in _samplers(pruner)
+        for sampler in _samplers(pruner, task)
         for s in range(n_seeds(task))
     ]
     logs = dict(zip(jobs, pmap(run_one, jobs, a.jobs), strict=True))
@@ -254,17 +324,19 @@ def main(argv: list[str] | None = None) -> None:
         for pruner in pruners:
             base = np.array(
                 [
-                    regret_at(logs[(task, pruner, _samplers(pruner)[0], s, a.fulls)], budget, best)
+                    regret_at(
+                        logs[(task, pruner, _samplers(pruner, task)[0], s, a.fulls)], budget, best
+                    )
                     for s in seeds
                 ]
             )
-            for sampler in _samplers(pruner):
+            for sampler in _samplers(pruner, task):
                 runs = [logs[(task, pruner, sampler, s, a.fulls)] for s in seeds]
                 reg = {
                     frac: np.array([regret_at(log, frac * budget, best) for log in runs])
                     for frac in FRACTIONS
                 }
-                diff = np.log(np.maximum(reg[1.0], 1e-6)) - np.log(np.maximum(base, 1e-6))
+                diff = np.log(np.maximum(reg[1.0], FLOOR)) - np.log(np.maximum(base, FLOOR))
                 se = diff.std(ddof=1) / np.sqrt(diff.size) if diff.size > 1 else 0.0
                 n_complete = np.mean(
                     [len(logs[(task, pruner, sampler, s, a.fulls)]) for s in seeds]
