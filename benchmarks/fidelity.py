@@ -254,7 +254,13 @@ def run_one(job: tuple[str, str, str, int, int]) -> list[tuple[int, float, float
     budget = fulls * T
     spent = [0]
     log: list[tuple[int, float, float]] = []
-    study = optuna.create_study(sampler=_make_sampler(sampler, seed), pruner=_make_pruner(pruner))
+    # HyperbandPruner assigns brackets by a hash of the study name: a fixed name per seed
+    # makes a run reproducible and gives every sampler of a seed the same assignment
+    study = optuna.create_study(
+        study_name=f"fidelity-{task}-{seed}",
+        sampler=_make_sampler(sampler, seed),
+        pruner=_make_pruner(pruner),
+    )
 
     def stop(study: optuna.Study, trial: Any) -> None:
         if spent[0] >= budget:
