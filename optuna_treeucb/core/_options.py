@@ -221,7 +221,7 @@ _OPTIONS = (
     Option(
         "pruned",
         "str",
-        "tpe",
+        "last_value",
         doc="How observations stopped early (pruned trials, trials a scheduler stopped) rank "
         "against full ones: by last value as if final, by (step reached, value) as TPE does, "
         "or BOHB's largest budget with `n_min` observations first; see \"Pruning and "

@@ -211,7 +211,7 @@ class TreeUCB:
         M: float = 0.1,
         n_startup: int = 10,
         reward: Literal["rank", "minmax"] = "rank",
-        pruned: PrunedRule = "tpe",
+        pruned: PrunedRule = "last_value",
         n_min: int | None = None,
         criterion: str = "absolute_error",
         min_impurity_decrease: float = 0.001,

@@ -111,7 +111,7 @@ def test_tell_many_takes_budgets_and_drops_them_with_nan_values() -> None:
 
 
 def test_tell_with_a_budget_ranks_below_a_full_evaluation_of_worse_value() -> None:
-    bandit = TreeUCB(1, seed=0, direction="minimize")
+    bandit = TreeUCB(1, seed=0, direction="minimize", pruned="tpe")
     bandit.tell({"x0": 0.2}, 0.1, budget=3)  # a smaller loss, but stopped at step 3
     bandit.tell({"x0": 0.8}, 0.5)
     np.testing.assert_allclose(bandit.rewards(), [0.25, 0.75])

@@ -28,7 +28,7 @@ def _budgets(searcher: TreeUCBSearch) -> list[float]:
 
 
 def test_a_trial_stopped_before_another_went_further_is_told_with_its_step() -> None:
-    searcher = _searcher()
+    searcher = _searcher(pruned="tpe")
     for tid in ("a", "b"):
         searcher.suggest(tid)
     for step in (1, 2, 3):
