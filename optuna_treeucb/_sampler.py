@@ -34,6 +34,7 @@ from optuna_treeucb._grouping import _SpaceTracker
 from optuna_treeucb._grouping import to_spec as _to_spec
 from optuna_treeucb.core import OPTIONS
 from optuna_treeucb.core import Index
+from optuna_treeucb.core import PrunedRule
 from optuna_treeucb.core import Rule
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
@@ -103,9 +104,15 @@ class TreeUCBSampler(BaseSampler):
       that always accompany it (e.g. the branch that leads to it).  With ``group=False`` the
       relative search space is the intersection search space and the other parameters are
       sampled by ``independent_sampler``.
-    * **Trials.**  ``COMPLETE`` trials are observations.  A ``PRUNED`` trial counts with its
-      last reported intermediate value (for a loss that improves with training this is a
-      pessimistic value, in line with the pruner's verdict); a pruned trial that reported
+    * **Trials.**  ``COMPLETE`` trials are observations.  A ``PRUNED`` trial is an observation
+      with its last reported intermediate value and, as its budget, the step of that value
+      (its largest step in :attr:`~optuna.trial.FrozenTrial.intermediate_values`); the
+      ``pruned`` option decides how it ranks against complete trials: with ``"tpe"`` a trial
+      that reached a later step counts as better than one pruned earlier, and every complete
+      trial as better than every pruned one, ordered by value within a step; with
+      ``"bohb"``, the latest step reached by ``n_min`` trials ranks by value with the
+      complete trials; with ``"last_value"`` the last value counts as if it were final.  A
+      study without pruned trials is unaffected by the option.  A pruned trial that reported
       nothing, ``FAIL`` trials and NaN values are ignored; ``±inf`` values rank as the
       best/worst.  ``RUNNING`` trials whose parameters are known are pending points: their
       boxes count as visited, so parallel workers spread out.
@@ -189,6 +196,8 @@ class TreeUCBSampler(BaseSampler):
         C: float = _CORE_DEFAULTS["C"],
         M: float = _CORE_DEFAULTS["M"],
         reward: Literal["rank", "minmax"] = _CORE_DEFAULTS["reward"],
+        pruned: PrunedRule = _CORE_DEFAULTS["pruned"],
+        n_min: int | None = _CORE_DEFAULTS["n_min"],
         criterion: str = _CORE_DEFAULTS["criterion"],
         min_impurity_decrease: float = _CORE_DEFAULTS["min_impurity_decrease"],
         refit_fraction: float = _CORE_DEFAULTS["refit_fraction"],
@@ -224,6 +233,8 @@ class TreeUCBSampler(BaseSampler):
             "C": C,
             "M": M,
             "reward": reward,
+            "pruned": pruned,
+            "n_min": n_min,
             "criterion": criterion,
             "min_impurity_decrease": min_impurity_decrease,
             "refit_fraction": refit_fraction,
@@ -613,7 +624,8 @@ def _direction(study: Study) -> str:
 def _value(trial: FrozenTrial) -> float | None:
     """A finished trial's value for the model, ``None`` if it has none.
 
-    ``COMPLETE``: its value.  ``PRUNED``: its last intermediate value.  NaN gives ``None``.
+    ``COMPLETE``: its value.  ``PRUNED``: its last intermediate value (at :func:`_budget`).
+    NaN gives ``None``.
     """
     value: float | None = None
     if trial.state == TrialState.COMPLETE:
@@ -621,6 +633,13 @@ def _value(trial: FrozenTrial) -> float | None:
     elif trial.state == TrialState.PRUNED and trial.last_step is not None:
         value = trial.intermediate_values[trial.last_step]
     return None if value is None or math.isnan(value) else float(value)
+
+
+def _budget(trial: FrozenTrial) -> int | None:
+    """A finished trial's budget: the last step of a ``PRUNED`` trial, ``None`` (full) else."""
+    if trial.state == TrialState.PRUNED:
+        return trial.last_step
+    return None
 
 
 def _encode(cube: UnitCube, space: _Space, trial: FrozenTrial) -> np.ndarray | None:
@@ -641,8 +660,11 @@ def _tell_new(
     space: _Space,
     observations: list[tuple[FrozenTrial, float | None]],
 ) -> None:
-    """Tell the core the observations it has not been told (in the given order)."""
-    rows, values = [], []
+    """Tell the core the observations it has not been told (in the given order).
+
+    A pruned trial carries its last step as its budget (see ``pruned`` in the class docstring).
+    """
+    rows, values, budgets = [], [], []
     for t, value in observations:
         if t.number in model.told:
             continue
@@ -651,8 +673,9 @@ def _tell_new(
         if x is not None:
             rows.append(x)
             values.append(value)
+            budgets.append(_budget(t))
     if rows:
-        model.core.tell_many(np.array(rows), np.array(values, dtype=float))
+        model.core.tell_many(np.array(rows), np.array(values, dtype=float), budgets)
 
 
 def _pending(cube: UnitCube, space: _Space, running: list[FrozenTrial]) -> np.ndarray:

@@ -363,6 +363,22 @@ class TreeUCBSearch(Searcher):
     ``-inf`` are recorded (the core's reward normalisation puts them at the worst or best
     end).  Results for unknown trials are ignored with a warning.
 
+    Schedulers (``ASHAScheduler``, ``HyperBandScheduler``, ``MedianStoppingRule``, ...): every
+    trial is recorded when it ends, with its last metric, including trials the scheduler
+    stopped (Tune calls :meth:`on_trial_complete` for them too; a paused trial stopped by
+    HyperBand has no final result, and its last intermediate result, received through
+    :meth:`on_trial_result`, stands in for it).  A trial whose ``time_attr`` (the
+    schedulers' name for the resource; ``training_iteration`` unless you name another key)
+    is below the largest value any result has shown so far counts as stopped early, at that
+    step; the others, and every trial when ``time_attr`` is ``None``, count as full
+    evaluations.  The ``pruned`` option of the core decides how a trial stopped early ranks:
+    with ``"tpe"`` a trial that went further counts as better, every full evaluation as better
+    than every early-stopped one, and trials of one step are ordered by metric; with
+    ``"bohb"`` the latest step reached by ``n_min`` trials ranks by metric with the full
+    evaluations; with ``"last_value"`` its last metric counts as if final.  Without a
+    scheduler (every trial runs to its end) nothing counts as stopped early, so the option has
+    no effect.
+
     Reproducibility: the draws for the k-th configuration (counting the suggested ones and
     those recorded through ``evaluated_rewards`` or :meth:`add_evaluated_point`) are seeded
     by ``seed`` and k.  A searcher warm-started with a previous run's results, in the order
@@ -390,6 +406,9 @@ class TreeUCBSearch(Searcher):
         n_startup_trials:
             Number of configurations drawn uniformly at random before the tree is used
             (``n_startup`` is an alias). ``None`` takes the core's default.
+        time_attr:
+            Key of the results that measures how far a trial went (as the schedulers'
+            ``time_attr``); ``None`` records every trial as a full evaluation.
         **options:
             Further options of the core, by name (``rule``, ``index``, ``C``, ...): see the
             options table in the README (generated from :data:`optuna_treeucb.core.OPTIONS`)
@@ -433,9 +452,18 @@ class TreeUCBSearch(Searcher):
         seed: int | None = None,
         *,
         n_startup_trials: int | None = None,
+        time_attr: str | None = "training_iteration",
         **options: Any,
     ) -> None:
         _check_metric_mode(metric, mode)
+        if time_attr is not None and not isinstance(time_attr, str):
+            raise TypeError(
+                "The 'time_attr' parameter of TreeUCBSearch must be a str (a key of the "
+                f"results, e.g. 'training_iteration') or None. Got {time_attr!r}."
+            )
+        self._time_attr = time_attr
+        self._last_result: dict[str, tuple[Any, float | None]] = {}  # trial id -> (metric, step)
+        self._max_step = -math.inf  # the largest time_attr value any result showed
         super().__init__(metric=metric, mode=mode)
         if "direction" in options:
             raise TypeError(
@@ -602,7 +630,9 @@ class TreeUCBSearch(Searcher):
             self._sync_pending()
         return copy.deepcopy(self._layout.build(self._live_trial_mapping[trial_id]))
 
-    def _record(self, params: dict[str, Any], value: Any, what: str) -> None:
+    def _record(
+        self, params: dict[str, Any], value: Any, what: str, budget: float | None = None
+    ) -> None:
         assert self._treeucb is not None
         v = _as_float(value)
         if v is None or math.isnan(v):
@@ -614,12 +644,38 @@ class TreeUCBSearch(Searcher):
                 value,
             )
             return
-        self._treeucb.tell(params, v)
+        self._treeucb.tell(params, v, budget=budget)
+
+    def _step(self, result: Mapping[str, Any]) -> float | None:
+        """The value of ``time_attr`` in a result (``None`` if absent or not a number >= 0).
+
+        It raises the largest step seen.
+        """
+        if self._time_attr is None:
+            return None
+        step = _as_float(result.get(self._time_attr))
+        if step is None or not step >= 0.0:
+            return None
+        self._max_step = max(self._max_step, step)
+        return step
+
+    def on_trial_result(self, trial_id: str, result: dict[str, Any]) -> None:
+        """Note the trial's last metric and step (used if it is stopped without a final one)."""
+        if trial_id not in self._live_trial_mapping or not isinstance(result, Mapping):
+            return
+        step = self._step(result)
+        if self._metric is not None and self._metric in result:
+            self._last_result[trial_id] = (result[self._metric], step)
 
     def on_trial_complete(
         self, trial_id: str, result: dict[str, Any] | None = None, error: bool = False
     ) -> None:
-        """Record the trial's metric (see the class docstring for dropped results)."""
+        """Record the trial's metric at the step it reached.
+
+        Trials stopped by a scheduler end here too; see the class docstring for how their
+        step is used and for dropped results.
+        """
+        last = self._last_result.pop(trial_id, None)
         params = self._live_trial_mapping.pop(trial_id, None)
         if params is None:
             _logger.warning(
@@ -632,8 +688,15 @@ class TreeUCBSearch(Searcher):
             _logger.info("TreeUCBSearch drops trial %s: it errored.", trial_id)
         else:
             assert self._metric is not None  # a trial is live only after suggest checked it
-            value = None if result is None else result.get(self._metric)
-            self._record(params, value, f"trial {trial_id}")
+            if result is not None and self._metric in result:
+                value, step = result[self._metric], self._step(result)
+            elif last is not None:  # the last intermediate result stands in for it
+                value, step = last
+            else:
+                value, step = None, None
+            # stopped early if some result went further; a full evaluation otherwise
+            budget = step if step is not None and step < self._max_step else None
+            self._record(params, value, f"trial {trial_id}", budget=budget)
         self._sync_pending()
 
     def add_evaluated_point(
@@ -646,8 +709,10 @@ class TreeUCBSearch(Searcher):
     ) -> None:
         """Record a configuration evaluated outside this searcher.
 
-        Errored or pruned points, and values that are not numbers, are not recorded (and
-        logged); ``intermediate_values`` are not used.
+        Errored points, pruned points without ``intermediate_values``, and values that are not
+        numbers are not recorded (and logged).  A pruned point with ``intermediate_values``
+        is recorded with ``value`` at the step it reached, ``len(intermediate_values)`` (see
+        "Schedulers" in the class docstring).
 
         Args:
             parameters: A value for every parameter (nested or flat ``"a/b"`` keys); keys that
@@ -655,7 +720,7 @@ class TreeUCBSearch(Searcher):
             value: Its metric value.
             error: Whether the evaluation raised.
             pruned: Whether the evaluation was stopped early.
-            intermediate_values: Ignored.
+            intermediate_values: The values it reported, one per step, if it was pruned.
 
         Raises:
             RuntimeError: If the search space, metric or mode is not set yet.
@@ -663,7 +728,7 @@ class TreeUCBSearch(Searcher):
         """
         self._check_ready()
         assert self._layout is not None
-        if error or pruned:
+        if error or (pruned and not intermediate_values):
             _logger.info(
                 "TreeUCBSearch does not record an %s point: %r.",
                 "errored" if error else "pruned",
@@ -674,7 +739,8 @@ class TreeUCBSearch(Searcher):
         what = "The 'parameters' of TreeUCBSearch.add_evaluated_point"
         flat = self._layout.flatten(parameters, what=what, strict=False)
         self._check_values(flat, what=what, full=True)
-        self._record(flat, value, f"the evaluated point {parameters!r}")
+        budget = float(len(intermediate_values)) if pruned and intermediate_values else None
+        self._record(flat, value, f"the evaluated point {parameters!r}", budget=budget)
         self._n_configs += 1
 
     # -- checkpointing --------------------------------------------------------------------------

@@ -1,5 +1,8 @@
 """Framework-free TreeUCB: numpy, scipy and scikit-learn only (no optuna, ray or tensorflow)."""
 
+from optuna_treeucb.core._fidelity import PrunedRule
+from optuna_treeucb.core._fidelity import bohb_budget
+from optuna_treeucb.core._fidelity import budget_rewards
 from optuna_treeucb.core._index import gp_posterior
 from optuna_treeucb.core._index import hoeffding_index
 from optuna_treeucb.core._index import normalize_rewards
@@ -26,12 +29,15 @@ __all__ = [
     "Rule",
     "IncrementalPartition",
     "Leaves",
+    "PrunedRule",
     "OPTIONS",
     "Option",
     "ParamSpec",
     "RefitPartition",
     "TreeUCB",
     "UnitCube",
+    "bohb_budget",
+    "budget_rewards",
     "box_contains",
     "gp_posterior",
     "hoeffding_index",

@@ -219,6 +219,26 @@ _OPTIONS = (
         choices=("rank", "minmax"),
     ),
     Option(
+        "pruned",
+        "str",
+        "last_value",
+        doc="How observations stopped early (pruned trials, trials a scheduler stopped) rank "
+        "against full ones: by last value as if final, by (step reached, value) as TPE does, "
+        "or BOHB's largest budget with `n_min` observations first; see \"Pruning and "
+        'schedulers". Full evaluations alone rank as without it.',
+        choices=("last_value", "tpe", "bohb"),
+    ),
+    Option(
+        "n_min",
+        "int",
+        None,
+        doc="Observations BOHB's rule needs at a budget before it ranks them above those "
+        "stopped earlier (None: the number of parameters + 1, as BOHB).",
+        applies='pruned="bohb"',
+        low=1,
+        none=True,
+    ),
+    Option(
         "criterion",
         "str",
         "absolute_error",

@@ -14,6 +14,8 @@ from typing import Literal
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from optuna_treeucb.core._fidelity import PrunedRule
+from optuna_treeucb.core._fidelity import budget_rewards
 from optuna_treeucb.core._index import box_diameters
 from optuna_treeucb.core._index import gp_posterior
 from optuna_treeucb.core._index import hoeffding_index
@@ -108,6 +110,12 @@ class TreeUCB:
     sees them; see :func:`~optuna_treeucb.core._index.normalize_rewards`.  NaN values are
     ignored with a warning; ``±inf`` are ranked as the best/worst values.
 
+    An observation may carry a budget: the step its evaluation reached when a pruner or a
+    scheduler stopped it early (``None`` or ``inf``: a full evaluation).  The ``pruned`` option
+    decides how such observations rank against full ones (see
+    :mod:`optuna_treeucb.core._fidelity`); observations that are all full, or all of one
+    budget, give the same rewards under every rule.
+
     The options below are declared, with their allowed values and defaults, in
     :data:`~optuna_treeucb.core.OPTIONS` (the README's options table).
 
@@ -132,6 +140,14 @@ class TreeUCB:
             Number of uniformly random points before the tree is used.
         reward:
             Reward normalisation, ``"rank"`` or ``"minmax"``.
+        pruned:
+            Rank of observations stopped early: ``"last_value"`` (their last value, as if
+            final), ``"tpe"`` (by (budget, value): one that went further is better) or
+            ``"bohb"`` (the largest budget reached by ``n_min`` observations ranks by value
+            above the rest, ordered by (budget, value)).
+        n_min:
+            ``pruned="bohb"``: observations the model's budget needs (``None``: the number of
+            parameters + 1).
         criterion:
             Split criterion of the refit rule (a DecisionTreeRegressor criterion).
         min_impurity_decrease:
@@ -198,6 +214,8 @@ class TreeUCB:
         M: float = 0.1,
         n_startup: int = 10,
         reward: Literal["rank", "minmax"] = "rank",
+        pruned: PrunedRule = "last_value",
+        n_min: int | None = None,
         criterion: str = "absolute_error",
         min_impurity_decrease: float = 0.001,
         refit_fraction: float = 0.05,
@@ -221,6 +239,8 @@ class TreeUCB:
         self.M: float = opts["M"]
         self.n_startup: int = opts["n_startup"]
         self.reward: Literal["rank", "minmax"] = opts["reward"]
+        self.pruned: PrunedRule = opts["pruned"]
+        self.n_min: int = opts["n_min"] if opts["n_min"] is not None else self.space.dim + 1
         self.alpha: float = opts["alpha"]
         self.sigma: float = opts["sigma"]
         self.gp_noise: float = opts["gp_noise"]
@@ -248,6 +268,7 @@ class TreeUCB:
         # observations in buffers that grow geometrically: appending is amortised O(d)
         self._Xbuf = np.zeros((16, d))
         self._ybuf = np.zeros(16)  # internal values: larger is better
+        self._bbuf = np.full(16, np.inf)  # budgets: the step reached, inf for a full evaluation
         self._n = 0
         self._told: dict[int, dict[str, Any]] = {}  # observation -> parameters as told
         self._pending: list[np.ndarray] = []  # duplicates count once each
@@ -278,13 +299,18 @@ class TreeUCB:
         return self._X.copy()
 
     @property
+    def budgets(self) -> np.ndarray:
+        """Budget of each observation (``inf``: a full evaluation), shape (n,)."""
+        return self._b.copy()
+
+    @property
     def values(self) -> np.ndarray:
         """Observed values as told (not negated), shape (n,)."""
         return self._y.copy() if self.direction == "maximize" else -self._y
 
     @property
     def best_params(self) -> dict[str, Any]:
-        """Parameters of the best observation.
+        """Parameters of the best observation among those of the largest budget (full ones).
 
         Raises:
             RuntimeError: If nothing was told yet.
@@ -304,10 +330,12 @@ class TreeUCB:
         return self._X[self._best("best_x")].copy()
 
     def _best(self, what: str) -> int:
-        """The best observation: the first of the largest internal values (larger is better)."""
+        """The best observation: among those that went furthest (the full ones, if any), the
+        first of the largest internal values (larger is better)."""
         if self._y.size == 0:
             raise RuntimeError(f"TreeUCB.{what} needs at least one told value.")
-        return int(np.argmax(self._y))
+        furthest = np.flatnonzero(self._b == np.max(self._b))
+        return int(furthest[np.argmax(self._y[furthest])])
 
     @property
     def in_startup(self) -> bool:
@@ -327,28 +355,38 @@ class TreeUCB:
             raise ValueError(f"{what} needs coordinates in [0, 1]. Got {arr.tolist()!r}.")
         return arr
 
-    def tell(self, params: Mapping[str, Any], value: float) -> None:
+    def tell(
+        self, params: Mapping[str, Any], value: float, *, budget: float | None = None
+    ) -> None:
         """Record the objective value of a full assignment of the parameters.
 
         Args:
             params: A legal value for every parameter of the space.
             value: The objective value (NaN is ignored with a warning).
+            budget: The step the evaluation reached if it was stopped early (a pruned
+                trial), ``None`` or ``inf`` for a full evaluation; a number >= 0.  The
+                ``pruned`` option decides how it ranks.
         """
         n = self._n
-        self.tell_x(self.space.encode(params), value)
+        self.tell_x(self.space.encode(params), value, budget=budget)
         if self._n > n:  # keep the values as told, so best_params returns them exactly
             self._told[n] = dict(params)
 
-    def tell_x(self, x: np.ndarray | Sequence[float], value: float) -> None:
+    def tell_x(
+        self, x: np.ndarray | Sequence[float], value: float, *, budget: float | None = None
+    ) -> None:
         """Record the objective value of a point of the cube.
 
         Args:
             x: Shape (d,), values in [0, 1].
             value: The objective value (NaN is ignored with a warning).
+            budget: The step reached by an evaluation stopped early, ``None`` or ``inf`` for
+                a full one (see :meth:`tell`).
         """
         point = self._as_point(x, "TreeUCB.tell_x")
         if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
             raise TypeError(f"TreeUCB.tell needs a numeric value. Got {value!r}.")
+        b = self._as_budgets([budget], 1, "TreeUCB.tell")
         self._drop_pending(point)
         v = float(value)
         if math.isnan(v):
@@ -356,14 +394,21 @@ class TreeUCB:
                 "TreeUCB ignores a NaN objective value at %s.", self.space.decode(point)
             )
             return
-        self._append(point[None], np.array([v]))
+        self._append(point[None], np.array([v]), b)
 
-    def tell_many(self, X: np.ndarray, values: np.ndarray | Sequence[float]) -> None:
+    def tell_many(
+        self,
+        X: np.ndarray,
+        values: np.ndarray | Sequence[float],
+        budgets: np.ndarray | Sequence[float | None] | None = None,
+    ) -> None:
         """Record many observations at once (NaN values are dropped with one warning).
 
         Args:
             X: Shape (n, d), values in [0, 1].
             values: Shape (n,).
+            budgets: Shape (n,): the step each evaluation reached if stopped early, ``None``
+                or ``inf`` for a full one (see :meth:`tell`); ``None``: all full.
         """
         X = np.asarray(X, dtype=float).reshape(-1, self.space.dim)
         v = np.asarray(values, dtype=float)
@@ -374,22 +419,55 @@ class TreeUCB:
             )
         if not np.all(np.isfinite(X)) or np.any(X < 0.0) or np.any(X > 1.0):
             raise ValueError("TreeUCB.tell_many needs coordinates in [0, 1].")
+        b = self._as_budgets(
+            [None] * v.shape[0] if budgets is None else budgets, v.shape[0], "TreeUCB.tell_many"
+        )
         nan = np.isnan(v)
         if nan.any():
             _logger.warning("TreeUCB ignores %d NaN objective value(s).", int(nan.sum()))
         for row in X:
             self._drop_pending(row)
-        self._append(X[~nan], v[~nan])
+        self._append(X[~nan], v[~nan], b[~nan])
 
-    def _append(self, X: np.ndarray, values: np.ndarray) -> None:
+    @staticmethod
+    def _as_budgets(budgets: Any, n: int, what: str) -> np.ndarray:
+        """Budgets as floats, ``None`` as ``inf``; shape (n,), values in [0, inf]."""
+        try:
+            items = list(budgets)
+        except TypeError:
+            raise TypeError(
+                f"{what} needs budgets as a sequence of numbers or None. Got {budgets!r}."
+            ) from None
+        out = np.empty(len(items))
+        for i, b in enumerate(items):
+            if b is None:
+                out[i] = np.inf
+            elif isinstance(b, (bool, np.bool_)) or not isinstance(b, (int, float, np.number)):
+                raise TypeError(f"{what} needs a budget that is a number or None. Got {b!r}.")
+            elif not float(b) >= 0.0:
+                raise ValueError(
+                    f"{what} needs a budget >= 0 (the step reached) or None/inf for a full "
+                    f"evaluation. Got {b!r}."
+                )
+            else:
+                out[i] = float(b)
+        if out.shape != (n,):
+            raise ValueError(
+                f"{what} needs one budget per value: got {out.shape[0]} budgets for {n} values."
+            )
+        return out
+
+    def _append(self, X: np.ndarray, values: np.ndarray, budgets: np.ndarray) -> None:
         n, k = self._n, X.shape[0]
         if n + k > self._ybuf.size:
             size = max(2 * self._ybuf.size, n + k)
             Xbuf, ybuf = np.zeros((size, self.space.dim)), np.zeros(size)
-            Xbuf[:n], ybuf[:n] = self._Xbuf[:n], self._ybuf[:n]
-            self._Xbuf, self._ybuf = Xbuf, ybuf
+            bbuf = np.full(size, np.inf)
+            Xbuf[:n], ybuf[:n], bbuf[:n] = self._Xbuf[:n], self._ybuf[:n], self._bbuf[:n]
+            self._Xbuf, self._ybuf, self._bbuf = Xbuf, ybuf, bbuf
         self._Xbuf[n : n + k] = X
         self._ybuf[n : n + k] = values if self.direction == "maximize" else -values
+        self._bbuf[n : n + k] = budgets
         self._n = n + k
 
     @property
@@ -399,6 +477,10 @@ class TreeUCB:
     @property
     def _y(self) -> np.ndarray:
         return self._ybuf[: self._n]
+
+    @property
+    def _b(self) -> np.ndarray:
+        return self._bbuf[: self._n]
 
     # -- pending points -----------------------------------------------------------------------
     @property
@@ -432,8 +514,19 @@ class TreeUCB:
 
     # -- the model ----------------------------------------------------------------------------
     def rewards(self) -> np.ndarray:
-        """Rewards of the observations, shape (n,), values in [0, 1]."""
-        return normalize_rewards(self._y, self.reward)
+        """Rewards of the observations, shape (n,), values in [0, 1].
+
+        The values' ranks (or min-max scaling, see ``reward``), with the observations
+        stopped early ranked by the ``pruned`` rule.
+        """
+        return self._rewards_of(self._n)
+
+    def _rewards_of(self, m: int) -> np.ndarray:
+        """The rewards the first ``m`` observations have on their own, shape (m,)."""
+        y, b = self._y[:m], self._b[:m]
+        if self.pruned == "last_value" or m == 0 or np.all(b == b[0]):
+            return normalize_rewards(y, self.reward)  # today's rewards, bit for bit
+        return budget_rewards(y, b, self.reward, self.pruned, self.n_min)
 
     def fit_leaves(self) -> Leaves:
         """Fit the partition to the data and return its boxes with their statistics."""
@@ -455,8 +548,7 @@ class TreeUCB:
 
     def _leaves(self, r: np.ndarray) -> Leaves:
         part = self.partition
-        y, kind = self._y, self.reward
-        part.update(self._X, r, lambda m: normalize_rewards(y[:m], kind))
+        part.update(self._X, r, self._rewards_of)
         L = part.n_leaves
         n_obs = np.bincount(part.leaf_of, minlength=L).astype(float)
         sums = np.bincount(part.leaf_of, weights=r, minlength=L)
@@ -665,3 +757,11 @@ class TreeUCB:
         state["_Phi"] = np.zeros((0, 0))
         state["_gram"] = np.zeros((0, 0))
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # a state pickled before budgets existed: every observation was a full one
+        if "_bbuf" not in state:
+            state["_bbuf"] = np.full(state["_ybuf"].size, np.inf)
+            state["pruned"] = "last_value"
+            state["n_min"] = state["space"].dim + 1
+        self.__dict__.update(state)

@@ -11,6 +11,7 @@ import re
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from benchmarks import __main__ as cli
@@ -109,3 +110,41 @@ def test_bandit_without_pyxab_stops_naming_the_extra(
     assert "\n" not in message
     assert "'PyXAB'" in message and "pip install -e '.[benchmarks]'" in message
     assert not list(results_in_tmp.iterdir())  # nothing ran, nothing was written
+
+
+def test_fidelity(results_in_tmp: Path) -> None:
+    argv = ["--tasks", "curves", "--pruners", "none,hyperband", "--seeds", "2", "--fulls", "2"]
+    cli.main(["fidelity", *argv])
+    text = (results_in_tmp / "fidelity.md").read_text()
+    assert f"Command: `python -m benchmarks fidelity {' '.join(argv)}`." in text
+    rows = _rows(text)
+    assert [r[:2] for r in rows] == [
+        ["none", "treeucb"],
+        ["none", "tpe"],
+        ["none", "random"],
+        *(
+            ["hyperband", s]
+            for s in (
+                "treeucb-last_value",
+                "treeucb-tpe",
+                "treeucb-bohb",
+                "treeucb-context",
+                "tpe",
+                "random",
+            )
+        ),
+    ]
+    assert rows[3][5] == "+0.000 ± 0.000"  # the paired baseline of its pruner
+
+
+def test_fidelity_regret_counts_the_best_complete_trial_finished_in_time() -> None:
+    from benchmarks.fidelity import curve_loss
+    from benchmarks.fidelity import regret_at
+
+    log = [(27, 0.5, 0.4), (60, 0.2, 0.3), (90, 0.1, 0.35)]  # (steps spent, reported, final)
+    assert regret_at(log, 26, 0.1) != regret_at(log, 26, 0.1)  # nothing complete yet: NaN
+    assert regret_at(log, 60, 0.1) == pytest.approx(0.2)
+    assert regret_at(log, 90, 0.1) == pytest.approx(0.25)  # by reported value, not final
+    u = np.array([[1.0, 0.3, 0.6, 0.45], [0.47, 0.3, 0.6, 0.45]])
+    early, final = curve_loss(u, 1), curve_loss(u, 27)
+    assert early[0] < early[1] and final[0] > final[1]  # the curves cross

@@ -641,9 +641,9 @@ def test_same_study_loaded_again_keeps_the_cache(
     told: list[int] = []
     original = TreeUCB.tell_many
 
-    def tell_many(core: TreeUCB, X: Any, values: Any) -> None:
+    def tell_many(core: TreeUCB, X: Any, values: Any, budgets: Any = None) -> None:
         told.append(len(values))
-        original(core, X, values)
+        original(core, X, values, budgets)
 
     monkeypatch.setattr(TreeUCB, "tell_many", tell_many)
     sampler = TreeUCBSampler(seed=0, n_startup_trials=5)
@@ -822,9 +822,9 @@ def test_cache_tells_each_trial_once(monkeypatch: pytest.MonkeyPatch) -> None:
     told: list[int] = []
     original = TreeUCB.tell_many
 
-    def tell_many(core: TreeUCB, X: Any, values: Any) -> None:
+    def tell_many(core: TreeUCB, X: Any, values: Any, budgets: Any = None) -> None:
         told.append(len(values))
-        original(core, X, values)
+        original(core, X, values, budgets)
 
     monkeypatch.setattr(TreeUCB, "tell_many", tell_many)
     _run(TreeUCBSampler(seed=0, n_startup_trials=5), sphere, 20)

@@ -262,7 +262,7 @@ def test_docstring_describes_only_the_searchers_own_arguments() -> None:
     args = doc[doc.index("Args:") : doc.index("Raises:")]
     described = re.findall(r"^ {8}(\**\w+):$", args, flags=re.M)
     own = ["space", "metric", "mode", "points_to_evaluate", "evaluated_rewards", "seed"]
-    assert described == [*own, "n_startup_trials", "**options"]  # the core's are in its table
+    assert described == [*own, "n_startup_trials", "time_attr", "**options"]  # core: its table
 
 
 # every bad value the core's table implies, under the searcher's names and aliases
