@@ -82,6 +82,42 @@ def tree_boxes(tree: Any, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.array(lows), np.array(highs), np.array(nodes, dtype=np.intp)
 
 
+def apply_tree(tree: Any, X: np.ndarray) -> np.ndarray:
+    """Leaf node id of each point, as ``DecisionTreeRegressor.apply`` gives it.
+
+    The walk of scikit-learn's ``Tree.apply``: features as float32, ``x <= threshold`` goes
+    left.  It skips scikit-learn's input validation, which costs about 0.1-0.5 ms per call:
+    most of the time of locating one new point (an observation, a pending point) per round.
+
+    Args:
+        tree: ``DecisionTreeRegressor().tree_``.
+        X: Shape (n, d), finite.
+
+    Returns:
+        Node ids, shape (n,).
+    """
+    X = np.asarray(X, dtype=np.float32).astype(np.float64)
+    left, right = tree.children_left, tree.children_right
+    feature, threshold = tree.feature, tree.threshold
+    n = X.shape[0]
+    if n <= 8:  # a few points: walk each in Python, cheaper than numpy per level
+        out = np.zeros(n, dtype=np.intp)
+        for i in range(n):
+            node = 0
+            while left[node] != -1:
+                node = left[node] if X[i, feature[node]] <= threshold[node] else right[node]
+            out[i] = node
+        return out
+    node = np.zeros(n, dtype=np.intp)
+    active = np.flatnonzero(left[node] != -1)
+    while active.size:
+        at = node[active]
+        go_left = X[active, feature[at]] <= threshold[at]
+        node[active] = np.where(go_left, left[at], right[at])
+        active = active[left[node[active]] != -1]
+    return node
+
+
 class RefitPartition:
     """The paper's tree rule: CART refitted on all observations (lazily).
 
@@ -221,7 +257,7 @@ class RefitPartition:
         if self._tree is None:
             return np.zeros(X.shape[0], dtype=np.intp)
         X = np.atleast_2d(np.asarray(X, dtype=float))
-        b = self._node_to_leaf[self._tree.apply(X.astype(np.float32))]
+        b = self._node_to_leaf[apply_tree(self._tree.tree_, X)]
         cells = self._cells[b]
         with np.errstate(invalid="ignore", divide="ignore"):
             pos = (X - self._base_low[b]) / self._base_width[b] * cells
