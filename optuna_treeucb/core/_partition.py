@@ -103,19 +103,19 @@ def apply_tree(tree: Any, X: np.ndarray) -> np.ndarray:
     if n <= 8:  # a few points: walk each in Python, cheaper than numpy per level
         out = np.zeros(n, dtype=np.intp)
         for i in range(n):
-            node = 0
-            while left[node] != -1:
-                node = left[node] if X[i, feature[node]] <= threshold[node] else right[node]
-            out[i] = node
+            at = 0
+            while left[at] != -1:
+                at = left[at] if X[i, feature[at]] <= threshold[at] else right[at]
+            out[i] = at
         return out
-    node = np.zeros(n, dtype=np.intp)
-    active = np.flatnonzero(left[node] != -1)
+    nodes = np.zeros(n, dtype=np.intp)
+    active = np.flatnonzero(left[nodes] != -1)
     while active.size:
-        at = node[active]
-        go_left = X[active, feature[at]] <= threshold[at]
-        node[active] = np.where(go_left, left[at], right[at])
-        active = active[left[node[active]] != -1]
-    return node
+        now = nodes[active]
+        go_left = X[active, feature[now]] <= threshold[now]
+        nodes[active] = np.where(go_left, left[now], right[now])
+        active = active[left[nodes[active]] != -1]
+    return nodes
 
 
 class RefitPartition:
