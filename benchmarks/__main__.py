@@ -1,6 +1,6 @@
 """``python -m benchmarks COMMAND [--quick] [--out DIR] ...``.
 
-Commands: bandit, ablation, optimize, overhead, paired, memory, core_cost.
+Commands: bandit, ablation, optimize, overhead, paired, memory, core_cost, scale.
 
 Results go to ``--out DIR`` (a scratch folder unless given; ``--out benchmarks/results``
 updates the committed ones).
@@ -19,6 +19,7 @@ COMMANDS = {
     "paired": "benchmarks.paired",
     "memory": "benchmarks.memory",
     "core_cost": "benchmarks.core_cost",
+    "scale": "benchmarks.scale",
 }
 
 

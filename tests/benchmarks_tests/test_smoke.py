@@ -109,3 +109,14 @@ def test_bandit_without_pyxab_stops_naming_the_extra(
     assert "\n" not in message
     assert "'PyXAB'" in message and "pip install -e '.[benchmarks]'" in message
     assert not list(results_in_tmp.iterdir())  # nothing ran, nothing was written
+
+
+def test_scale(results_in_tmp: Path) -> None:
+    argv = ["--quick", "--parts", "searcher", "sampler", "--n-trials", "40", "--widths", "1", "4"]
+    cli.main(["scale", *argv, "--sizes", "30", "--sampler-trials", "3"])
+    text = (results_in_tmp / "scale.md").read_text()
+    assert "Command: `python -m benchmarks scale --quick --parts searcher sampler" in text
+    rows = _rows(text)
+    searcher = [r for r in rows if r[0] == "TreeUCBSearch"]
+    assert [r[1] for r in searcher] == ["1", "4"] and all(r[-1] == "0" for r in searcher)
+    assert [r[:2] for r in rows if r[0] == "30"] == [["30", "0"], ["30", "64"]]
