@@ -51,7 +51,7 @@ from benchmarks._common import results_dir
 from benchmarks._common import stamp_core
 
 PARTS = ("processes", "searcher", "sampler")
-STORAGES = ("journal", "sqlite")
+STORAGES = ("journal", "sqlite", "postgresql")
 WORKER = "_worker"
 
 
@@ -64,9 +64,61 @@ def objective(trial: Any) -> float:
     return x * x + y * y + (math.log10(lr) + 3.0) ** 2 + abs(k - 8)
 
 
+class LocalPostgres:
+    """A throwaway PostgreSQL server in a temporary folder, on a Unix socket only.
+
+    Uses the binaries of Debian's ``postgresql`` package (``/usr/lib/postgresql/*/bin``) and
+    runs them as the ``postgres`` user when this process is root (PostgreSQL refuses root).
+    The server is stopped and its folder removed by :meth:`stop`.
+    """
+
+    def __init__(self) -> None:
+        import glob
+        import shutil
+
+        found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
+        if not found:
+            raise SystemExit(
+                "python -m benchmarks scale: the postgresql storage needs PostgreSQL's server "
+                "(Debian: apt-get install -y postgresql) and psycopg2 (pip install "
+                "psycopg2-binary)."
+            )
+        self.bin = Path(found[-1]).parent
+        self.root = Path(tempfile.mkdtemp(prefix="treeucb-pg-"))
+        self._as: list[str] = []
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            shutil.chown(self.root, "postgres")
+            self._as = ["runuser", "-u", "postgres", "--"]
+        self.data = self.root / "data"
+        self.url = f"postgresql+psycopg2://postgres@/postgres?host={self.root}&port=5499"
+
+    def _run(self, *cmd: str) -> None:
+        subprocess.run([*self._as, *cmd], check=True, capture_output=True, text=True)
+
+    def start(self) -> LocalPostgres:
+        self._run(str(self.bin / "initdb"), "-D", str(self.data), "-A", "trust", "-U", "postgres")
+        options = f"-k {self.root} -p 5499 -c listen_addresses='' -c max_connections=200"
+        log = str(self.root / "server.log")
+        pg_ctl = str(self.bin / "pg_ctl")
+        self._run(
+            pg_ctl, "-D", str(self.data), "-o", options, "-l", log, "-w", "-t", "60", "start"
+        )
+        return self
+
+    def stop(self) -> None:
+        import shutil
+
+        try:
+            self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
+        finally:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+
 def _storage(kind: str, path: str) -> Any:
     import optuna
 
+    if kind == "postgresql":  # path is the URL
+        return optuna.storages.RDBStorage(path)
     if kind == "journal":
         from optuna.storages.journal import JournalFileBackend
 
@@ -103,12 +155,17 @@ def _worker(argv: list[str]) -> None:
     print(json.dumps({"start": start, "end": time.time(), "errors": errors}), flush=True)
 
 
-def throughput(kind: str, n_procs: int, sampler_name: str, per_proc: int) -> dict[str, float]:
-    """Run ``n_procs`` workers on a fresh study; trials per second and the defects."""
+def throughput(
+    kind: str, n_procs: int, sampler_name: str, per_proc: int, url: str = ""
+) -> dict[str, float]:
+    """Run ``n_procs`` workers on a fresh study; trials per second and the defects.
+
+    ``url``: the database of the ``postgresql`` kind (its study is deleted afterwards).
+    """
     import optuna
 
     with tempfile.TemporaryDirectory(prefix="treeucb-scale-") as tmp:
-        path = str(Path(tmp) / ("study.log" if kind == "journal" else "study.db"))
+        path = url or str(Path(tmp) / ("study.log" if kind == "journal" else "study.db"))
         go = str(Path(tmp) / "go")
         optuna.create_study(study_name="scale", storage=_storage(kind, path))
         cmd = [sys.executable, "-m", "benchmarks.scale", WORKER, kind, path, sampler_name]
@@ -138,6 +195,8 @@ def throughput(kind: str, n_procs: int, sampler_name: str, per_proc: int) -> dic
             errors += reports[-1]["errors"]
         study = optuna.load_study(study_name="scale", storage=_storage(kind, path))
         trials = study.get_trials(deepcopy=False)
+        if url:
+            optuna.delete_study(study_name="scale", storage=_storage(kind, path))
     complete = [t for t in trials if t.state == optuna.trial.TrialState.COMPLETE]
     points = [tuple(sorted(t.params.items())) for t in complete]
     wall = max(r["end"] for r in reports) - min(r["start"] for r in reports) if reports else 0
@@ -150,27 +209,40 @@ def throughput(kind: str, n_procs: int, sampler_name: str, per_proc: int) -> dic
     }
 
 
+def _process_rows(
+    kind: str, procs: list[int], per_proc: int, repeats: int, url: str
+) -> list[list[str]]:
+    rows = []
+    for n in procs:
+        rates: dict[str, list[float]] = {"Random": [], "TreeUCB": []}
+        defects = {"lost": 0, "running": 0, "duplicates": 0, "errors": 0}
+        for rep in range(repeats):
+            order = ("Random", "TreeUCB") if rep % 2 == 0 else ("TreeUCB", "Random")
+            for name in order:
+                r = throughput(kind, n, name, per_proc, url)
+                rates[name].append(r["rate"])
+                if name == "TreeUCB":
+                    for key in defects:
+                        defects[key] += int(r[key])
+                print(f"  {kind} {n} processes {name}: {r}", flush=True)
+        tree, rand = float(np.median(rates["TreeUCB"])), float(np.median(rates["Random"]))
+        rows.append(
+            [kind, str(n), str(n * per_proc), f"{rand:.1f}", f"{tree:.1f}"]
+            + [f"{tree / rand:.2f}x" if rand > 0 else "-"]
+            + [str(defects[k]) for k in ("lost", "running", "duplicates", "errors")]
+        )
+    return rows
+
+
 def run_processes(procs: list[int], per_proc: int, repeats: int, storages: list[str]) -> str:
     rows = []
     for kind in storages:
-        for n in procs:
-            rates: dict[str, list[float]] = {"Random": [], "TreeUCB": []}
-            defects = {"lost": 0, "running": 0, "duplicates": 0, "errors": 0}
-            for rep in range(repeats):
-                order = ("Random", "TreeUCB") if rep % 2 == 0 else ("TreeUCB", "Random")
-                for name in order:
-                    r = throughput(kind, n, name, per_proc)
-                    rates[name].append(r["rate"])
-                    if name == "TreeUCB":
-                        for key in defects:
-                            defects[key] += int(r[key])
-                    print(f"  {kind} {n} processes {name}: {r}", flush=True)
-            tree, rand = float(np.median(rates["TreeUCB"])), float(np.median(rates["Random"]))
-            rows.append(
-                [kind, str(n), str(n * per_proc), f"{rand:.1f}", f"{tree:.1f}"]
-                + [f"{tree / rand:.2f}x" if rand > 0 else "-"]
-                + [str(defects[k]) for k in ("lost", "running", "duplicates", "errors")]
-            )
+        server = LocalPostgres().start() if kind == "postgresql" else None
+        try:
+            rows += _process_rows(kind, procs, per_proc, repeats, server.url if server else "")
+        finally:
+            if server is not None:
+                server.stop()
     header = [
         "storage",
         "processes",
