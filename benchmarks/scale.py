@@ -467,6 +467,38 @@ def main(argv: list[str] | None = None) -> None:
         f"Command: `{command_line('scale', argv)}`.",
         "",
     ]
+    path = results_dir(args.out) / f"{args.name}.md"
+
+    def write(done: bool) -> None:
+        note = machine_note("quick" if quick else "full", started)
+        if not done:
+            note = "_Partial: the run is still going (or was stopped)._\n\n" + note
+        path.write_text("\n".join(sections) + "\n" + note)
+
+    if "searcher" in args.parts:
+        print("searcher", flush=True)
+        sections += [
+            f"## TreeUCBSearch with W pending trials (up to {n:,} trials)",
+            "",
+            "Milliseconds per `suggest` + `on_trial_complete` (median over the last tenth of "
+            f"the trials before the checkpoint); OptunaSearch runs {n_optuna:,} trials, W = 1 "
+            "and 64 only.",
+            "",
+            run_searcher(n, args.widths, n_optuna),
+        ]
+        write(done=False)
+    if "sampler" in args.parts:
+        print("sampler", flush=True)
+        k = args.sampler_trials or (30 if quick else 100)
+        sections += [
+            f"## TreeUCBSampler with W running trials (median of {k} trials)",
+            "",
+            "A study pre-filled with n finished trials and W running ones (asked with "
+            "`study.ask(distributions)`); each step asks one trial and tells the oldest.",
+            "",
+            run_sampler(args.sizes or [1_000, 10_000], [0, 64] if quick else [0, 8, 64], k),
+        ]
+        write(done=False)
     if "processes" in args.parts:
         print("processes", flush=True)
         sections += [
@@ -479,31 +511,7 @@ def main(argv: list[str] | None = None) -> None:
             "",
             run_processes(procs, per_proc, repeats, args.storages),
         ]
-    if "searcher" in args.parts:
-        print("searcher", flush=True)
-        sections += [
-            f"## TreeUCBSearch with W pending trials (up to {n:,} trials)",
-            "",
-            "Milliseconds per `suggest` + `on_trial_complete` (median over the last tenth of "
-            f"the trials before the checkpoint); OptunaSearch runs {n_optuna:,} trials, W = 1 "
-            "and 64 only.",
-            "",
-            run_searcher(n, args.widths, n_optuna),
-        ]
-    if "sampler" in args.parts:
-        print("sampler", flush=True)
-        k = args.sampler_trials or (30 if quick else 100)
-        sections += [
-            f"## TreeUCBSampler with W running trials (median of {k} trials)",
-            "",
-            "A study pre-filled with n finished trials and W running ones (asked with "
-            "`study.ask(distributions)`); each step asks one trial and tells the oldest.",
-            "",
-            run_sampler(args.sizes or [1_000, 10_000], [0, 64] if quick else [0, 8, 64], k),
-        ]
-    sections.append(machine_note("quick" if quick else "full", started))
-    path = results_dir(args.out) / f"{args.name}.md"
-    path.write_text("\n".join(sections) + "\n")
+    write(done=True)
     print(f"wrote {path}")
 
 
