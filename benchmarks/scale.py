@@ -509,8 +509,10 @@ def main(argv: list[str] | None = None) -> None:
             "(target >= 0.8x).  Lost, left running, duplicates and errors are summed over "
             "TreeUCB's runs (all must be 0).",
             "",
-            run_processes(procs, per_proc, repeats, args.storages),
         ]
+        for kind in args.storages:  # one table per storage, written as it completes
+            sections += [run_processes(procs, per_proc, repeats, [kind])]
+            write(done=False)
     write(done=True)
     print(f"wrote {path}")
 
