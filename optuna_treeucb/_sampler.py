@@ -116,7 +116,11 @@ class TreeUCBSampler(BaseSampler):
       pessimistic value, in line with the pruner's verdict); a pruned trial that reported
       nothing, ``FAIL`` trials and NaN values are ignored; ``±inf`` values rank as the
       best/worst.  ``RUNNING`` trials whose parameters are known are pending points: their
-      boxes count as visited, so parallel workers spread out.
+      boxes count as visited, so parallel workers spread out.  A trial's point is known from
+      its relative sample on (Optuna draws it at the trial's first ``suggest_*`` call), not
+      only once the objective has suggested every parameter: the sampler stores it in the
+      trial's system attributes (key ``"treeucb:relative_params:0"``, as TPESampler's
+      ``constant_liar`` does), where other processes sharing the storage read it.
     * **Contexts.**  Parameters fixed by :meth:`~optuna.study.Study.enqueue_trial` (a partial
       dict) or by :class:`~optuna.samplers.PartialFixedSampler` are contexts (Contextual
       TreeUCB): the best box containing the fixed values is played and only the free
