@@ -266,6 +266,9 @@ class TreeUCBSampler(BaseSampler):
 
     def _reset(self, study_name: str | None) -> None:
         self._study_name = study_name
+        # (trial number, view) of the last infer_relative_search_space, which Optuna calls
+        # right before sample_relative for the same trial: one read of the trials, not two
+        self._view_for: tuple[int, _View] | None = None
         self._first: tuple[int, Any] | None = None  # (number, datetime_start) of trial 0
         self._tracker = _SpaceTracker()
         self._models: dict[tuple[Any, ...], list[_Model]] = {}
@@ -280,7 +283,7 @@ class TreeUCBSampler(BaseSampler):
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         derived = ("_lock", "_study_name", "_tracker", "_models", "_values", "_log", "_n_obs")
-        for name in (*derived, "_first", "_frontier", "_frontier_key"):
+        for name in (*derived, "_view_for", "_first", "_frontier", "_frontier_key"):
             del state[name]
         return state
 
@@ -388,7 +391,7 @@ class TreeUCBSampler(BaseSampler):
         self, study: Study, trial: FrozenTrial
     ) -> dict[str, BaseDistribution]:
         with self._lock:
-            self._scan(study)
+            self._view_for = (trial.number, self._scan(study))
             return self._tracker.search_space(group=self._group)
 
     # -- sampling ---------------------------------------------------------------------------------
@@ -399,7 +402,11 @@ class TreeUCBSampler(BaseSampler):
         if not search_space:
             return {}
         with self._lock:
-            view = self._scan(study)
+            cached, self._view_for = self._view_for, None
+            if cached is not None and cached[0] == trial.number:
+                view = cached[1]  # read an instant ago, by infer_relative_search_space
+            else:
+                view = self._scan(study)
             if view.n_obs < self._n_startup_trials:
                 return {}
             running = [t for t in _running(study, view) if t.number != trial.number]

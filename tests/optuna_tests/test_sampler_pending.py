@@ -204,3 +204,20 @@ def test_another_process_sees_a_running_point_before_it_suggests(tmp_path: Path)
             worker.kill()
         worker.communicate()
     np.testing.assert_allclose(pending, [json.loads(out.read_text())])
+
+
+def test_the_study_is_read_once_per_trial(monkeypatch: pytest.MonkeyPatch) -> None:
+    # infer_relative_search_space reads the trials; sample_relative, which Optuna calls right
+    # after it for the same trial, uses that read (each read costs milliseconds on an RDB).
+    study = _prefilled()
+    study.sampler = TreeUCBSampler(seed=0, n_startup_trials=1)
+    reads: list[int] = []
+    original = optuna.Study.get_trials
+
+    def get_trials(self: optuna.Study, *args: Any, **kwargs: Any) -> Any:
+        reads.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(optuna.Study, "get_trials", get_trials)
+    study.optimize(lambda t: t.suggest_float("x", 0, 1) + t.suggest_float("y", 0, 1), 5)
+    assert len(reads) == 5
