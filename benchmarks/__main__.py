@@ -1,6 +1,6 @@
 """``python -m benchmarks COMMAND [--quick] [--out DIR] ...``.
 
-Commands: bandit, ablation, optimize, overhead, paired, memory, core_cost, fidelity.
+Commands: bandit, ablation, optimize, overhead, paired, memory, core_cost, fidelity, scale.
 
 Results go to ``--out DIR`` (a scratch folder unless given; ``--out benchmarks/results``
 updates the committed ones).
@@ -20,6 +20,7 @@ COMMANDS = {
     "memory": "benchmarks.memory",
     "core_cost": "benchmarks.core_cost",
     "fidelity": "benchmarks.fidelity",
+    "scale": "benchmarks.scale",
 }
 
 

@@ -8,6 +8,7 @@ pending points and fixed parameters into contexts, then asks the core.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import math
 import threading
@@ -49,6 +50,10 @@ _logger = logging.getLogger(__name__)
 _CORE_DEFAULTS: dict[str, Any] = {name: option.default for name, option in OPTIONS.items()}
 _MAX_MODELS_PER_SPACE = 8  # e.g. one per HyperbandPruner bracket
 _Space = tuple[tuple[str, BaseDistribution], ...]  # (name, distribution), sorted by name
+# A trial's relative sample, shared with other processes through its system attributes (as
+# TPESampler's constant_liar does), in chunks: RDBStorage keeps values under 2046 characters.
+_SHARED_KEY = "treeucb:relative_params"
+_SHARED_CHUNK = 2045
 
 
 @dataclass
@@ -59,11 +64,14 @@ class _Model:
         core: The bandit.
         told: Numbers of the finished trials considered (told, or skipped as unusable).
         pos: Every entry of the sampler's trial log before ``pos`` is in ``told``.
+        pending: Running trials seen, by number: the point the core holds as pending for it,
+            or ``None`` while its point is not known (the core holds nothing for it).
     """
 
     core: TreeUCB
     told: set[int] = field(default_factory=set)
     pos: int = 0
+    pending: dict[int, np.ndarray | None] = field(default_factory=dict)
 
 
 @dataclass
@@ -115,7 +123,11 @@ class TreeUCBSampler(BaseSampler):
       study without pruned trials is unaffected by the option.  A pruned trial that reported
       nothing, ``FAIL`` trials and NaN values are ignored; ``±inf`` values rank as the
       best/worst.  ``RUNNING`` trials whose parameters are known are pending points: their
-      boxes count as visited, so parallel workers spread out.
+      boxes count as visited, so parallel workers spread out.  A trial's point is known from
+      its relative sample on (Optuna draws it at the trial's first ``suggest_*`` call), not
+      only once the objective has suggested every parameter: the sampler stores it in the
+      trial's system attributes (key ``"treeucb:relative_params:0"``, as TPESampler's
+      ``constant_liar`` does), where other processes sharing the storage read it.
     * **Contexts.**  Parameters fixed by :meth:`~optuna.study.Study.enqueue_trial` (a partial
       dict) or by :class:`~optuna.samplers.PartialFixedSampler` are contexts (Contextual
       TreeUCB): the best box containing the fixed values is played and only the free
@@ -265,6 +277,9 @@ class TreeUCBSampler(BaseSampler):
 
     def _reset(self, study_name: str | None) -> None:
         self._study_name = study_name
+        # (trial number, view) of the last infer_relative_search_space, which Optuna calls
+        # right before sample_relative for the same trial: one read of the trials, not two
+        self._view_for: tuple[int, _View] | None = None
         self._first: tuple[int, Any] | None = None  # (number, datetime_start) of trial 0
         self._tracker = _SpaceTracker()
         self._models: dict[tuple[Any, ...], list[_Model]] = {}
@@ -279,7 +294,7 @@ class TreeUCBSampler(BaseSampler):
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         derived = ("_lock", "_study_name", "_tracker", "_models", "_values", "_log", "_n_obs")
-        for name in (*derived, "_first", "_frontier", "_frontier_key"):
+        for name in (*derived, "_view_for", "_first", "_frontier", "_frontier_key"):
             del state[name]
         return state
 
@@ -387,7 +402,7 @@ class TreeUCBSampler(BaseSampler):
         self, study: Study, trial: FrozenTrial
     ) -> dict[str, BaseDistribution]:
         with self._lock:
-            self._scan(study)
+            self._view_for = (trial.number, self._scan(study))
             return self._tracker.search_space(group=self._group)
 
     # -- sampling ---------------------------------------------------------------------------------
@@ -398,7 +413,11 @@ class TreeUCBSampler(BaseSampler):
         if not search_space:
             return {}
         with self._lock:
-            view = self._scan(study)
+            cached, self._view_for = self._view_for, None
+            if cached is not None and cached[0] == trial.number:
+                view = cached[1]  # read an instant ago, by infer_relative_search_space
+            else:
+                view = self._scan(study)
             if view.n_obs < self._n_startup_trials:
                 return {}
             running = [t for t in _running(study, view) if t.number != trial.number]
@@ -418,10 +437,13 @@ class TreeUCBSampler(BaseSampler):
                     space_list.append((name, dist))
                 space = tuple(space_list)
                 model = self._model(space, direction, view)
-                model.core.set_pending(_pending(model.core.space, space, running))
+                _sync_pending(model, space, running)
                 _reseed(model.core, (self._base_seed, trial.number, k))
                 params = model.core.ask({n: decided[n] for n in ctx_names})
+                # the core holds the point it chose as pending: it is this trial's
+                model.pending[trial.number] = model.core.space.encode(params)
                 decided.update((n, params[n]) for n in group)
+        _share_point(study, trial, {n: decided[n] for n in search_space if n in decided})
         return {name: decided[name] for name in free}
 
     def sample_independent(
@@ -578,7 +600,7 @@ class TreeUCBSampler(BaseSampler):
         items = tuple(space.items())
         model = _Model(self._new_core(items, direction))
         _tell_new(model, items, observations)
-        model.core.set_pending(_pending(model.core.space, items, _running(study, view)))
+        _sync_pending(model, items, _running(study, view))
         return model.core
 
 
@@ -675,12 +697,92 @@ def _tell_new(
             values.append(value)
             budgets.append(_budget(t))
     if rows:
-        model.core.tell_many(np.array(rows), np.array(values, dtype=float), budgets)
+        # the pending points are the running trials', kept by _sync_pending
+        model.core.tell_many(
+            np.array(rows), np.array(values, dtype=float), budgets, drop_pending=False
+        )
 
 
-def _pending(cube: UnitCube, space: _Space, running: list[FrozenTrial]) -> np.ndarray:
-    rows = [x for x in (_encode(cube, space, t) for t in running) if x is not None]
-    return np.array(rows).reshape(-1, cube.dim)
+def _share_point(study: Study, trial: FrozenTrial, params: dict[str, Any]) -> None:
+    """Store a trial's relative sample in its system attributes, for other processes.
+
+    Other processes then count the running trial's whole point as pending as soon as it is
+    sampled, not only the parameters its objective has suggested so far.  Optuna has no
+    public way for a sampler to write a trial's system attributes (``Trial.set_system_attr``
+    is deprecated, and ``sample_relative`` gets a ``FrozenTrial``): TPESampler (with
+    ``constant_liar``) and GPSampler write through ``study._storage`` and
+    ``trial._trial_id``, and so does this one function.  Should either go away, nothing is
+    shared and other processes fall back to the parameters the trial has suggested.
+    """
+    try:
+        text = json.dumps(params)
+        storage, trial_id = study._storage, trial._trial_id
+        write = storage.set_trial_system_attr
+    except (AttributeError, TypeError, ValueError):  # private API gone, or values not JSON
+        return
+    for i in range(0, len(text), _SHARED_CHUNK):
+        write(trial_id, f"{_SHARED_KEY}:{i // _SHARED_CHUNK}", text[i : i + _SHARED_CHUNK])
+
+
+def _shared_point(trial: FrozenTrial) -> dict[str, Any]:
+    """The relative sample a running trial shared (see :func:`_share_point`), or ``{}``."""
+    attrs = trial.system_attrs
+    chunks: list[str] = []
+    while (chunk := attrs.get(f"{_SHARED_KEY}:{len(chunks)}")) is not None:
+        chunks.append(chunk)
+    if not chunks:
+        return {}
+    try:
+        params = json.loads("".join(chunks))
+    except json.JSONDecodeError:  # read while being written: use the suggested parameters
+        return {}
+    return params if isinstance(params, dict) else {}
+
+
+def _running_point(cube: UnitCube, space: _Space, trial: FrozenTrial) -> np.ndarray | None:
+    """A running trial's point: its suggested parameters, else its shared relative sample.
+
+    ``None`` if a parameter of ``space`` is in neither, or has another distribution.
+    """
+    params: dict[str, Any] = {}
+    shared: dict[str, Any] | None = None
+    for name, dist in space:
+        if name in trial.params:
+            if trial.distributions[name] != dist:
+                return None
+            params[name] = trial.params[name]
+            continue
+        if shared is None:
+            shared = _shared_point(trial)
+        if name not in shared:
+            return None
+        params[name] = shared[name]
+    try:
+        return cube.encode(params)
+    except (TypeError, ValueError):  # e.g. a shared value outside this distribution
+        return None
+
+
+def _sync_pending(model: _Model, space: _Space, running: list[FrozenTrial]) -> None:
+    """Give the core the change in the running trials since the last call.
+
+    A trial's point, once known, stays pending until the trial is no longer running; a trial
+    whose point is not known yet is looked at again at the next call.
+    """
+    core, known = model.core, model.pending
+    numbers = set()
+    for t in running:
+        numbers.add(t.number)
+        if known.get(t.number) is not None:
+            continue
+        x = _running_point(core.space, space, t)
+        known[t.number] = x
+        if x is not None:
+            core.add_pending(x)
+    for number in [n for n in known if n not in numbers]:
+        x = known.pop(number)
+        if x is not None:
+            core.forget_pending(x)
 
 
 def _running(study: Study, view: _View) -> list[FrozenTrial]:

@@ -602,13 +602,6 @@ class TreeUCBSearch(Searcher):
             )
         return self._treeucb
 
-    def _sync_pending(self) -> None:
-        """The core's pending points are exactly the points of the running trials."""
-        assert self._treeucb is not None and self._cube is not None
-        cube = self._cube
-        X = [cube.encode(p) for p in self._live_trial_mapping.values()]
-        self._treeucb.set_pending(np.array(X).reshape(len(X), cube.dim))
-
     def suggest(self, trial_id: str) -> dict[str, Any] | None:
         """Next configuration: a queued point first, then TreeUCB's choice.
 
@@ -618,21 +611,23 @@ class TreeUCBSearch(Searcher):
         treeucb = self._check_ready()
         assert self._cube is not None and self._layout is not None
         if trial_id not in self._live_trial_mapping:
-            self._sync_pending()
+            # The core's pending points are the points of the live trials: ask adds its own,
+            # a queued point is added here, and on_trial_complete drops them.
             point = self._queue.pop(0) if self._queue else {}
             if len(point) == self._cube.dim:
                 params = dict(point)
+                treeucb.add_pending(self._cube.encode(params))
             else:
                 treeucb.reseed([self._base_seed, self._n_configs])
                 params = treeucb.ask(context=point)
             self._n_configs += 1
             self._live_trial_mapping[trial_id] = params
-            self._sync_pending()
         return copy.deepcopy(self._layout.build(self._live_trial_mapping[trial_id]))
 
     def _record(
         self, params: dict[str, Any], value: Any, what: str, budget: float | None = None
-    ) -> None:
+    ) -> bool:
+        """Tell the core a result; ``False`` (and a warning) if the value is not a number."""
         assert self._treeucb is not None
         v = _as_float(value)
         if v is None or math.isnan(v):
@@ -643,8 +638,9 @@ class TreeUCBSearch(Searcher):
                 self._metric,
                 value,
             )
-            return
+            return False
         self._treeucb.tell(params, v, budget=budget)
+        return True
 
     def _step(self, result: Mapping[str, Any]) -> float | None:
         """The value of ``time_attr`` in a result (``None`` if absent or not a number >= 0).
@@ -684,6 +680,8 @@ class TreeUCBSearch(Searcher):
                 trial_id,
             )
             return
+        assert self._treeucb is not None and self._cube is not None
+        told = False
         if error:
             _logger.info("TreeUCBSearch drops trial %s: it errored.", trial_id)
         else:
@@ -696,8 +694,9 @@ class TreeUCBSearch(Searcher):
                 value, step = None, None
             # stopped early if some result went further; a full evaluation otherwise
             budget = step if step is not None and step < self._max_step else None
-            self._record(params, value, f"trial {trial_id}", budget=budget)
-        self._sync_pending()
+            told = self._record(params, value, f"trial {trial_id}", budget=budget)
+        if not told:  # a told value dropped the trial's pending point itself
+            self._treeucb.forget_pending(self._cube.encode(params))
 
     def add_evaluated_point(
         self,
@@ -726,7 +725,7 @@ class TreeUCBSearch(Searcher):
             RuntimeError: If the search space, metric or mode is not set yet.
             ValueError: If a parameter is missing or its value is not legal.
         """
-        self._check_ready()
+        treeucb = self._check_ready()
         assert self._layout is not None
         if error or (pruned and not intermediate_values):
             _logger.info(
@@ -740,7 +739,11 @@ class TreeUCBSearch(Searcher):
         flat = self._layout.flatten(parameters, what=what, strict=False)
         self._check_values(flat, what=what, full=True)
         budget = float(len(intermediate_values)) if pruned and intermediate_values else None
-        self._record(flat, value, f"the evaluated point {parameters!r}", budget=budget)
+        n_pending = treeucb.n_pending
+        if self._record(flat, value, f"the evaluated point {parameters!r}", budget=budget):
+            if treeucb.n_pending < n_pending:  # the point equals a live trial's: still pending
+                assert self._cube is not None
+                treeucb.add_pending(self._cube.encode(flat))
         self._n_configs += 1
 
     # -- checkpointing --------------------------------------------------------------------------

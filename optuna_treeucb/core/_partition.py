@@ -103,6 +103,42 @@ def tree_boxes(tree: Any, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.array(lows), np.array(highs), np.array(nodes, dtype=np.intp)
 
 
+def apply_tree(tree: Any, X: np.ndarray) -> np.ndarray:
+    """Leaf node id of each point, as ``DecisionTreeRegressor.apply`` gives it.
+
+    The walk of scikit-learn's ``Tree.apply``: features as float32, ``x <= threshold`` goes
+    left.  It skips scikit-learn's input validation, which costs about 0.1-0.5 ms per call:
+    most of the time of locating one new point (an observation, a pending point) per round.
+
+    Args:
+        tree: ``DecisionTreeRegressor().tree_``.
+        X: Shape (n, d), finite.
+
+    Returns:
+        Node ids, shape (n,).
+    """
+    X = np.asarray(X, dtype=np.float32).astype(np.float64)
+    left, right = tree.children_left, tree.children_right
+    feature, threshold = tree.feature, tree.threshold
+    n = X.shape[0]
+    if n <= 8:  # a few points: walk each in Python, cheaper than numpy per level
+        out = np.zeros(n, dtype=np.intp)
+        for i in range(n):
+            at = 0
+            while left[at] != -1:
+                at = left[at] if X[i, feature[at]] <= threshold[at] else right[at]
+            out[i] = at
+        return out
+    nodes = np.zeros(n, dtype=np.intp)
+    active = np.flatnonzero(left[nodes] != -1)
+    while active.size:
+        now = nodes[active]
+        go_left = X[active, feature[now]] <= threshold[now]
+        nodes[active] = np.where(go_left, left[now], right[now])
+        active = active[left[nodes[active]] != -1]
+    return nodes
+
+
 class RefitPartition:
     """The paper's tree rule: CART refitted on all observations (lazily).
 
@@ -242,7 +278,7 @@ class RefitPartition:
         if self._tree is None:
             return np.zeros(X.shape[0], dtype=np.intp)
         X = np.atleast_2d(np.asarray(X, dtype=float))
-        b = self._node_to_leaf[self._tree.apply(X.astype(np.float32))]
+        b = self._node_to_leaf[apply_tree(self._tree.tree_, X)]
         cells = self._cells[b]
         with np.errstate(invalid="ignore", divide="ignore"):
             pos = (X - self._base_low[b]) / self._base_width[b] * cells

@@ -271,7 +271,7 @@ class TreeUCB:
         self._bbuf = np.full(16, np.inf)  # budgets: the step reached, inf for a full evaluation
         self._n = 0
         self._told: dict[int, dict[str, Any]] = {}  # observation -> parameters as told
-        self._pending: list[np.ndarray] = []  # duplicates count once each
+        self._init_pending()
         # soft_gp cache: features and Gram matrix of the observations for one partition
         self._gp_version = -1
         self._gp_low = np.zeros((0, d))
@@ -401,6 +401,8 @@ class TreeUCB:
         X: np.ndarray,
         values: np.ndarray | Sequence[float],
         budgets: np.ndarray | Sequence[float | None] | None = None,
+        *,
+        drop_pending: bool = True,
     ) -> None:
         """Record many observations at once (NaN values are dropped with one warning).
 
@@ -409,6 +411,9 @@ class TreeUCB:
             values: Shape (n,).
             budgets: Shape (n,): the step each evaluation reached if stopped early, ``None``
                 or ``inf`` for a full one (see :meth:`tell`); ``None``: all full.
+            drop_pending: Whether each point drops one equal pending point, as :meth:`tell`
+                does.  ``False`` leaves the pending points alone, for a caller that keeps them
+                itself with :meth:`add_pending` and :meth:`forget_pending`.
         """
         X = np.asarray(X, dtype=float).reshape(-1, self.space.dim)
         v = np.asarray(values, dtype=float)
@@ -425,8 +430,9 @@ class TreeUCB:
         nan = np.isnan(v)
         if nan.any():
             _logger.warning("TreeUCB ignores %d NaN objective value(s).", int(nan.sum()))
-        for row in X:
-            self._drop_pending(row)
+        if drop_pending:
+            for row in X:
+                self._drop_pending(row)
         self._append(X[~nan], v[~nan], b[~nan])
 
     @staticmethod
@@ -483,12 +489,32 @@ class TreeUCB:
         return self._bbuf[: self._n]
 
     # -- pending points -----------------------------------------------------------------------
+    # Pending points are kept incrementally: ``_pending`` maps an id to the point, in the order
+    # added; ``_pending_ids`` maps the bytes of a point to the ids holding it, oldest first (a
+    # duplicate is a point of its own), so that dropping one is O(1).  Their boxes are found
+    # once per partition version: ``_pending_box`` holds the box of each located id and
+    # ``_pending_counts`` the points per box; points added since are located in one batch when
+    # the boxes are next needed, and every point is located again only after a refit.
+    def _init_pending(self) -> None:
+        self._pending: dict[int, np.ndarray] = {}
+        self._pending_ids: dict[bytes, list[int]] = {}
+        self._pending_next = 0
+        self._pending_version = -1  # partition version the boxes below belong to
+        self._pending_box: dict[int, int] = {}
+        self._pending_counts = np.zeros(0)
+        self._unlocated: set[int] = set()  # ids added since the boxes were last counted
+
     @property
     def pending(self) -> np.ndarray:
-        """Points asked and not yet told, shape (p, d)."""
+        """Points asked and not yet told, shape (p, d), in the order they were added."""
         if not self._pending:
             return np.zeros((0, self.space.dim))
-        return np.array(self._pending)
+        return np.array(list(self._pending.values()))
+
+    @property
+    def n_pending(self) -> int:
+        """Number of pending points (duplicates counted each)."""
+        return len(self._pending)
 
     def set_pending(self, X: np.ndarray | Sequence[Sequence[float]]) -> None:
         """Replace the pending points (points being evaluated elsewhere).
@@ -497,20 +523,69 @@ class TreeUCB:
             X: Shape (p, d), values in [0, 1].
         """
         arr = np.asarray(X, dtype=float).reshape(-1, self.space.dim)
-        self._pending = []
-        for row in arr:
-            point = self._as_point(row, "TreeUCB.set_pending")
-            self._pending.append(point)
+        points = [self._as_point(row, "TreeUCB.set_pending") for row in arr]
+        self._init_pending()
+        for point in points:
+            self._add_pending(point)
+
+    def add_pending(self, x: np.ndarray | Sequence[float]) -> None:
+        """Add a pending point (a point being evaluated elsewhere), in O(1).
+
+        A point added twice counts twice.  :meth:`tell` of an equal point, or
+        :meth:`forget_pending`, drops one copy.
+
+        Args:
+            x: Shape (d,), values in [0, 1].
+        """
+        self._add_pending(self._as_point(x, "TreeUCB.add_pending"))
+
+    def _add_pending(self, x: np.ndarray) -> None:
+        point = np.array(x, dtype=float) + 0.0  # a copy; -0.0 becomes 0.0, as equality has it
+        i = self._pending_next
+        self._pending_next += 1
+        self._pending[i] = point
+        self._pending_ids.setdefault(point.tobytes(), []).append(i)
+        self._unlocated.add(i)
 
     def _drop_pending(self, x: np.ndarray) -> None:
-        for i, p in enumerate(self._pending):
-            if np.array_equal(p, x):
-                del self._pending[i]
-                return
+        """Drop the oldest pending point equal to ``x``, if any (O(1))."""
+        key = (np.asarray(x, dtype=float) + 0.0).tobytes()
+        ids = self._pending_ids.get(key)
+        if not ids:
+            return
+        i = ids.pop(0)
+        if not ids:
+            del self._pending_ids[key]
+        del self._pending[i]
+        box = self._pending_box.pop(i, None)
+        if box is None:
+            self._unlocated.discard(i)
+        else:
+            self._pending_counts[box] -= 1.0
 
     def forget_pending(self, x: np.ndarray | Sequence[float]) -> None:
         """Drop a pending point without a value (e.g. its evaluation failed)."""
         self._drop_pending(self._as_point(x, "TreeUCB.forget_pending"))
+
+    def _pending_per_box(self) -> np.ndarray:
+        """Pending points per box of the current partition, shape (L,).
+
+        Every point is located again after the partition changed; otherwise only the points
+        added since the last call are.
+        """
+        part = self.partition
+        if self._pending_version != part.version or self._pending_counts.size != part.n_leaves:
+            self._pending_version = part.version
+            self._pending_box = {}
+            self._pending_counts = np.zeros(part.n_leaves)
+            self._unlocated = set(self._pending)
+        if self._unlocated:
+            new = sorted(self._unlocated)
+            boxes = part.locate(np.array([self._pending[i] for i in new]))
+            self._pending_box.update(zip(new, boxes.tolist(), strict=True))
+            self._pending_counts += np.bincount(boxes, minlength=part.n_leaves)
+            self._unlocated = set()
+        return self._pending_counts.copy()
 
     # -- the model ----------------------------------------------------------------------------
     def rewards(self) -> np.ndarray:
@@ -554,12 +629,7 @@ class TreeUCB:
         sums = np.bincount(part.leaf_of, weights=r, minlength=L)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = np.where(n_obs > 0, sums / np.maximum(n_obs, 1), np.nan)
-        pend = self.pending
-        n_pend = (
-            np.bincount(part.locate(pend), minlength=L).astype(float)
-            if pend.shape[0]
-            else np.zeros(L)
-        )
+        n_pend = self._pending_per_box()
         counts = n_obs + n_pend
         prior = np.ones(L)  # the paper's m = 1 (and n = 1) for an empty box
         if isinstance(part, RefitPartition) and part.parent.size == L:
@@ -569,7 +639,7 @@ class TreeUCB:
             p_sum = np.bincount(part.parent, weights=sums)
             parent_mean = np.where(p_n > 0, p_sum / np.maximum(p_n, 1), 1.0)
             prior = parent_mean[part.parent]
-        t = self.n_observations + pend.shape[0] + 1
+        t = self.n_observations + len(self._pending) + 1
         # A box without observations holds its prior as one virtual observation (the paper's
         # m = 1, n = 1 for an empty box); its pending points add to that n, as elsewhere.
         idx = hoeffding_index(
@@ -601,7 +671,7 @@ class TreeUCB:
         params.update(ctx)  # the very objects the caller gave
         # pending under the point that tell(params) will encode to (bin centres for grids)
         self._drop_pending(x)
-        self._pending.append(self.space.encode(params))
+        self._add_pending(self.space.encode(params))
         return params
 
     def ask_x(self, context: Mapping[int, float] | None = None) -> np.ndarray:
@@ -625,7 +695,7 @@ class TreeUCB:
             x = self._sample_in(low, high, ctx)[0]
         else:
             x = self._select(ctx)
-        self._pending.append(x)
+        self._add_pending(x)
         return x
 
     def _sample_in(
@@ -756,6 +826,10 @@ class TreeUCB:
         state["_gp_high"] = np.zeros((0, d))
         state["_Phi"] = np.zeros((0, 0))
         state["_gram"] = np.zeros((0, 0))
+        state["_pending_version"] = -1  # the pending points' boxes are found again
+        state["_pending_box"] = {}
+        state["_pending_counts"] = np.zeros(0)
+        state["_unlocated"] = set()
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -764,4 +838,9 @@ class TreeUCB:
             state["_bbuf"] = np.full(state["_ybuf"].size, np.inf)
             state["pruned"] = "last_value"
             state["n_min"] = state["space"].dim + 1
+        pending = state.get("_pending")
         self.__dict__.update(state)
+        if isinstance(pending, list):  # pickled before pending points were kept by id
+            self._init_pending()
+            for point in pending:
+                self._add_pending(point)

@@ -148,3 +148,14 @@ def test_fidelity_regret_counts_the_best_complete_trial_finished_in_time() -> No
     u = np.array([[1.0, 0.3, 0.6, 0.45], [0.47, 0.3, 0.6, 0.45]])
     early, final = curve_loss(u, 1), curve_loss(u, 27)
     assert early[0] < early[1] and final[0] > final[1]  # the curves cross
+
+
+def test_scale(results_in_tmp: Path) -> None:
+    argv = ["--quick", "--parts", "searcher", "sampler", "--n-trials", "40", "--widths", "1", "4"]
+    cli.main(["scale", *argv, "--sizes", "30", "--sampler-trials", "3"])
+    text = (results_in_tmp / "scale.md").read_text()
+    assert "Command: `python -m benchmarks scale --quick --parts searcher sampler" in text
+    rows = _rows(text)
+    searcher = [r for r in rows if r[0] == "TreeUCBSearch"]
+    assert [r[1] for r in searcher] == ["1", "4"] and all(r[-1] == "0" for r in searcher)
+    assert [r[:2] for r in rows if r[0] == "30"] == [["30", "0"], ["30", "64"]]

@@ -641,9 +641,9 @@ def test_same_study_loaded_again_keeps_the_cache(
     told: list[int] = []
     original = TreeUCB.tell_many
 
-    def tell_many(core: TreeUCB, X: Any, values: Any, budgets: Any = None) -> None:
+    def tell_many(core: TreeUCB, X: Any, values: Any, *args: Any, **kwargs: Any) -> None:
         told.append(len(values))
-        original(core, X, values, budgets)
+        original(core, X, values, *args, **kwargs)
 
     monkeypatch.setattr(TreeUCB, "tell_many", tell_many)
     sampler = TreeUCBSampler(seed=0, n_startup_trials=5)
@@ -731,17 +731,20 @@ def test_running_trials_are_pending(monkeypatch: pytest.MonkeyPatch) -> None:
     busy.suggest_float("x", -5.0, 5.0)
     busy.suggest_float("y", -5.0, 5.0)
     seen: list[np.ndarray] = []
-    original = TreeUCB.set_pending
+    original = TreeUCB.ask
 
-    def set_pending(core: TreeUCB, X: Any) -> None:
-        seen.append(np.asarray(X))
-        original(core, X)
+    def ask(core: TreeUCB, context: Any = None) -> dict[str, Any]:
+        seen.append(core.pending)
+        return original(core, context)
 
-    monkeypatch.setattr(TreeUCB, "set_pending", set_pending)
+    monkeypatch.setattr(TreeUCB, "ask", ask)
     study.optimize(sphere, n_trials=1)
     x = (busy.params["x"] + 5.0) / 10.0
     y = (busy.params["y"] + 5.0) / 10.0
     np.testing.assert_allclose(seen[-1], [[x, y]])
+    study.tell(busy, 1.0)
+    study.optimize(sphere, n_trials=1)
+    assert seen[-1].shape == (0, 2)  # a finished trial is no longer pending
 
 
 def test_pickling_mid_study() -> None:
@@ -822,9 +825,9 @@ def test_cache_tells_each_trial_once(monkeypatch: pytest.MonkeyPatch) -> None:
     told: list[int] = []
     original = TreeUCB.tell_many
 
-    def tell_many(core: TreeUCB, X: Any, values: Any, budgets: Any = None) -> None:
+    def tell_many(core: TreeUCB, X: Any, values: Any, *args: Any, **kwargs: Any) -> None:
         told.append(len(values))
-        original(core, X, values, budgets)
+        original(core, X, values, *args, **kwargs)
 
     monkeypatch.setattr(TreeUCB, "tell_many", tell_many)
     _run(TreeUCBSampler(seed=0, n_startup_trials=5), sphere, 20)

@@ -1,0 +1,535 @@
+"""Scale: many processes on one storage, many pending trials, many trials (issue 13).
+
+Three parts, each a table of the result file:
+
+* ``processes``: throughput of 1, 2, 4 (and 8) OS processes running one study of a zero-cost
+  objective on one journal file (``JournalStorage(JournalFileBackend)``) and on one SQLite
+  file, TreeUCBSampler beside RandomSampler under the same setup (same storage kind, process
+  count and trials per process).  Every worker imports everything and then waits for a start
+  signal, so the clock covers the optimisation only: throughput = trials / (last end - first
+  start).  Lost trials (fewer ``COMPLETE`` trials than asked for, or trials left ``RUNNING``),
+  duplicate points (two trials with the same parameters) and errors (``FAIL`` trials, worker
+  exceptions) are counted.  Every TreeUCB worker gets ``seed=0`` (trial numbers keep them
+  apart); Random workers get distinct seeds.
+* ``searcher``: time of one ``suggest`` + ``on_trial_complete`` of ``TreeUCBSearch`` with W
+  trials always pending (the oldest completes after each suggest), driven directly (no Ray
+  cluster), on a 4-parameter mixed space; ``OptunaSearch`` (TPE) beside it on fewer trials,
+  and ``HyperOptSearch`` when hyperopt is installed.  Median over the last tenth of the trials
+  before each checkpoint.
+* ``sampler``: time of one ``study.ask`` + ``study.tell`` with TreeUCBSampler on a study that
+  already holds n finished trials and W running ones (the oldest is told after each ask), with
+  RandomSampler's time in the same loop (Optuna's own cost) beside it.
+
+Usage::
+
+    python -m benchmarks scale --quick          # minutes
+    python -m benchmarks scale                  # 10,000 trials, 8 processes
+    python -m benchmarks scale --parts searcher sampler
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks._common import add_out_argument
+from benchmarks._common import command_line
+from benchmarks._common import machine_note
+from benchmarks._common import md_table
+from benchmarks._common import results_dir
+from benchmarks._common import stamp_core
+
+PARTS = ("processes", "searcher", "sampler")
+STORAGES = ("journal", "sqlite", "postgresql")
+WORKER = "_worker"
+
+
+# -- processes on one storage --------------------------------------------------------------------
+def objective(trial: Any) -> float:
+    x = trial.suggest_float("x", -5.0, 5.0)
+    y = trial.suggest_float("y", -5.0, 5.0)
+    lr = trial.suggest_float("lr", 1e-5, 1.0, log=True)
+    k = trial.suggest_int("k", 1, 64)
+    return x * x + y * y + (math.log10(lr) + 3.0) ** 2 + abs(k - 8)
+
+
+class LocalPostgres:
+    """A throwaway PostgreSQL server in a temporary folder, on a Unix socket only.
+
+    Uses the binaries of Debian's ``postgresql`` package (``/usr/lib/postgresql/*/bin``) and
+    runs them as the ``postgres`` user when this process is root (PostgreSQL refuses root).
+    The server is stopped and its folder removed by :meth:`stop`.
+    """
+
+    def __init__(self) -> None:
+        import glob
+        import shutil
+
+        found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
+        if not found:
+            raise SystemExit(
+                "python -m benchmarks scale: the postgresql storage needs PostgreSQL's server "
+                "(Debian: apt-get install -y postgresql) and psycopg2 (pip install "
+                "psycopg2-binary)."
+            )
+        self.bin = Path(found[-1]).parent
+        self.root = Path(tempfile.mkdtemp(prefix="treeucb-pg-"))
+        self._as: list[str] = []
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            shutil.chown(self.root, "postgres")
+            self._as = ["runuser", "-u", "postgres", "--"]
+        self.data = self.root / "data"
+        self.url = f"postgresql+psycopg2://postgres@/postgres?host={self.root}&port=5499"
+
+    def _run(self, *cmd: str) -> None:
+        subprocess.run([*self._as, *cmd], check=True, capture_output=True, text=True)
+
+    def start(self) -> LocalPostgres:
+        self._run(str(self.bin / "initdb"), "-D", str(self.data), "-A", "trust", "-U", "postgres")
+        options = f"-k {self.root} -p 5499 -c listen_addresses='' -c max_connections=200"
+        log = str(self.root / "server.log")
+        pg_ctl = str(self.bin / "pg_ctl")
+        self._run(
+            pg_ctl, "-D", str(self.data), "-o", options, "-l", log, "-w", "-t", "60", "start"
+        )
+        return self
+
+    def stop(self) -> None:
+        import shutil
+
+        try:
+            self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
+        finally:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _storage(kind: str, path: str) -> Any:
+    import optuna
+
+    if kind == "postgresql":  # path is the URL
+        return optuna.storages.RDBStorage(path)
+    if kind == "journal":
+        from optuna.storages.journal import JournalFileBackend
+
+        return optuna.storages.JournalStorage(JournalFileBackend(path))
+    return optuna.storages.RDBStorage(
+        f"sqlite:///{path}", engine_kwargs={"connect_args": {"timeout": 300}}
+    )
+
+
+def _worker(argv: list[str]) -> None:
+    """One process: load the study, wait for the start file, optimise, print a JSON line."""
+    kind, path, sampler_name, index, n_trials, go = argv
+    import optuna
+
+    from optuna_treeucb import TreeUCBSampler
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    sampler: Any = (
+        TreeUCBSampler(seed=0)
+        if sampler_name == "TreeUCB"
+        else optuna.samplers.RandomSampler(seed=int(index))
+    )
+    study = optuna.load_study(study_name="scale", storage=_storage(kind, path), sampler=sampler)
+    Path(f"{go}.ready{index}").touch()
+    deadline = time.time() + 600
+    while not os.path.exists(go) and time.time() < deadline:
+        time.sleep(0.005)
+    start, cpu, errors = time.time(), time.process_time(), 0
+    try:
+        study.optimize(objective, n_trials=int(n_trials))
+    except Exception as exc:  # counted, not raised: the table reports it
+        errors += 1
+        print(f"worker {index}: {type(exc).__name__}: {exc}", file=sys.stderr)
+    cpu = time.process_time() - cpu
+    print(json.dumps({"start": start, "end": time.time(), "cpu": cpu, "errors": errors}))
+
+
+def throughput(
+    kind: str, n_procs: int, sampler_name: str, per_proc: int, url: str = ""
+) -> dict[str, float]:
+    """Run ``n_procs`` workers on a fresh study; trials per second and the defects.
+
+    ``url``: the database of the ``postgresql`` kind (its study is deleted afterwards).
+    """
+    import optuna
+
+    with tempfile.TemporaryDirectory(prefix="treeucb-scale-") as tmp:
+        path = url or str(Path(tmp) / ("study.log" if kind == "journal" else "study.db"))
+        go = str(Path(tmp) / "go")
+        optuna.create_study(study_name="scale", storage=_storage(kind, path))
+        cmd = [sys.executable, "-m", "benchmarks.scale", WORKER, kind, path, sampler_name]
+        procs = [
+            subprocess.Popen(
+                [*cmd, str(i), str(per_proc), go],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for i in range(n_procs)
+        ]
+        deadline = time.time() + 600  # imports and load_study, off the clock
+        while time.time() < deadline and not all(
+            Path(f"{go}.ready{i}").exists() or procs[i].poll() is not None for i in range(n_procs)
+        ):
+            time.sleep(0.05)
+        Path(go).touch()
+        reports, errors = [], 0
+        for p in procs:
+            out, err = p.communicate(timeout=1800)
+            if p.returncode != 0 or not out.strip():
+                errors += 1
+                print(err[-2000:], file=sys.stderr)
+                continue
+            reports.append(json.loads(out.strip().splitlines()[-1]))
+            errors += reports[-1]["errors"]
+        study = optuna.load_study(study_name="scale", storage=_storage(kind, path))
+        trials = study.get_trials(deepcopy=False)
+        if url:
+            optuna.delete_study(study_name="scale", storage=_storage(kind, path))
+    complete = [t for t in trials if t.state == optuna.trial.TrialState.COMPLETE]
+    points = [tuple(sorted(t.params.items())) for t in complete]
+    wall = max(r["end"] for r in reports) - min(r["start"] for r in reports) if reports else 0
+    cpu = sum(r["cpu"] for r in reports)
+    return {
+        "rate": len(complete) / wall if wall > 0 else 0.0,
+        "cpu_ms": 1e3 * cpu / len(complete) if complete else 0.0,
+        "lost": n_procs * per_proc - len(complete),
+        "running": sum(t.state == optuna.trial.TrialState.RUNNING for t in trials),
+        "duplicates": len(points) - len(set(points)),
+        "errors": errors + sum(t.state == optuna.trial.TrialState.FAIL for t in trials),
+    }
+
+
+def _process_rows(
+    kind: str, procs: list[int], per_proc: int, repeats: int, url: str
+) -> list[list[str]]:
+    rows = []
+    for n in procs:
+        rates: dict[str, list[float]] = {"Random": [], "TreeUCB": []}
+        cpus: dict[str, list[float]] = {"Random": [], "TreeUCB": []}
+        defects = {"lost": 0, "running": 0, "duplicates": 0, "errors": 0}
+        for rep in range(repeats):
+            order = ("Random", "TreeUCB") if rep % 2 == 0 else ("TreeUCB", "Random")
+            for name in order:
+                r = throughput(kind, n, name, per_proc, url)
+                rates[name].append(r["rate"])
+                cpus[name].append(r["cpu_ms"])
+                if name == "TreeUCB":
+                    for key in defects:
+                        defects[key] += int(r[key])
+                print(f"  {kind} {n} processes {name}: {r}", flush=True)
+        tree, rand = float(np.median(rates["TreeUCB"])), float(np.median(rates["Random"]))
+        cpu_tree, cpu_rand = float(np.median(cpus["TreeUCB"])), float(np.median(cpus["Random"]))
+        rows.append(
+            [kind, str(n), str(n * per_proc), f"{rand:.1f}", f"{tree:.1f}"]
+            + [f"{tree / rand:.2f}x" if rand > 0 else "-"]
+            + [f"{cpu_rand:.1f}", f"{cpu_tree:.1f}"]
+            + [f"{cpu_rand / cpu_tree:.2f}x" if cpu_tree > 0 else "-"]
+            + [str(defects[k]) for k in ("lost", "running", "duplicates", "errors")]
+        )
+    return rows
+
+
+def run_processes(procs: list[int], per_proc: int, repeats: int, storages: list[str]) -> str:
+    rows = []
+    for kind in storages:
+        server = LocalPostgres().start() if kind == "postgresql" else None
+        try:
+            rows += _process_rows(kind, procs, per_proc, repeats, server.url if server else "")
+        finally:
+            if server is not None:
+                server.stop()
+    header = [
+        "storage",
+        "processes",
+        "trials",
+        "Random trials/s",
+        "TreeUCB trials/s",
+        "ratio",
+        "Random CPU ms/trial",
+        "TreeUCB CPU ms/trial",
+        "CPU ratio",
+        "lost",
+        "left running",
+        "duplicates",
+        "errors",
+    ]
+    return md_table(header, rows)
+
+
+# -- the searcher with W pending trials -----------------------------------------------------------
+def _tune_space() -> dict[str, Any]:
+    from ray import tune
+
+    return {
+        "x": tune.uniform(-2.0, 2.0),
+        "n": tune.randint(0, 16),
+        "lr": tune.loguniform(1e-5, 1.0),
+        "act": tune.choice(["relu", "tanh", "sigmoid"]),
+    }
+
+
+def _loss(config: dict[str, Any]) -> float:
+    loss = (config["x"] - 0.5) ** 2 + 0.1 * abs(config["n"] - 7)
+    return float(loss + (math.log10(config["lr"]) + 2.0) ** 2 + (config["act"] != "relu"))
+
+
+def searcher_cost(make: Callable[[], Any], n: int, pending: int) -> tuple[np.ndarray, int]:
+    """Seconds per suggest + on_trial_complete with ``pending`` trials live; duplicates."""
+    searcher = make()
+    live: list[tuple[str, dict[str, Any]]] = []
+    seen: set[tuple[Any, ...]] = set()
+    duplicates = 0
+    for i in range(pending - 1):  # the first suggest below brings the live trials to W
+        live.append((f"w{i}", searcher.suggest(f"w{i}")))
+    times = np.zeros(n)
+    for i in range(n):
+        start = time.perf_counter()
+        config = searcher.suggest(str(i))
+        live.append((str(i), config))
+        trial_id, done = live.pop(0)
+        searcher.on_trial_complete(trial_id, {"loss": _loss(done)})
+        times[i] = time.perf_counter() - start
+        key = tuple(sorted(config.items()))
+        duplicates += key in seen
+        seen.add(key)
+    return times, duplicates
+
+
+def _window(times: np.ndarray, n: int) -> float:
+    """Median milliseconds over the last tenth of the first ``n`` trials."""
+    return float(np.median(times[n - max(1, n // 10) : n]) * 1e3)
+
+
+def run_searcher(n: int, widths: list[int], n_optuna: int) -> str:
+    from ray_treeucb import TreeUCBSearch
+
+    makers: dict[str, tuple[Callable[[], Any], int]] = {
+        "TreeUCBSearch": (
+            lambda: TreeUCBSearch(_tune_space(), metric="loss", mode="min", seed=0),
+            n,
+        )
+    }
+    try:
+        from ray.tune.search.optuna import OptunaSearch
+
+        makers["OptunaSearch (TPE)"] = (
+            lambda: OptunaSearch(_tune_space(), metric="loss", mode="min", seed=0),
+            n_optuna,
+        )
+    except ImportError:
+        pass
+    try:
+        import hyperopt  # noqa: F401
+        from ray.tune.search.hyperopt import HyperOptSearch
+
+        makers["HyperOptSearch"] = (
+            lambda: HyperOptSearch(_tune_space(), metric="loss", mode="min", random_state_seed=0),
+            n_optuna,
+        )
+    except ImportError:
+        print("  hyperopt is not installed: HyperOptSearch is left out", flush=True)
+    checkpoints = sorted({c for c in (1_000, 2_000, 5_000, 10_000) if c <= n} | {n})
+    rows = []
+    for name, (make, size) in makers.items():
+        for w in widths if name == "TreeUCBSearch" else [w for w in widths if w in (1, 64)]:
+            times, dup = searcher_cost(make, size, w)
+            cells = [_fmt_ms(_window(times, c)) if c <= size else "-" for c in checkpoints]
+            rows.append([name, str(w), *cells, f"{times.sum():.1f}", str(dup)])
+            print(f"  {rows[-1]}", flush=True)
+    header = ["searcher", "W pending", *[f"ms at {c:,}" for c in checkpoints]]
+    return md_table([*header, "total s", "duplicates"], rows)
+
+
+def _fmt_ms(v: float) -> str:
+    return f"{v:.2f}"
+
+
+# -- the sampler with W running trials ----------------------------------------------------------
+def sampler_cost(
+    make: Callable[[], Any], n: int, pending: int, k: int
+) -> tuple[float, float, float]:
+    """(median ms per ask + tell, median ms in sample_relative, cold s) after ``n`` trials."""
+    import optuna
+    from optuna.distributions import CategoricalDistribution
+    from optuna.distributions import FloatDistribution
+    from optuna.distributions import IntDistribution
+
+    dists = {
+        "x": FloatDistribution(-5.0, 5.0),
+        "y": FloatDistribution(-5.0, 5.0),
+        "lr": FloatDistribution(1e-5, 1.0, log=True),
+        "k": IntDistribution(1, 64),
+        "c": CategoricalDistribution(["a", "b", "c"]),
+    }
+    rng = np.random.default_rng(0)
+    trials = []
+    for _ in range(n):
+        params = {
+            "x": float(rng.uniform(-5, 5)),
+            "y": float(rng.uniform(-5, 5)),
+            "lr": float(10 ** rng.uniform(-5, 0)),
+            "k": int(rng.integers(1, 65)),
+            "c": str(rng.choice(["a", "b", "c"])),
+        }
+        value = params["x"] ** 2 + params["y"] ** 2 + abs(params["k"] - 8) + (params["c"] != "b")
+        trials.append(optuna.create_trial(params=params, distributions=dists, value=value))
+    sampler = make()
+    study = optuna.create_study(sampler=sampler)
+    study.add_trials(trials)
+    inner: list[float] = []
+    original = sampler.sample_relative
+
+    def timed(*args: Any) -> Any:
+        start = time.perf_counter()
+        out = original(*args)
+        inner.append(time.perf_counter() - start)
+        return out
+
+    sampler.sample_relative = timed  # type: ignore[method-assign]
+    start = time.perf_counter()
+    live = [study.ask(dists) for _ in range(max(pending, 1))]
+    cold = time.perf_counter() - start
+    inner.clear()
+    times = []
+    for _ in range(k):
+        start = time.perf_counter()
+        live.append(study.ask(dists))
+        t = live.pop(0)
+        study.tell(t, t.params["x"] ** 2 + t.params["y"] ** 2)
+        times.append(time.perf_counter() - start)
+    return float(np.median(times) * 1e3), float(np.median(inner) * 1e3), cold
+
+
+def run_sampler(sizes: list[int], widths: list[int], k: int) -> str:
+    import optuna
+
+    from optuna_treeucb import TreeUCBSampler
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    rows = []
+    for n in sizes:
+        for w in widths:
+            tree, inner, cold = sampler_cost(lambda: TreeUCBSampler(seed=0), n, w, k)
+            rand, _, _ = sampler_cost(lambda: optuna.samplers.RandomSampler(seed=0), n, w, k)
+            rows.append(
+                [f"{n:,}", str(w), f"{tree:.2f}", f"{inner:.2f}", f"{rand:.2f}"]
+                + [f"{tree - rand:.2f}", f"{cold:.1f}"]
+            )
+            print(f"  {rows[-1]}", flush=True)
+    header = [
+        "finished trials",
+        "W running",
+        "TreeUCB ms per ask + tell",
+        "of which sample_relative",
+        "Random ms per ask + tell",
+        "difference",
+        "cold s (first W asks)",
+    ]
+    return md_table(header, rows)
+
+
+# -- main -----------------------------------------------------------------------------------
+def main(argv: list[str] | None = None) -> None:
+    args_in = sys.argv[1:] if argv is None else list(argv)
+    if args_in and args_in[0] == WORKER:
+        _worker(args_in[1:])
+        return
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks scale", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--quick", action="store_true", help="smaller sizes (minutes)")
+    parser.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS))
+    parser.add_argument("--procs", type=int, nargs="+", default=None)
+    parser.add_argument("--per-process", type=int, default=None, help="trials per process")
+    parser.add_argument("--repeats", type=int, default=None)
+    parser.add_argument("--n-trials", type=int, default=None, help="searcher trials")
+    parser.add_argument("--storages", nargs="+", choices=STORAGES, default=list(STORAGES))
+    parser.add_argument("--widths", type=int, nargs="+", default=[1, 8, 64, 256])
+    parser.add_argument("--sizes", type=int, nargs="+", default=None, help="sampler part")
+    parser.add_argument("--sampler-trials", type=int, default=None, help="sampler part")
+    parser.add_argument("--name", default="scale", help="stem of the result file")
+    add_out_argument(parser)
+    args = parser.parse_args(args_in)
+    quick = args.quick
+    procs = args.procs or ([1, 2, 4] if quick else [1, 2, 4, 8])
+    per_proc = args.per_process or (50 if quick else 200)
+    repeats = args.repeats or (1 if quick else 2)
+    n = args.n_trials or (2_000 if quick else 10_000)
+    n_optuna = min(n, 1_000 if quick else 2_000)
+    started = time.time()
+    version = stamp_core()
+    print(f"scale: {version}", flush=True)
+    sections = [
+        "# Scale: processes, pending trials, trials (issue 13)",
+        "",
+        f"Command: `{command_line('scale', argv)}`.",
+        "",
+    ]
+    path = results_dir(args.out) / f"{args.name}.md"
+
+    def write(done: bool) -> None:
+        note = machine_note("quick" if quick else "full", started)
+        if not done:
+            note = "_Partial: the run is still going (or was stopped)._\n\n" + note
+        path.write_text("\n".join(sections) + "\n" + note)
+
+    if "searcher" in args.parts:
+        print("searcher", flush=True)
+        sections += [
+            f"## TreeUCBSearch with W pending trials (up to {n:,} trials)",
+            "",
+            "Milliseconds per `suggest` + `on_trial_complete` (median over the last tenth of "
+            f"the trials before the checkpoint); OptunaSearch runs {n_optuna:,} trials, W = 1 "
+            "and 64 only.",
+            "",
+            run_searcher(n, args.widths, n_optuna),
+        ]
+        write(done=False)
+    if "sampler" in args.parts:
+        print("sampler", flush=True)
+        k = args.sampler_trials or (30 if quick else 100)
+        sections += [
+            f"## TreeUCBSampler with W running trials (median of {k} trials)",
+            "",
+            "A study pre-filled with n finished trials and W running ones (asked with "
+            "`study.ask(distributions)`); each step asks one trial and tells the oldest.",
+            "",
+            run_sampler(args.sizes or [1_000, 10_000], [0, 64] if quick else [0, 8, 64], k),
+        ]
+        write(done=False)
+    if "processes" in args.parts:
+        print("processes", flush=True)
+        sections += [
+            f"## Processes on one storage ({per_proc} trials per process, median of "
+            f"{repeats} run(s))",
+            "",
+            "Zero-cost objective (3 floats, 1 int).  Ratio = TreeUCB / Random throughput "
+            "(wall clock; target >= 0.8x).  CPU ms/trial = the workers' CPU time (user + "
+            "system) per trial, the storage's share included; CPU ratio = Random's / "
+            "TreeUCB's, which a machine shared with other jobs disturbs far less than the "
+            "wall clock.  Lost, left running, duplicates and errors are summed over TreeUCB's "
+            "runs (all must be 0).",
+            "",
+        ]
+        for kind in args.storages:  # one table per storage, written as it completes
+            sections += [run_processes(procs, per_proc, repeats, [kind])]
+            write(done=False)
+    write(done=True)
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
