@@ -34,7 +34,7 @@ def test_add_forget_and_duplicates() -> None:
     bandit.add_pending(a)  # a duplicate is a point of its own
     assert bandit.n_pending == 3
     np.testing.assert_array_equal(bandit.pending, [a, b, a])  # in the order added
-    leaves = bandit.leaves()
+    leaves = bandit.fit_leaves()
     assert leaves.n_pending.sum() == 3
     np.testing.assert_array_equal(leaves.n_pending, _counts(bandit, [a, b, a]))
     bandit.forget_pending(a)  # drops one copy, the oldest
@@ -43,9 +43,9 @@ def test_add_forget_and_duplicates() -> None:
     assert bandit.n_pending == 2
     bandit.tell_x(b, 1.0)  # a told point drops its pending copy
     np.testing.assert_array_equal(bandit.pending, [a])
-    np.testing.assert_array_equal(bandit.leaves().n_pending, _counts(bandit, [a]))
+    np.testing.assert_array_equal(bandit.fit_leaves().n_pending, _counts(bandit, [a]))
     bandit.forget_pending(a)
-    assert bandit.n_pending == 0 and bandit.leaves().n_pending.sum() == 0
+    assert bandit.n_pending == 0 and bandit.fit_leaves().n_pending.sum() == 0
 
 
 def test_negative_zero_is_the_same_point() -> None:
@@ -75,12 +75,12 @@ def test_pending_points_are_located_again_after_a_refit() -> None:
     points = [np.array([0.1, 0.9]), np.array([0.3, 0.3]), np.array([0.3, 0.31])]
     for p in points:
         bandit.add_pending(p)
-    before = bandit.leaves()
+    before = bandit.fit_leaves()
     version = bandit.partition.version
     rng = np.random.default_rng(1)
     X = rng.random((30, 2))
     bandit.tell_many(X, -np.sum((X - 0.3) ** 2, axis=1))  # grows the data by 150%: a refit
-    after = bandit.leaves()
+    after = bandit.fit_leaves()
     assert bandit.partition.version > version
     assert after.low.shape != before.low.shape or not np.array_equal(after.low, before.low)
     np.testing.assert_array_equal(after.n_pending, _counts(bandit, points))
@@ -88,7 +88,7 @@ def test_pending_points_are_located_again_after_a_refit() -> None:
 
 def test_points_are_located_once_per_partition_version(monkeypatch: pytest.MonkeyPatch) -> None:
     bandit = _told(n=40)
-    bandit.leaves()
+    bandit.fit_leaves()
     located: list[int] = []
     original = type(bandit.partition).locate
 
@@ -99,11 +99,11 @@ def test_points_are_located_once_per_partition_version(monkeypatch: pytest.Monke
     monkeypatch.setattr(type(bandit.partition), "locate", locate)
     for p in ([0.1, 0.1], [0.2, 0.7], [0.9, 0.4]):
         bandit.add_pending(p)
-    bandit.leaves()
-    bandit.leaves()
+    bandit.fit_leaves()
+    bandit.fit_leaves()
     bandit.forget_pending([0.2, 0.7])
     bandit.add_pending([0.6, 0.6])
-    bandit.leaves()
+    bandit.fit_leaves()
     assert located == [3, 1]  # the new points only, in one batch per call
 
 
@@ -112,10 +112,10 @@ def test_pickling_keeps_pending_points_and_their_counts() -> None:
     for _ in range(5):
         bandit.ask()
     bandit.add_pending([0.25, 0.75])
-    bandit.leaves()
+    bandit.fit_leaves()
     copy = pickle.loads(pickle.dumps(bandit))
     np.testing.assert_array_equal(copy.pending, bandit.pending)
-    np.testing.assert_array_equal(copy.leaves().n_pending, bandit.leaves().n_pending)
+    np.testing.assert_array_equal(copy.fit_leaves().n_pending, bandit.fit_leaves().n_pending)
     copy.forget_pending([0.25, 0.75])
     bandit.forget_pending([0.25, 0.75])
     np.testing.assert_array_equal(copy.ask_x(), bandit.ask_x())
@@ -132,7 +132,7 @@ def test_a_state_pickled_with_a_pending_list_is_read() -> None:
     assert old.n_pending == 2
     old.forget_pending([0.2, 0.2])
     np.testing.assert_array_equal(old.pending, [[0.2, 0.2]])
-    assert old.leaves().n_pending.sum() == 1
+    assert old.fit_leaves().n_pending.sum() == 1
 
 
 @pytest.mark.parametrize("rule", ["refit", "incremental"])
@@ -177,4 +177,4 @@ def test_same_counts_as_locating_every_point_on_random_sequences(rule: str, seed
         np.testing.assert_array_equal(
             bandit.pending.reshape(-1, 2), np.array(reference).reshape(-1, 2)
         )
-        np.testing.assert_array_equal(bandit.leaves().n_pending, _counts(bandit, reference))
+        np.testing.assert_array_equal(bandit.fit_leaves().n_pending, _counts(bandit, reference))
