@@ -1,4 +1,4 @@
-"""``python -m benchmarks {bandit,ablation,optimize,overhead,paired} [--quick] ...``."""
+"""``python -m benchmarks {bandit,ablation,optimize,overhead,paired,inbox} [--quick] ...``."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ COMMANDS = {
     "optimize": "benchmarks.optimize",
     "overhead": "benchmarks.overhead",
     "paired": "benchmarks.paired",
+    "inbox": "benchmarks.inbox",
 }
 
 

@@ -36,6 +36,7 @@ from optuna_treeucb._grouping import _SpaceTracker
 from optuna_treeucb.core import Index
 from optuna_treeucb.core import ParamSpec
 from optuna_treeucb.core import Rule
+from optuna_treeucb.core import Sampling
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
 
@@ -170,7 +171,12 @@ class TreeUCBSampler(BaseSampler):
         n_boxes:
             ``"soft_gp"``: number of best boxes that receive candidate points.
         n_candidates:
-            ``"soft_gp"``: candidate points per box.
+            ``"soft_gp"`` and ``sampling="parzen"``: candidate points per box.
+        sampling:
+            How the point is drawn inside the chosen box: ``"uniform"`` (the paper's
+            Algorithm 1), ``"trust_region"`` or ``"parzen"``; see
+            :class:`~optuna_treeucb.core.TreeUCB`.  The trust region's state is derived from
+            the order in which the finished trials were seen.
         group:
             Model define-by-run (conditional) parameters by groups; see above.
         independent_sampler:
@@ -224,6 +230,7 @@ class TreeUCBSampler(BaseSampler):
         gp_noise: float = _CORE_DEFAULTS["gp_noise"],
         n_boxes: int = _CORE_DEFAULTS["n_boxes"],
         n_candidates: int = _CORE_DEFAULTS["n_candidates"],
+        sampling: Sampling = _CORE_DEFAULTS["sampling"],
         group: bool = True,
         independent_sampler: BaseSampler | None = None,
         warn_independent_sampling: bool = True,
@@ -264,6 +271,7 @@ class TreeUCBSampler(BaseSampler):
             "gp_noise": gp_noise,
             "n_boxes": n_boxes,
             "n_candidates": n_candidates,
+            "sampling": sampling,
         }
         _validate_with_core(n_startup_trials, self._core_options)
         self._seed = seed

@@ -379,6 +379,10 @@ class TreeUCBSearch(Searcher):
         n_startup:
             Number of uniformly random configurations before the tree is used (``None``: the
             core's default).
+        sampling:
+            How TreeUCB draws the point inside the chosen box, ``"uniform"`` (the paper's
+            Algorithm 1), ``"trust_region"`` or ``"parzen"`` (``None``: the core's default);
+            see :class:`optuna_treeucb.core.TreeUCB`.
         options:
             Further keyword arguments of :class:`optuna_treeucb.core.TreeUCB` (``reward``,
             ``criterion``, ``min_impurity_decrease``, ...).
@@ -425,6 +429,7 @@ class TreeUCBSearch(Searcher):
         C: float | None = None,
         M: float | None = None,
         n_startup: int | None = None,
+        sampling: Literal["uniform", "trust_region", "parzen"] | None = None,
         **options: Any,
     ) -> None:
         _check_metric_mode(metric, mode)
@@ -435,7 +440,14 @@ class TreeUCBSearch(Searcher):
                 f"TreeUCBSearch sets TreeUCB's {taken!r} itself; pass 'space', 'seed' and "
                 "'mode' to TreeUCBSearch instead."
             )
-        given = {"rule": rule, "index": index, "C": C, "M": M, "n_startup": n_startup}
+        given = {
+            "rule": rule,
+            "index": index,
+            "C": C,
+            "M": M,
+            "n_startup": n_startup,
+            "sampling": sampling,
+        }
         self._options: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
         self._options.update(options)
         TreeUCB(1, seed=seed, **self._options)  # reject bad options now, not at the first trial
