@@ -110,6 +110,7 @@ def test_defaults_come_from_the_core() -> None:
         ({"cap_gamma": 1.5}, ValueError, r"'cap_gamma' parameter of TreeUCBSampler.*or None"),
         ({"gamma": 1.0}, ValueError, r"'gamma' parameter of TreeUCBSampler.*\(0, 1\)"),
         ({"n_candidates": 0}, ValueError, r"'n_candidates' parameter of TreeUCBSampler"),
+        ({"sampling": "grid"}, ValueError, r"'sampling' parameter of TreeUCBSampler.*'uniform'"),
         ({"seed": -3}, ValueError, r"'seed' parameter of TreeUCBSampler.*-3"),
         ({"seed": "0"}, ValueError, r"'seed' parameter of TreeUCBSampler"),
         ({"group": "yes"}, TypeError, r"'group' parameter of TreeUCBSampler"),
@@ -120,6 +121,21 @@ def test_defaults_come_from_the_core() -> None:
 def test_bad_arguments(kwargs: dict[str, Any], error: type[Exception], match: str) -> None:
     with pytest.raises(error, match=match):
         TreeUCBSampler(**kwargs)
+
+
+@pytest.mark.parametrize("sampling", ["uniform", "trust_region", "parzen"])
+def test_sampling_reaches_the_core_and_the_trust_region_follows_the_trials(sampling: str) -> None:
+    sampler = TreeUCBSampler(seed=0, n_startup_trials=5, sampling=sampling)  # type: ignore[arg-type]
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(lambda t: (t.suggest_float("x", -1, 1) - 0.3) ** 2, n_trials=40)
+    study.ask({"x": FloatDistribution(-1, 1)})  # the cached core is told the 40th trial
+    rebuilt = sampler.build_model(study)
+    assert rebuilt.sampling == sampling
+    # the cached core was told the trials one by one, between asks; a core rebuilt from the
+    # study in one go gets the same trust region
+    (cached,) = [m.core for models in sampler._models.values() for m in models]
+    assert cached.trust_region == rebuilt.trust_region
+    assert rebuilt.trust_region.n_seen == 40 and rebuilt.trust_region.rho < 1.0
 
 
 def test_arguments_are_keyword_only() -> None:

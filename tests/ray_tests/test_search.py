@@ -241,6 +241,7 @@ def test_bad_space_raises(space: Any, error: type[Exception], match: str) -> Non
         ({"rule": "greedy"}, ValueError, "'rule'"),
         ({"n_startup": -1}, ValueError, "'n_startup'"),
         ({"reward": "loss"}, ValueError, "'reward'"),
+        ({"sampling": "grid"}, ValueError, "'sampling'.*'uniform'"),
         ({"direction": "minimize"}, TypeError, "sets TreeUCB's \\['direction'\\] itself"),
         ({"points_to_evaluate": {"x": 1}}, TypeError, "list of dicts"),
         (
@@ -253,6 +254,12 @@ def test_bad_space_raises(space: Any, error: type[Exception], match: str) -> Non
 def test_bad_arguments_raise(kwargs: dict[str, Any], error: type[Exception], match: str) -> None:
     with pytest.raises(error, match=match):
         TreeUCBSearch({"x": tune.uniform(0.0, 1.0)}, **kwargs)
+
+
+@pytest.mark.parametrize("sampling", ["uniform", "trust_region", "parzen"])
+def test_sampling_reaches_the_core(sampling: str) -> None:
+    searcher = TreeUCBSearch({"x": tune.uniform(0.0, 1.0)}, "loss", "min", sampling=sampling)  # type: ignore[arg-type]
+    assert searcher._treeucb is not None and searcher._treeucb.sampling == sampling
 
 
 def test_suggest_before_space_or_metric_raises() -> None:
