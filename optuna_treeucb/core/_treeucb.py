@@ -50,9 +50,7 @@ Index = Literal["hoeffding", "soft_gp"]
 Direction = Literal["maximize", "minimize"]
 Sampling = Literal["uniform", "trust_region", "parzen"]
 PARZEN_GOOD_FRACTION = 0.25  # share of a box's observations that are "good" for parzen
-PARZEN_N_TOP = 3
-_EXP_BOX_SUCCESS = False
-_EXP_TR_SCORE = False  # best points of the box that parzen perturbs
+PARZEN_N_TOP = 3  # best points of the box that parzen perturbs
 
 
 @dataclass(frozen=True)
@@ -226,7 +224,7 @@ class TreeUCB:
         gp_noise: float = 0.1,
         n_boxes: int = 4,
         n_candidates: int = 32,
-        sampling: Sampling = "uniform",
+        sampling: Sampling = "trust_region",
     ) -> None:
         owner = "TreeUCB"
         if isinstance(space, UnitCube):
@@ -619,24 +617,6 @@ class TreeUCB:
     @property
     def trust_region(self) -> TrustRegion:
         """State of the trust-region rule after the values told so far (any ``sampling``)."""
-        if _EXP_BOX_SUCCESS and self._tr.n_seen < self._n:
-            from optuna_treeucb.core._inbox import trust_region_step as step
-
-            leaf_of = self.partition.leaf_of
-            st = self._tr
-            y = self._y
-            for i in range(st.n_seen, self._n):
-                if i >= leaf_of.size:
-                    break
-                prev = y[:i][leaf_of[:i] == leaf_of[i]]
-                improved = prev.size == 0 or y[i] > prev.max()
-                # feed a value that is a success iff improved
-                v = st.best + 1.0 if improved else -math.inf
-                if math.isinf(st.best):
-                    v = float(y[i])
-                st = step(st, v, self.space.dim, count=i >= self.n_startup)
-            self._tr = st
-            return self._tr
         self._tr = trust_region_replay(self._tr, self._y, self.space.dim, self.n_startup)
         return self._tr
 
@@ -651,20 +631,9 @@ class TreeUCB:
             return self._sample_in(np.repeat(low[None], n, 0), np.repeat(high[None], n, 0), ctx)
         y = self._y[mine]
         if self.sampling == "trust_region":
-            center = self._X[mine[self._argmax(y)]]
+            # the tree routes float32 copies of the points: keep the centre in the box
+            center = np.clip(self._X[mine[self._argmax(y)]], low, high)
             lo, hi = trust_region_bounds(center, low, high, self.trust_region.rho)
-            if _EXP_TR_SCORE and n == 1 and mine.size >= 2:
-                order = mine[np.argsort(-y, kind="stable")]
-                top = self._X[order[:PARZEN_N_TOP]]
-                top = top[np.all((top >= lo) & (top <= hi), axis=1)]
-                cand = box_candidates(self._rng, lo, hi, top, self.n_candidates)
-                for j, u in ctx.items():
-                    cand[:, j] = u
-                n_good = max(1, math.ceil(PARZEN_GOOD_FRACTION * order.size))
-                score = parzen_log_ratio(
-                    cand, self._X[order[:n_good]], self._X[order[n_good:]], lo, hi
-                )
-                return cand[[self._argmax(score)]]
             return self._sample_in(np.repeat(lo[None], n, 0), np.repeat(hi[None], n, 0), ctx)
         # parzen: candidates around the box's best points, scored by l(x) / g(x) on the box
         order = mine[np.argsort(-y, kind="stable")]
