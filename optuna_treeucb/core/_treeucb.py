@@ -621,8 +621,11 @@ class TreeUCB:
         return self._tr
 
     def _draw(self, b: int, lv: Leaves, ctx: Mapping[int, float], n: int) -> np.ndarray:
-        """``n`` points in box ``b`` by the in-box sampler (one scored choice for parzen
-        with the Hoeffding index), shape (n, d)."""
+        """Draw ``n`` points in box ``b`` with the in-box sampler, shape (n, d).
+
+        With the Hoeffding index ``n`` is 1 and parzen returns its best-scored candidate;
+        with the soft-GP index parzen returns its unscored candidates for the GP to score.
+        """
         low, high = lv.low[b], lv.high[b]
         if self.sampling == "uniform":
             return self._sample_in(np.repeat(low[None], n, 0), np.repeat(high[None], n, 0), ctx)
