@@ -8,7 +8,9 @@ the played box.  The box choice is kept; these pure functions refine the draw in
   best point, intersected with the box.  ``rho`` halves after ``max(4, d)`` failures in a row
   and doubles after 3 successes in a row (a success is a new best of the study), within
   ``[rho_min, rho_max]``; below ``rho_min`` it restarts at ``rho_init``.  The state is a
-  function of the sequence of told values only (:func:`trust_region_replay`).
+  function of the sequence of told values only (:func:`trust_region_replay`).  TreeUCB
+  narrows only the continuous columns: a discrete parameter keeps the box's whole range, so a
+  category is never locked in by the trust region (only by the box).
 * Parzen candidates: uniform points in the box plus Gaussian perturbations of the box's best
   points, scored by the ratio ``l(x) / g(x)`` of Parzen densities of the box's good and bad
   observations (TPE's criterion, Bergstra et al., NeurIPS 2011, restricted to the box);

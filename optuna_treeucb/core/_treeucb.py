@@ -170,7 +170,8 @@ class TreeUCB:
             box's best observation, intersected with the box; its side, relative to the
             box, halves after ``max(4, d)`` told values in a row that do not improve the
             best value and doubles after 3 that do (TuRBO's rule, Eriksson et al., NeurIPS
-            2019); it depends only on the sequence of told values.  ``"parzen"`` draws
+            2019); it depends only on the sequence of told values.  Discrete parameters
+            (ints, grids, categories) are drawn in the whole box.  ``"parzen"`` draws
             ``n_candidates`` points (uniform in the box, and perturbations of the box's
             best observations) and keeps the one with the largest ratio of Parzen densities
             of the box's good and bad observations (pending points count as bad).  With
@@ -303,6 +304,7 @@ class TreeUCB:
         self.n_candidates = int(n_candidates)
         self.sampling = sampling
         self._tr = TrustRegion()
+        self._discrete = np.array([p.is_discrete for p in self.space.params], dtype=bool)
         d = self.space.dim
         self._rng = np.random.default_rng(seed)
         self.partition: RefitPartition | IncrementalPartition
@@ -637,6 +639,8 @@ class TreeUCB:
             # the tree routes float32 copies of the points: keep the centre in the box
             center = np.clip(self._X[mine[self._argmax(y)]], low, high)
             lo, hi = trust_region_bounds(center, low, high, self.trust_region.rho)
+            # discrete columns (ints, grids, categories) are drawn in the whole box
+            lo[self._discrete], hi[self._discrete] = low[self._discrete], high[self._discrete]
             return self._sample_in(np.repeat(lo[None], n, 0), np.repeat(hi[None], n, 0), ctx)
         # parzen: candidates around the box's best points, scored by l(x) / g(x) on the box
         order = mine[np.argsort(-y, kind="stable")]

@@ -184,3 +184,22 @@ def test_a_rebuilt_bandit_gets_the_same_trust_region() -> None:
 def test_bad_sampling_raises_a_clear_error() -> None:
     with pytest.raises(ValueError, match=r"'sampling' parameter of TreeUCB must be one of"):
         TreeUCB(2, sampling="gp")  # type: ignore[arg-type]
+
+
+def test_trust_region_narrows_continuous_columns_only() -> None:
+    space = [
+        ParamSpec("x", "float", low=0.0, high=1.0),
+        ParamSpec("c", "categorical", choices=("a", "b", "c", "d")),
+    ]
+    bandit = TreeUCB(space, seed=0, n_startup=5)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        x = rng.random(2)
+        bandit.tell_x(x, -abs(x[0] - 0.3))
+    bandit._tr = TrustRegion(rho=RHO_MIN, n_seen=bandit.n_observations, best=np.inf)
+    lv = bandit.leaves()
+    b = int(np.argmax(lv.index))
+    draws = bandit._draw(b, lv, {}, 400)
+    width = lv.high[b] - lv.low[b]
+    assert np.ptp(draws[:, 0]) <= RHO_MIN * width[0] + 1e-12  # the trust region
+    assert np.ptp(draws[:, 1]) >= 0.9 * width[1]  # the whole box
