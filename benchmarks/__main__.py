@@ -1,4 +1,10 @@
-"""``python -m benchmarks {bandit,ablation,optimize,overhead,paired,inbox} [--quick] ...``."""
+"""``python -m benchmarks COMMAND [--quick] [--out DIR] ...``.
+
+Commands: bandit, ablation, optimize, overhead, paired, memory, core_cost, fidelity, inbox.
+
+Results go to ``--out DIR`` (a scratch folder unless given; ``--out benchmarks/results``
+updates the committed ones).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,9 @@ COMMANDS = {
     "optimize": "benchmarks.optimize",
     "overhead": "benchmarks.overhead",
     "paired": "benchmarks.paired",
+    "memory": "benchmarks.memory",
+    "core_cost": "benchmarks.core_cost",
+    "fidelity": "benchmarks.fidelity",
     "inbox": "benchmarks.inbox",
 }
 
@@ -20,7 +29,7 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     if not args or args[0] not in COMMANDS:
         print(__doc__)
-        print("Each command takes --quick (minutes) or runs its full mode; see --help.")
+        print("Each command takes --quick (minutes) or runs its full mode, and --out; see --help.")
         raise SystemExit(2)
     importlib.import_module(COMMANDS[args[0]]).main(args[1:])
 

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
 import hashlib
+import importlib
 import math
 import os
 import platform
+import shlex
 import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
 from collections.abc import Iterable
@@ -17,15 +22,46 @@ from typing import Any
 
 import numpy as np
 
-RESULTS = Path(__file__).resolve().parent / "results"
-RESULTS_ENV = "TREEUCB_BENCHMARK_RESULTS"  # another folder, e.g. for the smoke tests
+RESULTS = Path(__file__).resolve().parent / "results"  # the committed results
+SCRATCH = Path(tempfile.gettempdir()) / "treeucb-benchmarks"
+RESULTS_ENV = "TREEUCB_BENCHMARK_RESULTS"  # overrides SCRATCH as the default of --out
 
 
-def results_dir() -> Path:
-    """The folder of committed results, or ``$TREEUCB_BENCHMARK_RESULTS`` (created on demand)."""
-    out = Path(os.environ.get(RESULTS_ENV) or RESULTS)
-    out.mkdir(parents=True, exist_ok=True)
-    return out
+def add_out_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--out DIR``: where the result files go (a scratch folder unless given)."""
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help=f"folder of the result files (default: ${RESULTS_ENV} or {SCRATCH}); "
+        "pass benchmarks/results to update the committed results",
+    )
+
+
+def results_dir(out: Path | str | None = None) -> Path:
+    """``out``, else ``$TREEUCB_BENCHMARK_RESULTS``, else the scratch folder (created)."""
+    folder = Path(out or os.environ.get(RESULTS_ENV) or SCRATCH)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def command_line(command: str, argv: Sequence[str] | None) -> str:
+    """The exact command of a run, ``argv`` (``sys.argv[1:]`` if ``None``) shell-quoted."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    return shlex.join(["python", "-m", "benchmarks", command, *args])
+
+
+def require(module: str, needed_for: str, command: str) -> None:
+    """Exit with a one-line message naming the extra if ``module`` cannot be imported."""
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        raise SystemExit(
+            f"python -m benchmarks {command}: {needed_for} needs the {module!r} package, which "
+            "could not be imported. Install the benchmarks extra: "
+            "pip install -e '.[benchmarks]'."
+        ) from None
 
 
 def pmap(fn: Callable[[Any], Any], items: Sequence[Any], jobs: int) -> list[Any]:

@@ -27,6 +27,8 @@ from typing import Any
 import numpy as np
 
 from benchmarks._bandit_problems import FUNCTIONS
+from benchmarks._common import add_out_argument
+from benchmarks._common import command_line
 from benchmarks._common import fmt
 from benchmarks._common import geomean
 from benchmarks._common import machine_note
@@ -94,7 +96,7 @@ def simple_regret_run(job: tuple[dict[str, Any], str, int, int, float, int]) -> 
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the ablation and write results/ablation.md."""
+    """Run the ablation and write <name>.md into ``--out``."""
     p = argparse.ArgumentParser(prog="python -m benchmarks ablation", description=__doc__)
     p.add_argument("--quick", action="store_true")
     p.add_argument("--jobs", type=int, default=1)
@@ -102,7 +104,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--rounds", type=int, default=None, help="bandit T (300 quick, 1000 full)")
     p.add_argument("--trials", type=int, default=None, help="optimisation trials (100/200)")
     p.add_argument("--only", default=None, help="comma-separated configuration labels")
-    p.add_argument("--out", default="ablation", help="stem of the result file")
+    p.add_argument("--name", default="ablation", help="stem of the result file")
+    add_out_argument(p)
     a = p.parse_args(argv)
     print(stamp_core(), flush=True)
     started = time.time()
@@ -201,16 +204,17 @@ def main(argv: list[str] | None = None) -> None:
         f"that median), geometric mean and mean rank over instances x seeds. {n_seeds} tuning "
         f"seeds ({TUNING_SEED_OFFSET}+), disjoint from the report seeds of the other benchmarks. "
         "Lower is better everywhere. Sorted by the mean of the two ranks. "
-        f"Command: `python -m benchmarks ablation {' '.join(argv or [])}`.\n\n"
+        f"Command: `{command_line('ablation', argv)}`.\n\n"
         + md_table(header, rows)
         + "\n## C x M grid (bandit cum. regret / optimisation norm. regret, geometric means)\n\n"
         + md_table(["", *(f"M={M:g}" for M in M_GRID)], cm_rows)
         + "\n"
         + machine_note(mode, started)
     )
-    out = results_dir() / f"{a.out}.md"
+    out = results_dir(a.out) / f"{a.name}.md"
     out.write_text(text)
     print(text)
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

@@ -30,11 +30,14 @@ import numpy as np
 
 from benchmarks._bandit_problems import FUNCTIONS
 from benchmarks._bandit_problems import Problem
+from benchmarks._common import add_out_argument
+from benchmarks._common import command_line
 from benchmarks._common import fmt
 from benchmarks._common import geomean
 from benchmarks._common import machine_note
 from benchmarks._common import md_table
 from benchmarks._common import pmap
+from benchmarks._common import require
 from benchmarks._common import results_dir
 from benchmarks._common import stamp_core
 
@@ -281,7 +284,7 @@ def plot(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the bandit benchmark and write results/bandit.md and results/bandit.png."""
+    """Run the bandit benchmark and write bandit.md and bandit.png into ``--out``."""
     p = argparse.ArgumentParser(prog="python -m benchmarks bandit", description=__doc__)
     p.add_argument("--quick", action="store_true", help="T=500, 3 seeds (a few minutes)")
     p.add_argument("--rounds", type=int, default=None, help="T (default 2000; 500 with --quick)")
@@ -289,7 +292,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--noise", type=float, default=0.1, help="std of the Gaussian reward noise")
     p.add_argument("--jobs", type=int, default=1, help="worker processes")
     p.add_argument("--no-tuning", action="store_true", help="skip the tuned PyXAB rows")
+    add_out_argument(p)
     a = p.parse_args(argv)
+    require("PyXAB", "the PyXAB baselines", "bandit")
+    a.command = command_line("bandit", argv)
     print(stamp_core(), flush=True)
     started = time.time()
     T = a.rounds or (500 if a.quick else 2000)
@@ -336,10 +342,10 @@ def write_report(
     tuned_note: str,
     started: float,
 ) -> None:
-    """Write results/bandit.md and results/bandit.png."""
+    """Write bandit.md and bandit.png into ``--out``."""
     labels = list(dict.fromkeys(r["label"] for r in results))
     table, gm = summarise(results, labels, functions)
-    out = results_dir()
+    out = results_dir(a.out)
     stem = "bandit"
     plot(results, labels, functions, str(out / f"{stem}.png"))
     best_pyxab = min((v, k) for k, v in gm.items() if not k.startswith(("TreeUCB", "Random")))
@@ -348,8 +354,7 @@ def write_report(
         f"Cumulative regret at T={T} on the noiseless function (values scaled to [0, 1], "
         f"Gaussian noise sd {a.noise}, domain shifted at random per seed), mean ± s.e. over "
         f"{n_seeds} seeds; geometric mean over the {len(functions)} functions; mean rank over "
-        "functions; time per round (ask + tell). Command: `python -m benchmarks bandit"
-        f"{' --quick' if a.quick else ''}`.\n\n"
+        f"functions; time per round (ask + tell). Command: `{a.command}`.\n\n"
         + table
         + f"\nBest PyXAB row by geometric mean: {best_pyxab[1]} ({fmt(best_pyxab[0])}); "
         f"TreeUCB (default): {fmt(gm['TreeUCB (default)'])}.\n"
@@ -359,6 +364,7 @@ def write_report(
     )
     (out / f"{stem}.md").write_text(text)
     print(text, flush=True)
+    print(f"wrote {out / stem}.md and .png", flush=True)
 
 
 if __name__ == "__main__":

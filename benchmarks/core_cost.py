@@ -1,6 +1,6 @@
 """Cost of one ask + tell of the core in 5-D at 100, 1,000 and 10,000 observations.
 
-``python -m benchmarks.core_cost [--quick]`` writes ``benchmarks/results/core_cost.md``.
+``python -m benchmarks core_cost [--quick] [--out DIR]`` writes ``core_cost.md`` into ``--out``.
 
 Every tree rule x index is timed after the bandit was told n observations of a noisy 5-D
 function; the baseline, timed in the same process on the same data, is what the paper's
@@ -14,14 +14,14 @@ from __future__ import annotations
 import argparse
 import platform
 import time
-from pathlib import Path
 
 import numpy as np
 from sklearn.tree import DecisionTreeRegressor
 
+from benchmarks._common import add_out_argument
+from benchmarks._common import command_line
+from benchmarks._common import results_dir
 from optuna_treeucb.core import TreeUCB
-
-RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def _f(x: np.ndarray) -> float:
@@ -63,14 +63,17 @@ def baseline(n: int, reps: int, d: int = 5) -> float:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the measurement and write the markdown table."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks core_cost", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--quick", action="store_true", help="fewer rounds (about 1 minute)")
+    add_out_argument(parser)
     args = parser.parse_args(argv)
     rounds = 20 if args.quick else 100
     lines = [
         "# Core cost per ask + tell (5-D)",
         "",
-        f"`python -m benchmarks.core_cost{' --quick' if args.quick else ''}`, {rounds} rounds "
+        f"`{command_line('core_cost', argv)}`, {rounds} rounds "
         f"each, {platform.processor() or platform.machine()}, numpy {np.__version__}. "
         "Ratio = median time / one absolute-error CART fit on the same n (the paper's per-round "
         "refit), measured in the same process.",
@@ -91,8 +94,9 @@ def main(argv: list[str] | None = None) -> None:
                 )
                 print(lines[-1], flush=True)
     lines += ["", f"Wall time {time.time() - start:.0f} s."]
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "core_cost.md").write_text("\n".join(lines) + "\n")
+    path = results_dir(args.out) / "core_cost.md"
+    path.write_text("\n".join(lines) + "\n")
+    print(f"wrote {path}")
 
 
 if __name__ == "__main__":

@@ -14,8 +14,9 @@ report seeds on the instances 4-15.  Choose defaults on tuning seeds, report on 
 Usage::
 
     python -m benchmarks inbox --settings sampling=uniform sampling=trust_region \\
-        sampling=parzen --dims 5,10 --seeds 5 --jobs 2 --out inbox_tuning
-    python -m benchmarks inbox --settings ... --seed-offset 1000 --out inbox_report
+        sampling=parzen --dims 5,10 --seeds 5 --jobs 2 --name inbox_tuning --out benchmarks/results
+    python -m benchmarks inbox --settings ... --seed-offset 1000 --name inbox_report \\
+        --out benchmarks/results
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from benchmarks._bbob import FUNCTION_IDS
 from benchmarks._bbob import HIGH
 from benchmarks._bbob import LOW
 from benchmarks._bbob import BBOBFunction
+from benchmarks._common import add_out_argument
+from benchmarks._common import command_line
 from benchmarks._common import fmt
 from benchmarks._common import machine_note
 from benchmarks._common import md_table
@@ -122,7 +125,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed-offset", type=int, default=0, help="0: tuning, 1000+: report")
     p.add_argument("--trials", type=int, default=200)
     p.add_argument("--jobs", type=int, default=1)
-    p.add_argument("--out", default="inbox", help="stem of the result file")
+    p.add_argument("--name", default="inbox", help="stem of the result file")
+    add_out_argument(p)
     a = p.parse_args(argv)
     print(stamp_core(), flush=True)
     started = time.time()
@@ -142,13 +146,15 @@ def main(argv: list[str] | None = None) -> None:
         f"seeds {seeds[0]}-{seeds[-1]} (BBOB instances "
         f"{'1-3, tuning' if a.seed_offset < 1000 else '4-15, report'}), {a.trials} trials, "
         "core ask/tell. A negative log-ratio is lower regret than the baseline on the same "
-        f"runs. Command: `python -m benchmarks inbox {' '.join(argv or [])}`.\n"
+        f"runs. Command: `{command_line('inbox', argv)}`.\n"
         + report(labels, res, groups, checkpoints)
         + "\n"
         + machine_note("full", started)
     )
-    (results_dir() / f"{a.out}.md").write_text(text)
+    path = results_dir(a.out) / f"{a.name}.md"
+    path.write_text(text)
     print(text)
+    print(f"wrote {path}")
 
 
 if __name__ == "__main__":

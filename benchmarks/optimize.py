@@ -44,11 +44,14 @@ import numpy as np
 
 from benchmarks import _bbob
 from benchmarks._bbob import BBOBFunction
+from benchmarks._common import add_out_argument
+from benchmarks._common import command_line
 from benchmarks._common import fmt
 from benchmarks._common import geomean
 from benchmarks._common import machine_note
 from benchmarks._common import md_table
 from benchmarks._common import pmap
+from benchmarks._common import require
 from benchmarks._common import results_dir
 from benchmarks._common import stamp_core
 from benchmarks._testfunctions import HIGH
@@ -457,7 +460,7 @@ def select_problems(quick: bool, names: str | None) -> list[ProblemSpec]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the comparison and write results/optimize.md and results/optimize.png."""
+    """Run the comparison and write <name>.md and <name>.png into ``--out``."""
     p = argparse.ArgumentParser(prog="python -m benchmarks optimize", description=__doc__)
     p.add_argument("--quick", action="store_true")
     p.add_argument("--gp", action="store_true", help="include GPSampler in quick mode")
@@ -465,7 +468,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seeds", type=int, default=None)
     p.add_argument("--problems", default=None, help="comma-separated subset of problem names")
     p.add_argument("--jobs", type=int, default=1)
-    p.add_argument("--out", default="optimize", help="stem of the result files")
+    p.add_argument("--name", default="optimize", help="stem of the result files")
+    add_out_argument(p)
     p.add_argument("--seed-offset", type=int, default=0, help="first seed (1000+: report)")
     p.add_argument("--samplers", default=None, help="comma-separated subset of sampler names")
     p.add_argument("--save", default=None, help="pickle the raw results to this path")
@@ -473,11 +477,14 @@ def main(argv: list[str] | None = None) -> None:
         "--load", default=None, help="comma-separated pickles of earlier runs to report with"
     )
     a = p.parse_args(argv)
+    require("cmaes", "CmaEsSampler", "optimize")
     print(stamp_core(), flush=True)
     started = time.time()
     n_trials = a.trials or (100 if a.quick else 200)
     n_seeds = a.seeds or (2 if a.quick else 5)
     samplers = [s for s in SAMPLERS if s != "GP" or a.gp or not a.quick]
+    if "GP" in samplers:
+        require("torch", "GPSampler", "optimize")
     if a.samplers:
         samplers = a.samplers.split(",")
         for s in samplers:
@@ -506,8 +513,8 @@ def main(argv: list[str] | None = None) -> None:
             results += old
     checkpoints = [n for n in (50, 100, 200) if n <= n_trials] or [n_trials]
     text, headline = report(results, samplers, checkpoints)
-    out = results_dir()
-    plot(results, samplers, str(out / f"{a.out}.png"))
+    out = results_dir(a.out)
+    plot(results, samplers, str(out / f"{a.name}.png"))
     walls = {
         s: float(np.mean([r["wall"] for r in results if r["sampler"] == s])) for s in samplers
     }
@@ -518,17 +525,17 @@ def main(argv: list[str] | None = None) -> None:
         f"({a.seed_offset}+), "
         f"{n_trials} trials; samplers with default options (seed only). Rank: mean over "
         "(problem, seed) of the rank among samplers (1 = best). Regret: geometric mean of the "
-        "normalised regret (floored at 1e-6). Command: `python -m benchmarks optimize"
-        f"{' ' + ' '.join(argv) if argv else ''}`.\n"
+        f"normalised regret (floored at 1e-6). Command: `{command_line('optimize', argv)}`.\n"
         + text
         + "\nMean wall time of one study (s): "
         + ", ".join(f"{s} {fmt(w)}" for s, w in walls.items())
-        + f"\n\n![best so far]({a.out}.png)\n\n"
+        + f"\n\n![best so far]({a.name}.png)\n\n"
         + machine_note(mode, started)
     )
-    (out / f"{a.out}.md").write_text(body)
+    (out / f"{a.name}.md").write_text(body)
     print(body)
     print(headline)
+    print(f"wrote {out / a.name}.md and .png")
 
 
 if __name__ == "__main__":

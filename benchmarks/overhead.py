@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks._common import add_out_argument
+from benchmarks._common import command_line
 from benchmarks._common import fmt
 from benchmarks._common import machine_note
 from benchmarks._common import md_table
@@ -121,13 +123,15 @@ def measure(name: str, n: int, k: int, budget: float = 60.0) -> tuple[float, flo
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the overhead benchmark and write results/overhead.md and results/overhead.png."""
+    """Run the overhead benchmark and write overhead.md and overhead.png into ``--out``."""
     import optuna
 
     p = argparse.ArgumentParser(prog="python -m benchmarks overhead", description=__doc__)
     p.add_argument("--quick", action="store_true")
     p.add_argument("--max-seconds", type=float, default=None, help="drop a sampler above this")
+    add_out_argument(p)
     a = p.parse_args(argv)
+    out = results_dir(a.out)
     print(stamp_core(), flush=True)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     warnings.simplefilter("ignore")
@@ -169,7 +173,7 @@ def main(argv: list[str] | None = None) -> None:
         tree_cold = fmt(1e3 * cold[("TreeUCB", n)]) if ("TreeUCB", n) in cold else "-"
         rows.append([str(n), *cells, tree_cold])
     header = ["finished trials", *[f"{s} ms (x TPE)" for s in SAMPLER_NAMES], "TreeUCB cold ms"]
-    _plot(per, sizes, str(results_dir() / "overhead.png"))
+    _plot(per, sizes, str(out / "overhead.png"))
     mode = "quick" if a.quick else "full"
     text = (
         f"# Sampler overhead ({mode} mode)\n\n"
@@ -178,13 +182,14 @@ def main(argv: list[str] | None = None) -> None:
         f"same size, same process), 5-D continuous space, max({k}, n/10) timed trials after "
         "n finished trials were added; '-' = not run (a trial exceeded "
         f"{limit:g} s at a smaller size). 'cold' = first trial, caches built from scratch. "
-        f"Command: `python -m benchmarks overhead{' --quick' if a.quick else ''}`.\n\n"
+        f"Command: `{command_line('overhead', argv)}`.\n\n"
         + md_table(header, rows)
         + "\n![overhead](overhead.png)\n\n"
         + machine_note(mode, started)
     )
-    (results_dir() / "overhead.md").write_text(text)
+    (out / "overhead.md").write_text(text)
     print(text)
+    print(f"wrote {out / 'overhead'}.md and .png")
 
 
 def _plot(per: dict[tuple[str, int], float], sizes: list[int], path: str) -> None:

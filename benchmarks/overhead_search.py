@@ -32,9 +32,8 @@ def main() -> None:
         "lr": tune.loguniform(1e-5, 1.0),
         "act": tune.choice(["relu", "tanh", "sigmoid"]),
     }
-    searcher = TreeUCBSearch(
-        space, metric="loss", mode="min", seed=args.seed, rule=args.rule, index=args.index
-    )
+    options = {k: v for k, v in (("rule", args.rule), ("index", args.index)) if v is not None}
+    searcher = TreeUCBSearch(space, metric="loss", mode="min", seed=args.seed, **options)
     times = np.zeros(args.n_trials)
     for i in range(args.n_trials):
         start = time.perf_counter()

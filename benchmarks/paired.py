@@ -13,7 +13,7 @@ Usage::
     python -m benchmarks paired --index hoeffding --settings 0.03,0.1 0.01,0.1 0.003,0.03
     python -m benchmarks paired --index soft_gp --settings 0.03,0.1 0.01,0.1 0.003,0.03
     python -m benchmarks paired --settings 0.01,0.1,uniform 0.01,0.1,trust_region \
-        --out paired_sampling   # a third field names the in-box sampler
+        --name paired_sampling   # a third field names the in-box sampler
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ import time
 
 import numpy as np
 
+from benchmarks._common import add_out_argument
+from benchmarks._common import command_line
 from benchmarks._common import fmt
 from benchmarks._common import machine_note
 from benchmarks._common import md_table
@@ -51,7 +53,7 @@ def _setting(text: str) -> tuple[float, float, str | None]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the paired check and write results/paired_<index>.md."""
+    """Run the paired check and write paired_<index>.md into ``--out``."""
     p = argparse.ArgumentParser(prog="python -m benchmarks paired", description=__doc__)
     p.add_argument("--index", choices=("hoeffding", "soft_gp"), default="hoeffding")
     p.add_argument(
@@ -61,11 +63,15 @@ def main(argv: list[str] | None = None) -> None:
         default=[(0.03, 0.1, None), (0.01, 0.1, None), (0.003, 0.03, None)],
         help="C,M pairs (or C,M,sampling); the first is the baseline",
     )
-    p.add_argument("--seeds", type=int, default=10)
-    p.add_argument("--trials", type=int, default=200)
+    p.add_argument("--quick", action="store_true", help="3 seeds, 100 trials")
+    p.add_argument("--seeds", type=int, default=None, help="seeds (default 10; 3 with --quick)")
+    p.add_argument("--trials", type=int, default=None, help="default 200; 100 with --quick")
     p.add_argument("--jobs", type=int, default=1)
-    p.add_argument("--out", default=None, help="stem of the result file (paired_<index>)")
+    add_out_argument(p)
+    p.add_argument("--name", default=None, help="stem of the result file (paired_<index>)")
     a = p.parse_args(argv)
+    a.seeds = a.seeds or (3 if a.quick else 10)
+    a.trials = a.trials or (100 if a.quick else 200)
     print(stamp_core(), flush=True)
     started = time.time()
     instances = [(n, d, nz) for d in (2, 5, 10) for n in FUNCTION_NAMES for nz in NOISES]
@@ -120,13 +126,15 @@ def main(argv: list[str] | None = None) -> None:
         f"Optimisation suite of the ablation ({len(instances)} instances x {a.seeds} seeds "
         f"{SEED_OFFSET}+, {a.trials} trials); a negative log-ratio is lower regret than the "
         "baseline on the same instances. "
-        f"Command: `python -m benchmarks paired {' '.join(argv or [])}`.\n\n"
+        f"Command: `{command_line('paired', argv)}`.\n\n"
         + md_table(header, rows)
         + "\n"
-        + machine_note("full", started)
+        + machine_note("quick" if a.quick else "full", started)
     )
-    (results_dir() / f"{a.out or 'paired_' + a.index}.md").write_text(text)
+    path = results_dir(a.out) / f"{a.name or 'paired_' + a.index}.md"
+    path.write_text(text)
     print(text)
+    print(f"wrote {path}")
 
 
 if __name__ == "__main__":

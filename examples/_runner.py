@@ -56,6 +56,8 @@ if TYPE_CHECKING:
     from ray.tune.search import Searcher
 
 SAMPLERS = ("treeucb", "tpe", "gp", "random")
+_GP_INSTALL = "pip install 'optuna-treeucb[gp]' (from a clone: pip install -e '.[gp]')"
+_RAY_INSTALL = "pip install 'optuna-treeucb[ray]' (from a clone: pip install -e '.[ray]')"
 BACKENDS = ("optuna", "ray")
 METRIC = "accuracy"
 _REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -191,6 +193,17 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _enqueue_example(space: Mapping[str, BaseDistribution]) -> str:
+    """A valid ``--enqueue`` value for ``space``: its first two parameters at their upper end."""
+    point: dict[str, Any] = {}
+    for name, dist in list(space.items())[:2]:
+        if isinstance(dist, (FloatDistribution, IntDistribution)):
+            point[name] = dist.high
+        elif isinstance(dist, CategoricalDistribution):
+            point[name] = dist.choices[-1]
+    return json.dumps(point)
+
+
 def _smoke(option: str) -> str:
     return f"{SMOKE_DEFAULTS[option]} with --smoke"
 
@@ -299,8 +312,10 @@ def build_parser(spec: StudySpec) -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="JSON",
-        help='parameters evaluated first in every run, e.g. \'{"lr_index": 98, "beta1": 1.0}\' '
-        "(repeatable; Ray's OptunaSearch accepts partial ones, TreeUCBSearch may need all)",
+        help=f"parameters evaluated first in every run, e.g. '{_enqueue_example(spec.space)}' "
+        "(repeatable; a partial point fixes the parameters it names and the sampler chooses "
+        "the others, TreeUCB treating them as a context; on Ray the samplers run through "
+        "OptunaSearch need every parameter)",
     )
     parser.add_argument(
         "--max-concurrent",
@@ -375,6 +390,19 @@ def resolve_args(
             )
         enqueued.append(point)
     a.enqueue = enqueued
+    partial = [p for p in enqueued if set(p) != set(spec.space)]
+    via_optuna_search = [s for s in a.samplers if s != "treeucb"]
+    if a.backend == "ray" and partial and via_optuna_search:
+        parser.error(
+            f"--enqueue with --backend ray and --samplers {' '.join(via_optuna_search)} (run "
+            f"through Ray's OptunaSearch) must name every parameter {sorted(spec.space)}. "
+            f"Got {json.dumps(partial[0])} instead; partial points work with treeucb or "
+            "--backend optuna."
+        )
+    if "gp" in a.samplers and not _importable("torch"):
+        parser.error(f"--samplers gp (Optuna's GPSampler) needs PyTorch: {_GP_INSTALL}.")
+    if a.backend == "ray" and not _importable("ray"):
+        parser.error(f"--backend ray needs Ray Tune: {_RAY_INSTALL}.")
     if a.max_concurrent is not None and a.backend != "ray":
         parser.error(f"--max-concurrent applies to --backend ray only. Got --backend {a.backend}.")
     return a
@@ -383,8 +411,15 @@ def resolve_args(
 # --------------------------------------------------------------------------- samplers
 
 
+def _importable(module: str) -> bool:
+    """Whether ``module`` can be imported, without importing it (``None`` in sys.modules: no)."""
+    if module in sys.modules:
+        return sys.modules[module] is not None
+    return importlib.util.find_spec(module) is not None
+
+
 def _require(module: str, sampler: str, hint: str) -> None:
-    if importlib.util.find_spec(module) is None:
+    if not _importable(module):
         raise ImportError(f"The '{sampler}' sampler needs the '{module}' package. {hint}")
 
 
@@ -419,7 +454,7 @@ def make_optuna_sampler(
     if name == "tpe":
         return optuna.samplers.TPESampler(seed=seed, **startup)
     if name == "gp":
-        _require("torch", name, "Optuna's GPSampler needs PyTorch: pip install torch.")
+        _require("torch", name, f"Optuna's GPSampler needs PyTorch: {_GP_INSTALL}.")
         return optuna.samplers.GPSampler(seed=seed, **startup)
     if name == "random":
         return optuna.samplers.RandomSampler(seed=seed)
@@ -444,8 +479,7 @@ def make_ray_searcher(
         seed:
             Searcher seed.
         n_startup_trials:
-            Random trials before the model starts (TreeUCBSearch's ``n_startup``), or ``None``
-            for the searcher's default.
+            Random trials before the model starts, or ``None`` for the searcher's default.
         points_to_evaluate:
             Configurations evaluated first.
 
@@ -456,15 +490,12 @@ def make_ray_searcher(
         _require("ray_treeucb", name, "Install this repository: pip install -e '.[ray]'.")
         from ray_treeucb import TreeUCBSearch
 
-        startup: dict[str, Any] = {}
-        if n_startup_trials is not None:
-            startup["n_startup"] = n_startup_trials
         return TreeUCBSearch(
             metric=METRIC,
             mode="max",
             seed=seed,
             points_to_evaluate=points_to_evaluate,
-            **startup,
+            n_startup_trials=n_startup_trials,
         )
     from ray.tune.search.optuna import OptunaSearch
 
@@ -799,6 +830,7 @@ def plot_best(records: list[TrialRecord], path: Path, title: str) -> Path:
         ``path``.
     """
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     fig = Figure(figsize=(10, 4), layout="constrained")
     ax_time, ax_trials = fig.subplots(1, 2, sharey=True)
@@ -814,7 +846,10 @@ def plot_best(records: list[TrialRecord], path: Path, title: str) -> Path:
         for i, (_, best) in enumerate(runs):
             by_trial[i, : len(best)] = best
         (line,) = ax_trials.plot(
-            np.arange(1, n_max + 1), np.nanmean(by_trial, axis=0), label=label
+            np.arange(1, n_max + 1),
+            np.nanmean(by_trial, axis=0),
+            drawstyle="steps-post",  # the best so far changes at a trial, not between trials
+            label=label,
         )
         t0 = max(times[0] for times, _ in runs)
         t1 = max(times[-1] for times, _ in runs)
@@ -826,6 +861,7 @@ def plot_best(records: list[TrialRecord], path: Path, title: str) -> Path:
     ax_time.set_xlabel("wall-clock time (s)")
     ax_time.set_ylabel("best validation accuracy")
     ax_trials.set_xlabel("trials")
+    ax_trials.xaxis.set_major_locator(MaxNLocator(integer=True))
     for ax in (ax_time, ax_trials):
         ax.grid(alpha=0.3)
     ax_trials.legend(loc="lower right")
@@ -893,6 +929,23 @@ def load_split(spec: StudySpec, a: argparse.Namespace) -> Split:
     return split_train_val(data, train_size=a.train_size, val_size=a.val_size)
 
 
+def _warm_up(spec: StudySpec, data: Split, a: argparse.Namespace) -> None:
+    """Train one tiny configuration, untimed, so that the first run is not charged for it.
+
+    Importing TensorFlow and its first graph take seconds, which the first sampler's first
+    trial would otherwise pay, skewing its time in the table and the time plot.
+    """
+    params: dict[str, Any] = {}
+    for name, dist in spec.space.items():
+        if isinstance(dist, (FloatDistribution, IntDistribution)):
+            params[name] = dist.low
+        elif isinstance(dist, CategoricalDistribution):
+            params[name] = dist.choices[0]
+    t0 = time.perf_counter()
+    spec.evaluate(params, data, Settings(iter_scale=1e-9, width_scale=a.width_scale, seed=0))
+    print(f"[{spec.name}] warm-up (untimed): {time.perf_counter() - t0:.1f} s", flush=True)
+
+
 def run(spec: StudySpec, a: argparse.Namespace) -> RunResult:
     """Run every sampler for every seed, then write the results, plot and table.
 
@@ -918,6 +971,8 @@ def run(spec: StudySpec, a: argparse.Namespace) -> RunResult:
         f"{a.n_trials} trials per run" + (f" or {a.timeout:g} s" if a.timeout else ""),
         flush=True,
     )
+    if a.backend == "optuna":
+        _warm_up(spec, data, a)
     started_ray = _ray_init() if a.backend == "ray" else False
     records: list[TrialRecord] = []
     runs: list[RunSummary] = []

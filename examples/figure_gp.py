@@ -75,7 +75,7 @@ def compute(n_samples: int, seed: int, n_grid: int, n_kernel: int) -> dict[str, 
         sampling="uniform",  # the paper's Algorithm 1
     )
     bandit.tell_many(X, y)
-    leaves = bandit.leaves()
+    leaves = bandit.fit_leaves()
     low, high = leaves.low, leaves.high
     r = bandit.rewards()
     x = np.linspace(0.0, 1.0, n_grid)
@@ -171,7 +171,8 @@ def draw(res: dict[str, np.ndarray], path: Path) -> None:
         f"One refit partition ({res['low'].shape[0]} leaves, {res['X'].size} noisy samples): "
         "tree estimate vs GP posterior means"
     )
-    ax.legend(fontsize="x-small", ncol=3, loc="lower left")
+    # below the axes: inside, any corner covers samples or curves
+    ax.legend(fontsize="small", ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.14))
     kx = res["kx"]
     for col, (key, title) in enumerate(
         (

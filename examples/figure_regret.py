@@ -119,7 +119,7 @@ def run(
     n_prev = np.empty(n_rounds)
     n_boxes = np.empty(n_rounds)
     for t in range(n_rounds):
-        leaves = bandit.leaves()  # the partition the next point is played in
+        leaves = bandit.fit_leaves()  # the partition the next point is played in
         x = bandit.ask_x()
         box = int(bandit.partition.locate(x[None])[0])
         n_prev[t] = leaves.n_obs[box]
@@ -195,6 +195,7 @@ def _series(rows: list[dict[str, Any]], function: str, method: str, key: str) ->
 
 def draw(rows: list[dict[str, Any]], path: Path) -> None:
     from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
 
     fig = Figure(figsize=(12, 8.5), layout="constrained")
     axes = fig.subplots(len(PROBLEMS), 2)
@@ -205,7 +206,9 @@ def draw(rows: list[dict[str, Any]], path: Path) -> None:
             t = np.arange(1, cum.shape[1] + 1)
             mean = cum.mean(axis=0)
             se = cum.std(axis=0, ddof=1) / math.sqrt(cum.shape[0]) if cum.shape[0] > 1 else 0.0
-            ax_r.plot(t, mean, c=COLORS[method], label=method)
+            # soft_gp dash-dotted, so that a curve on top of another leaves it visible
+            style = "-." if options is not None and options.get("index") == "soft_gp" else "-"
+            ax_r.plot(t, mean, c=COLORS[method], ls=style, label=method)
             ax_r.fill_between(t, mean - se, mean + se, color=COLORS[method], alpha=0.2, lw=0)
             if options is None:
                 continue
@@ -215,11 +218,20 @@ def draw(rows: list[dict[str, Any]], path: Path) -> None:
                 ax_s.plot(t, s, c=COLORS[method], label=f"{method}: measured sum")
                 ax_s.plot(t, bound, c=COLORS[method], ls="--", label=f"{method}: bound")
             else:
-                ax_s.plot(t, s, c=COLORS[method], lw=0.8, alpha=0.45, ls=":", label=method)
+                ax_s.plot(
+                    t,
+                    s,
+                    c=COLORS[method],
+                    lw=1.0,
+                    alpha=0.7,
+                    ls=":",
+                    label=f"{method}: measured sum (no bound: not nested)",
+                )
         n_seeds = len({r["seed"] for r in rows})
         ax_r.set_title(f"{problem.name} noisy Lipschitz function: cumulative regret")
         ax_r.set_xlabel("round t")
         ax_r.set_ylabel(f"cumulative regret (mean of {n_seeds} seed(s), ±1 s.e.)")
+        ax_r.set_yscale("log")  # random search's line would flatten TreeUCB's on a linear axis
         ax_r.legend(fontsize="x-small")
         ax_s.set_title(
             f"{problem.name}: sum 1/n_(t-1)(a_t) vs e|P_T| log(1+(e-1)T/|P_T|)",
@@ -227,7 +239,20 @@ def draw(rows: list[dict[str, Any]], path: Path) -> None:
         )
         ax_s.set_xlabel("round T")
         ax_s.set_ylabel("point-scattering sum (mean over seeds)")
-        ax_s.legend(fontsize="x-small")
+        # colours are the methods of the left panel; the legend names the three line styles
+        # only, so that it stays small enough to leave the curves uncovered
+        styles = [
+            Line2D([], [], c="black", ls="-", label="incremental: measured sum"),
+            Line2D([], [], c="black", ls="--", label="incremental: bound"),
+            Line2D([], [], c="black", ls=":", label="refit: measured sum (not nested: no bound)"),
+        ]
+        ax_s.legend(
+            handles=styles,
+            title="colour: the method, as on the left",
+            title_fontsize="x-small",
+            fontsize="x-small",
+            loc="upper left",
+        )
     fig.savefig(path, dpi=120)
 
 

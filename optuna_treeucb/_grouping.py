@@ -19,13 +19,36 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from optuna.distributions import BaseDistribution
+from optuna.distributions import CategoricalDistribution
+from optuna.distributions import FloatDistribution
+from optuna.distributions import IntDistribution
 from optuna.trial import TrialState
 
+from optuna_treeucb.core import ParamSpec
+
 if TYPE_CHECKING:
-    from optuna.distributions import BaseDistribution
     from optuna.trial import FrozenTrial
 
+# The finished states whose trials are observations (the sampler imports it as _FINISHED).
 _FOLDED_STATES = (TrialState.COMPLETE, TrialState.PRUNED)
+
+
+def to_spec(name: str, dist: BaseDistribution) -> ParamSpec:
+    """The core's description of an Optuna distribution.
+
+    Raises:
+        ValueError: If the core cannot represent the distribution (e.g. an int grid with more
+            values than a coordinate in [0, 1] can tell apart).
+        TypeError: If the distribution is of an unknown type.
+    """
+    if isinstance(dist, FloatDistribution):
+        return ParamSpec(name, "float", low=dist.low, high=dist.high, log=dist.log, step=dist.step)
+    if isinstance(dist, IntDistribution):
+        return ParamSpec(name, "int", low=dist.low, high=dist.high, log=dist.log, step=dist.step)
+    if isinstance(dist, CategoricalDistribution):
+        return ParamSpec(name, "categorical", choices=tuple(dist.choices))
+    raise TypeError(f"TreeUCBSampler cannot model parameter {name!r} of type {dist!r}.")
 
 
 class _SpaceTracker:
@@ -41,6 +64,7 @@ class _SpaceTracker:
         self._folded: set[int] = set()
         self._distributions: dict[str, BaseDistribution] = {}
         self._inconsistent: set[str] = set()
+        self._unmodelled: dict[str, str] = {}  # name -> why the core cannot represent it
         self._signatures: dict[frozenset[str], int] = {}
 
     def _clear(self, study_name: str) -> None:
@@ -48,6 +72,7 @@ class _SpaceTracker:
         self._folded = set()
         self._distributions = {}
         self._inconsistent = set()
+        self._unmodelled = {}
         self._signatures = {}
 
     def update(self, study_name: str, trials: Iterable[FrozenTrial]) -> None:
@@ -62,6 +87,10 @@ class _SpaceTracker:
                 known = self._distributions.get(name)
                 if known is None:
                     self._distributions[name] = dist
+                    try:
+                        to_spec(name, dist)
+                    except (ValueError, TypeError) as err:
+                        self._unmodelled[name] = str(err)
                 elif name not in self._inconsistent and known != dist:
                     self._inconsistent.add(name)
             signature = frozenset(trial.distributions)
@@ -71,10 +100,15 @@ class _SpaceTracker:
         """Whether some folded trial suggested ``name``."""
         return name in self._distributions
 
+    def unmodelled(self, name: str) -> str | None:
+        """Why the core cannot represent parameter ``name``, or ``None`` if it can."""
+        return self._unmodelled.get(name)
+
     def distribution(self, name: str) -> BaseDistribution | None:
-        """The distribution of a consistent, non-single parameter, else ``None``."""
+        """The distribution of a consistent, non-single parameter the core can represent, else
+        ``None``."""
         dist = self._distributions.get(name)
-        if dist is None or name in self._inconsistent or dist.single():
+        if dist is None or name in self._inconsistent or name in self._unmodelled or dist.single():
             return None
         return dist
 

@@ -7,7 +7,7 @@ pending points and fixed parameters into contexts, then asks the core.
 
 from __future__ import annotations
 
-import inspect
+import hashlib
 import logging
 import math
 import threading
@@ -22,9 +22,6 @@ from typing import Literal
 
 import numpy as np
 from optuna.distributions import BaseDistribution
-from optuna.distributions import CategoricalDistribution
-from optuna.distributions import FloatDistribution
-from optuna.distributions import IntDistribution
 from optuna.samplers import BaseSampler
 from optuna.samplers import PartialFixedSampler
 from optuna.samplers import RandomSampler
@@ -32,26 +29,25 @@ from optuna.study import Study
 from optuna.study import StudyDirection
 from optuna.trial import TrialState
 
+from optuna_treeucb._grouping import _FOLDED_STATES as _FINISHED
 from optuna_treeucb._grouping import _SpaceTracker
+from optuna_treeucb._grouping import to_spec as _to_spec
+from optuna_treeucb.core import OPTIONS
 from optuna_treeucb.core import Index
-from optuna_treeucb.core import ParamSpec
+from optuna_treeucb.core import PrunedRule
 from optuna_treeucb.core import Rule
 from optuna_treeucb.core import Sampling
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
+from optuna_treeucb.core import validate_options
 
 if TYPE_CHECKING:
     from optuna.trial import FrozenTrial
 
 _logger = logging.getLogger(__name__)
 
-# Defaults of the core options come from TreeUCB's signature, so they are stated once.
-_CORE_DEFAULTS: dict[str, Any] = {
-    name: p.default
-    for name, p in inspect.signature(TreeUCB).parameters.items()
-    if p.default is not inspect.Parameter.empty
-}
-_FINISHED = (TrialState.COMPLETE, TrialState.PRUNED)
+# The core's options are declared once, in optuna_treeucb.core.OPTIONS (defaults included).
+_CORE_DEFAULTS: dict[str, Any] = {name: option.default for name, option in OPTIONS.items()}
 _MAX_MODELS_PER_SPACE = 8  # e.g. one per HyperbandPruner bracket
 _Space = tuple[tuple[str, BaseDistribution], ...]  # (name, distribution), sorted by name
 
@@ -109,9 +105,15 @@ class TreeUCBSampler(BaseSampler):
       that always accompany it (e.g. the branch that leads to it).  With ``group=False`` the
       relative search space is the intersection search space and the other parameters are
       sampled by ``independent_sampler``.
-    * **Trials.**  ``COMPLETE`` trials are observations.  A ``PRUNED`` trial counts with its
-      last reported intermediate value (for a loss that improves with training this is a
-      pessimistic value, in line with the pruner's verdict); a pruned trial that reported
+    * **Trials.**  ``COMPLETE`` trials are observations.  A ``PRUNED`` trial is an observation
+      with its last reported intermediate value and, as its budget, the step of that value
+      (its largest step in :attr:`~optuna.trial.FrozenTrial.intermediate_values`); the
+      ``pruned`` option decides how it ranks against complete trials: with ``"tpe"`` a trial
+      that reached a later step counts as better than one pruned earlier, and every complete
+      trial as better than every pruned one, ordered by value within a step; with
+      ``"bohb"``, the latest step reached by ``n_min`` trials ranks by value with the
+      complete trials; with ``"last_value"`` the last value counts as if it were final.  A
+      study without pruned trials is unaffected by the option.  A pruned trial that reported
       nothing, ``FAIL`` trials and NaN values are ignored; ``±inf`` values rank as the
       best/worst.  ``RUNNING`` trials whose parameters are known are pending points: their
       boxes count as visited, so parallel workers spread out.
@@ -119,69 +121,45 @@ class TreeUCBSampler(BaseSampler):
       dict) or by :class:`~optuna.samplers.PartialFixedSampler` are contexts (Contextual
       TreeUCB): the best box containing the fixed values is played and only the free
       parameters are sampled.
-    * **Distributed optimization.**  The model is derived from the storage's trials at every
-      trial, so several processes may share a study (RDB or journal storage) and a resumed
-      study continues where it stopped.  The tree's draws for a trial are seeded by ``seed``
-      and the trial number, so a seeded sequential run is reproducible in any process (whatever
-      ``PYTHONHASHSEED``) and a resumed study samples what an uninterrupted one would.  Give
-      parallel workers different seeds (or ``None``): the start-up trials come from
-      ``independent_sampler``, whose stream depends on ``seed`` only.
+    * **Distributed optimization and resuming.**  The model is derived from the storage's
+      trials at every trial, so several processes may share a study (RDB or journal storage)
+      and a resumed study continues where it stopped.  Every random draw of a trial, the
+      start-up points and the parameters outside the relative search space included, is
+      seeded by ``seed``, the trial number and the parameter (or group), and the tree depends
+      on the observations only, not on when the process saw them.  So a seeded sequential
+      study is reproducible in any process (whatever ``PYTHONHASHSEED``), a study resumed with
+      :func:`~optuna.load_study` and ``TreeUCBSampler(seed=s)`` samples what an uninterrupted
+      one would, and workers sharing one seed on one storage never repeat each other's
+      trials, as their trial numbers differ.  (With ``n_jobs`` > 1, Optuna calls
+      :meth:`reseed_rng` for every trial, which replaces ``seed`` by a fresh one: such a run
+      is not reproducible.)  This holds for the default
+      ``independent_sampler`` only: a sampler you pass draws from its own stream.  The
+      sampler's cache belongs to one study: given another study, even of the same name (on
+      another storage, or deleted and created again), it starts afresh.
     * **Inspection.**  :meth:`build_model` returns the bandit fitted on a study, e.g. to plot
       its partition.
 
+    The other keyword arguments (``rule``, ``index``, ``C``, ...) are the options of the core,
+    with the same names, defaults and allowed values: see the options table in the README
+    (generated from :data:`optuna_treeucb.core.OPTIONS`) or
+    :class:`~optuna_treeucb.core.TreeUCB`.
+
     Args:
         seed:
-            Seed of the random draws (and of the default ``independent_sampler``).
+            Seed of the random draws, combined with the trial number (``None``: a fresh seed).
         n_startup_trials:
             Number of observations (see above) before the tree is used; until then every
             parameter comes from ``independent_sampler``.  A group of conditional parameters
             with fewer observations of its own is drawn uniformly (given its context).
-        rule:
-            Tree rule of the core, ``"refit"`` or ``"incremental"``; see
-            :class:`~optuna_treeucb.core.TreeUCB`.
-        index:
-            Index of the core, ``"hoeffding"`` or ``"soft_gp"``.
-        C:
-            Weight of the confidence bonus.
-        M:
-            Weight of the box-diameter (Lipschitz) term.
-        reward:
-            Normalisation of objective values into rewards, ``"rank"`` or ``"minmax"``.
-        criterion:
-            Split criterion of the ``"refit"`` rule.
-        min_impurity_decrease:
-            A split must reduce the tree's criterion by at least this much.
-        refit_fraction:
-            ``"refit"`` rule: refit once the data grew by this fraction (``0``: every trial).
-        cap_gamma:
-            ``"refit"`` rule: exponent in (0, 1) of the shrinking diameter cap
-            ``sqrt(d) t^(-cap_gamma / d)``; leaves wider than it are cut into smaller cells
-            (``None`` is the paper's bare CART).
-        gamma:
-            ``"incremental"`` rule: growth exponent, in (0, 1), of the number of leaves and
-            of its diameter cap.
-        max_leaves_coef:
-            ``"incremental"`` rule: coefficient of the leaf budget.
-        alpha:
-            ``"soft_gp"``: sharpness of the soft box edges.
-        sigma:
-            ``"soft_gp"``: standard deviation of the box-edge jitter.
-        gp_noise:
-            ``"soft_gp"``: observation-noise variance on rewards in [0, 1].
-        n_boxes:
-            ``"soft_gp"``: number of best boxes that receive candidate points.
-        n_candidates:
-            ``"soft_gp"`` and ``sampling="parzen"``: candidate points per box.
-        sampling:
-            How the point is drawn inside the chosen box: ``"uniform"`` (the paper's
-            Algorithm 1), ``"trust_region"`` or ``"parzen"``; see
-            :class:`~optuna_treeucb.core.TreeUCB`.  The trust region's state is derived from
-            the order in which the finished trials were seen.
         group:
             Model define-by-run (conditional) parameters by groups; see above.
         independent_sampler:
             Sampler of the start-up trials and of the parameters outside the relative search
-            space. ``None`` means :class:`~optuna.samplers.RandomSampler` with ``seed``.
+            space.  ``None`` draws each such parameter with a
+            :class:`~optuna.samplers.RandomSampler` seeded by ``seed``, the trial number and
+            the parameter's name.  A sampler passed here keeps its own random stream: a
+            resumed study or a worker with the same seed repeats its draws unless it is seeded
+            differently.
         warn_independent_sampling:
             Log a warning, once per parameter, when a parameter is sampled by
             ``independent_sampler`` after the start-up trials.
@@ -219,6 +197,8 @@ class TreeUCBSampler(BaseSampler):
         C: float = _CORE_DEFAULTS["C"],
         M: float = _CORE_DEFAULTS["M"],
         reward: Literal["rank", "minmax"] = _CORE_DEFAULTS["reward"],
+        pruned: PrunedRule = _CORE_DEFAULTS["pruned"],
+        n_min: int | None = _CORE_DEFAULTS["n_min"],
         criterion: str = _CORE_DEFAULTS["criterion"],
         min_impurity_decrease: float = _CORE_DEFAULTS["min_impurity_decrease"],
         refit_fraction: float = _CORE_DEFAULTS["refit_fraction"],
@@ -236,13 +216,6 @@ class TreeUCBSampler(BaseSampler):
         warn_independent_sampling: bool = True,
     ) -> None:
         owner = "TreeUCBSampler"
-        if seed is not None and (
-            isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0
-        ):
-            raise ValueError(
-                f"The 'seed' parameter of {owner} must be None or an int >= 0. "
-                f"Got {seed!r} instead."
-            )
         for name, flag in (
             ("group", group),
             ("warn_independent_sampling", warn_independent_sampling),
@@ -254,12 +227,16 @@ class TreeUCBSampler(BaseSampler):
                 f"The 'independent_sampler' parameter of {owner} must be an "
                 f"optuna.samplers.BaseSampler or None. Got {independent_sampler!r}."
             )
-        self._core_options: dict[str, Any] = {
+        options = {
+            "seed": seed,
+            "n_startup_trials": n_startup_trials,
             "rule": rule,
             "index": index,
             "C": C,
             "M": M,
             "reward": reward,
+            "pruned": pruned,
+            "n_min": n_min,
             "criterion": criterion,
             "min_impurity_decrease": min_impurity_decrease,
             "refit_fraction": refit_fraction,
@@ -273,12 +250,13 @@ class TreeUCBSampler(BaseSampler):
             "n_candidates": n_candidates,
             "sampling": sampling,
         }
-        _validate_with_core(n_startup_trials, self._core_options)
+        self._core_options = validate_options(owner, options, wrapper=True)
+        seed = self._core_options.pop("seed")
         self._seed = seed
-        self._base_seed = int(seed) if seed is not None else _fresh_seed()
-        self._n_startup_trials = int(n_startup_trials)
+        self._base_seed = seed if seed is not None else _fresh_seed()
+        self._n_startup_trials: int = self._core_options.pop("n_startup")
         self._group = group
-        self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
+        self._independent_sampler = independent_sampler  # None: a RandomSampler per draw
         self._warn_independent_sampling = warn_independent_sampling
         self._warned: set[str] = set()
         self._init_derived()
@@ -290,6 +268,7 @@ class TreeUCBSampler(BaseSampler):
 
     def _reset(self, study_name: str | None) -> None:
         self._study_name = study_name
+        self._first: tuple[int, Any] | None = None  # (number, datetime_start) of trial 0
         self._tracker = _SpaceTracker()
         self._models: dict[tuple[Any, ...], list[_Model]] = {}
         # finished trials logged so far: number -> (trial, value for the model or None)
@@ -298,12 +277,12 @@ class TreeUCBSampler(BaseSampler):
         self._n_obs = 0
         # every trial before position _frontier of the study's trial list has ended
         self._frontier = 0
-        self._frontier_number = -1  # the number of the trial just before the frontier
+        self._frontier_key: tuple[int, Any] | None = None  # _key of the trial before it
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         derived = ("_lock", "_study_name", "_tracker", "_models", "_values", "_log", "_n_obs")
-        for name in (*derived, "_frontier", "_frontier_number"):
+        for name in (*derived, "_first", "_frontier", "_frontier_key"):
             del state[name]
         return state
 
@@ -314,14 +293,18 @@ class TreeUCBSampler(BaseSampler):
     def reseed_rng(self) -> None:
         with self._lock:
             self._base_seed = _fresh_seed()
-        self._independent_sampler.reseed_rng()
+        if self._independent_sampler is not None:
+            self._independent_sampler.reseed_rng()
 
     # -- search space ---------------------------------------------------------------------------
     def _scan(self, study: Study) -> _View:
         """Log the study's finished trials not logged yet (each finished trial once).
 
-        Must be called with the lock held.  A study with another name resets every derived
-        state.
+        Must be called with the lock held.  Every derived state is reset for a study with
+        another name, and for one whose trials are not those the state was built on (another
+        storage's study of the same name, or a study deleted and created again): the start
+        times of the first trial, of the trial before the frontier and of the last trial
+        logged are compared with what the storage shows now.
         """
         if study.study_name != self._study_name:
             self._reset(study.study_name)
@@ -330,27 +313,54 @@ class TreeUCBSampler(BaseSampler):
             # unfiltered read (no copy of the trials in memory) and a walk from the first trial
             # not known to be finished find the new and the running trials.  Filtering by state
             # in the storage would loop over every trial, twice per trial sampled.
-            new, running = self._walk(study.get_trials(deepcopy=False))
+            trials = study.get_trials(deepcopy=False)
+            if not self._built_on(trials):
+                self._reset(study.study_name)
+            new, running = self._walk(trials)
             self._log_new(study, new)
             return _View(None, self._n_obs, running)
         # A pruner's proxy (HyperbandPruner's bracket) shows a subset and needs the full
         # comparison.
         finished = study.get_trials(deepcopy=False, states=_FINISHED)
+        if any(
+            t.number in self._values and _key(self._values[t.number][0]) != _key(t)
+            for t in finished
+        ):
+            self._reset(study.study_name)
         self._log_new(study, [t for t in finished if t.number not in self._values])
         n_obs = sum(self._values[t.number][1] is not None for t in finished)
         return _View(finished, n_obs)
+
+    def _built_on(self, trials: list[FrozenTrial]) -> bool:
+        """Whether the study's ``trials`` are still those the derived state was built on.
+
+        ``trials`` is every trial of the study, in number order.  Three trials are compared
+        (O(1) per sampled trial): the first, the one before the frontier and the last one
+        logged.  Trials of another study (same name, other storage; or deleted and created
+        again) started at other times.
+        """
+
+        def same(number: int, key: tuple[int, Any] | None) -> bool:
+            return number < len(trials) and _key(trials[number]) == key
+
+        if self._first is not None and not same(0, self._first):
+            return False
+        if self._frontier and not same(self._frontier - 1, self._frontier_key):
+            return False
+        if self._log:
+            last = self._log[-1]
+            return same(last, _key(self._values[last][0]))
+        return True
 
     def _walk(self, trials: list[FrozenTrial]) -> tuple[list[FrozenTrial], list[FrozenTrial]]:
         """The finished trials of ``trials`` not logged yet, and the running ones.
 
         ``trials`` is every trial of the study, in the storage's (creation) order.  The walk
-        starts at the frontier: before it every trial has ended and was logged.  It is
-        restarted from the first trial if the list does not match the one the frontier was set
-        on.
+        starts at the frontier: before it every trial has ended and was logged.
         """
+        if self._first is None and trials and trials[0].datetime_start is not None:
+            self._first = _key(trials[0])
         start = self._frontier
-        if start > len(trials) or (start and trials[start - 1].number != self._frontier_number):
-            start = 0
         new, running = [], []
         frontier = start
         for i in range(start, len(trials)):
@@ -364,7 +374,7 @@ class TreeUCBSampler(BaseSampler):
             if frontier == i and state.is_finished():
                 frontier = i + 1
         self._frontier = frontier
-        self._frontier_number = trials[frontier - 1].number if frontier else -1
+        self._frontier_key = _key(trials[frontier - 1]) if frontier else None
         new.sort(key=lambda t: t.number)
         return new, running
 
@@ -427,9 +437,11 @@ class TreeUCBSampler(BaseSampler):
         _direction(study)
         if self._warn_independent_sampling and param_name not in self._warned:
             self._warn_once(study, trial, param_name, param_distribution)
-        return self._independent_sampler.sample_independent(
-            study, trial, param_name, param_distribution
-        )
+        sampler = self._independent_sampler
+        if sampler is None:
+            # a draw of its own, seeded by (seed, trial number, parameter), like the model's
+            sampler = RandomSampler(seed=_draw_seed(self._base_seed, trial.number, param_name))
+        return sampler.sample_independent(study, trial, param_name, param_distribution)
 
     def _warn_once(
         self, study: Study, trial: FrozenTrial, param_name: str, dist: BaseDistribution
@@ -450,21 +462,26 @@ class TreeUCBSampler(BaseSampler):
             ):
                 return
             self._warned.add(param_name)
-        reason = "its distribution changed between trials"
-        if not self._group:
-            reason += " or it is missing from some trials (group=True models such parameters)"
+        unmodelled = self._tracker.unmodelled(param_name)
+        if unmodelled is not None:
+            reason = f"the tree cannot represent it ({unmodelled})"
+        else:
+            reason = "its distribution changed between trials"
+            if not self._group:
+                reason += " or it is missing from some trials (group=True models such parameters)"
         _logger.warning(
             "TreeUCBSampler samples the parameter %r (trial #%d) with %s instead of the tree: "
             "it is outside the relative search space because %s. This warning is shown once per "
             "parameter; pass warn_independent_sampling=False to TreeUCBSampler to silence it.",
             param_name,
             trial.number,
-            type(self._independent_sampler).__name__,
+            type(self._independent_sampler or RandomSampler()).__name__,
             reason,
         )
 
     def before_trial(self, study: Study, trial: FrozenTrial) -> None:
-        self._independent_sampler.before_trial(study, trial)
+        if self._independent_sampler is not None:
+            self._independent_sampler.before_trial(study, trial)
 
     def after_trial(
         self,
@@ -473,7 +490,8 @@ class TreeUCBSampler(BaseSampler):
         state: TrialState,
         values: Sequence[float] | None,
     ) -> None:
-        self._independent_sampler.after_trial(study, trial, state, values)
+        if self._independent_sampler is not None:
+            self._independent_sampler.after_trial(study, trial, state, values)
 
     # -- the model --------------------------------------------------------------------------------
     def _new_core(self, space: _Space, direction: str) -> TreeUCB:
@@ -568,26 +586,30 @@ class TreeUCBSampler(BaseSampler):
 
 
 # -- helpers -------------------------------------------------------------------------------------
-def _validate_with_core(n_startup_trials: Any, options: Mapping[str, Any]) -> None:
-    """Validate the options by building a core, rewording its errors for TreeUCBSampler."""
-    try:
-        TreeUCB(1, n_startup=n_startup_trials, **options)
-    except (TypeError, ValueError) as err:
-        message = (
-            str(err)
-            .replace("'n_startup' parameter", "'n_startup_trials' parameter")
-            .replace(" of TreeUCB ", " of TreeUCBSampler ")
-        )
-        raise type(err)(message) from None
-
-
 def _fresh_seed() -> int:
-    return int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
+    """A random seed in the range every seed of the package is checked against."""
+    return int(np.random.SeedSequence().generate_state(1)[0])
 
 
 def _reseed(core: TreeUCB, key: tuple[int, ...]) -> None:
     """Give the core a generator seeded by (seed, trial number, group)."""
     core.reseed(list(key))
+
+
+def _draw_seed(base_seed: int, number: int, param_name: str) -> int:
+    """Seed of the independent draw of ``param_name`` in trial ``number`` (a 32-bit int).
+
+    The name enters through a hash that does not depend on ``PYTHONHASHSEED``; its 64 bits
+    keep the key apart from the model's keys (seed, trial number, small group index).
+    """
+    digest = hashlib.blake2b(param_name.encode(), digest_size=8).digest()
+    key = [base_seed, number, int.from_bytes(digest, "little")]
+    return int(np.random.SeedSequence(key).generate_state(1)[0])
+
+
+def _key(trial: FrozenTrial) -> tuple[int, Any]:
+    """What tells a trial from another study's trial with the same number."""
+    return trial.number, trial.datetime_start
 
 
 def _direction(study: Study) -> str:
@@ -602,20 +624,11 @@ def _direction(study: Study) -> str:
     return "minimize" if directions[0] == StudyDirection.MINIMIZE else "maximize"
 
 
-def _to_spec(name: str, dist: BaseDistribution) -> ParamSpec:
-    if isinstance(dist, FloatDistribution):
-        return ParamSpec(name, "float", low=dist.low, high=dist.high, log=dist.log, step=dist.step)
-    if isinstance(dist, IntDistribution):
-        return ParamSpec(name, "int", low=dist.low, high=dist.high, log=dist.log, step=dist.step)
-    if isinstance(dist, CategoricalDistribution):
-        return ParamSpec(name, "categorical", choices=tuple(dist.choices))
-    raise TypeError(f"TreeUCBSampler cannot model parameter {name!r} of type {dist!r}.")
-
-
 def _value(trial: FrozenTrial) -> float | None:
     """A finished trial's value for the model, ``None`` if it has none.
 
-    ``COMPLETE``: its value.  ``PRUNED``: its last intermediate value.  NaN gives ``None``.
+    ``COMPLETE``: its value.  ``PRUNED``: its last intermediate value (at :func:`_budget`).
+    NaN gives ``None``.
     """
     value: float | None = None
     if trial.state == TrialState.COMPLETE:
@@ -623,6 +636,13 @@ def _value(trial: FrozenTrial) -> float | None:
     elif trial.state == TrialState.PRUNED and trial.last_step is not None:
         value = trial.intermediate_values[trial.last_step]
     return None if value is None or math.isnan(value) else float(value)
+
+
+def _budget(trial: FrozenTrial) -> int | None:
+    """A finished trial's budget: the last step of a ``PRUNED`` trial, ``None`` (full) else."""
+    if trial.state == TrialState.PRUNED:
+        return trial.last_step
+    return None
 
 
 def _encode(cube: UnitCube, space: _Space, trial: FrozenTrial) -> np.ndarray | None:
@@ -643,8 +663,11 @@ def _tell_new(
     space: _Space,
     observations: list[tuple[FrozenTrial, float | None]],
 ) -> None:
-    """Tell the core the observations it has not been told (in the given order)."""
-    rows, values = [], []
+    """Tell the core the observations it has not been told (in the given order).
+
+    A pruned trial carries its last step as its budget (see ``pruned`` in the class docstring).
+    """
+    rows, values, budgets = [], [], []
     for t, value in observations:
         if t.number in model.told:
             continue
@@ -653,8 +676,9 @@ def _tell_new(
         if x is not None:
             rows.append(x)
             values.append(value)
+            budgets.append(_budget(t))
     if rows:
-        model.core.tell_many(np.array(rows), np.array(values, dtype=float))
+        model.core.tell_many(np.array(rows), np.array(values, dtype=float), budgets)
 
 
 def _pending(cube: UnitCube, space: _Space, running: list[FrozenTrial]) -> np.ndarray:
@@ -680,14 +704,7 @@ def _context(
     (Optuna warns about it and uses it) but cannot be a point of the model's cube, so the
     model does not condition on it.
     """
-    fixed: dict[str, Any] = {}
-    wrapper = study.sampler
-    if isinstance(wrapper, PartialFixedSampler):
-        # PartialFixedSampler removes its parameters from the search space it passes on but
-        # has no public accessor for their values.
-        values = getattr(wrapper, "_fixed_params", None)
-        if isinstance(values, Mapping):
-            fixed.update(values)
+    fixed: dict[str, Any] = dict(_partial_fixed_params(study.sampler))
     enqueued = trial.system_attrs.get("fixed_params")
     if isinstance(enqueued, Mapping):
         fixed.update(enqueued)
@@ -703,3 +720,24 @@ def _context(
             continue
         context[name] = value
     return context
+
+
+def _partial_fixed_params(sampler: BaseSampler) -> Mapping[str, Any]:
+    """The values a :class:`~optuna.samplers.PartialFixedSampler` fixes; ``{}`` for others.
+
+    PartialFixedSampler removes its parameters from the search space it passes on, and they
+    reach the trial (``trial.params``) only after ``sample_relative``: Optuna (up to 5.0) has
+    no public accessor for them.  This is the one place that reads its private
+    ``_fixed_params``.  Should a later Optuna rename it, the fallback is ``{}``: the wrapper
+    still fixes the values, but the model no longer conditions on them.
+    """
+    if not isinstance(sampler, PartialFixedSampler):
+        return {}
+    values = getattr(sampler, "_fixed_params", None)
+    if isinstance(values, Mapping):
+        return values
+    _logger.debug(
+        "PartialFixedSampler has no '_fixed_params' mapping in this Optuna version; "
+        "its fixed values are not used as contexts."
+    )
+    return {}

@@ -8,10 +8,11 @@ the metric are the core's business.
 from __future__ import annotations
 
 import copy
+import functools
 import logging
 import math
+import operator
 import pickle
-from collections.abc import Iterator
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,7 @@ import numpy as np
 from optuna_treeucb.core import ParamSpec
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
+from optuna_treeucb.core import validate_options
 
 try:
     from ray.tune.result import DEFAULT_METRIC
@@ -37,6 +39,7 @@ try:
     from ray.tune.search.sample import Normal
     from ray.tune.search.sample import Quantized
     from ray.tune.search.sample import Uniform
+    from ray.tune.search.variant_generator import parse_spec_vars
 except ImportError as exc:  # pragma: no cover - exercised by a test that hides Ray
     raise ImportError(
         "ray_treeucb.TreeUCBSearch needs Ray Tune, which could not be imported "
@@ -47,7 +50,6 @@ except ImportError as exc:  # pragma: no cover - exercised by a test that hides 
 _logger = logging.getLogger(__name__)
 
 KeyPath = tuple[Any, ...]
-_SET_BY_SEARCH = ("space", "seed", "direction")  # TreeUCB arguments TreeUCBSearch sets
 
 
 def _name(path: KeyPath) -> str:
@@ -55,25 +57,9 @@ def _name(path: KeyPath) -> str:
     return "/".join(str(key) for key in path)
 
 
-def _is_special(node: Any) -> bool:
-    """Whether ``node`` is Tune's ``{"grid_search": [...]}`` or ``{"eval": "..."}`` form."""
-    return (
-        isinstance(node, Mapping) and len(node) == 1 and ("grid_search" in node or "eval" in node)
-    )
-
-
-def _walk(node: Any, path: KeyPath = ()) -> Iterator[tuple[KeyPath, Any]]:
-    """Yield ``(path, leaf)`` for every domain and every constant of a nested Tune spec."""
-    if isinstance(node, Domain) or _is_special(node):
-        yield path, node
-    elif isinstance(node, Mapping):
-        for key, value in node.items():
-            yield from _walk(value, path + (key,))
-    elif isinstance(node, (list, tuple)):
-        for i, value in enumerate(node):
-            yield from _walk(value, path + (i,))
-    else:
-        yield path, node
+def _lookup(spec: Any, path: KeyPath) -> Any:
+    """The node of a nested spec at ``path`` (as Tune wrote it, before Ray's resolution)."""
+    return functools.reduce(operator.getitem, path, spec)
 
 
 def _grid_index(bound: float, q: float, round_fn: Any) -> int:
@@ -107,27 +93,29 @@ def _tune_name(domain: Domain) -> str:
     return f"tune.{prefix}{fn}({args})"
 
 
-def _to_param_spec(name: str, domain: Any) -> ParamSpec:
-    """Convert one Tune domain into a ParamSpec with Ray's bounds (see TreeUCBSearch)."""
-    owner = f"TreeUCBSearch cannot convert parameter {name!r}"
-    if isinstance(domain, Mapping) and "grid_search" in domain:
+def _convertible(owner: str, node: Any) -> tuple[Domain, Any, Any]:
+    """``(domain, sampler, q)`` of a leaf TreeUCB can search, or a ValueError saying why not.
+
+    ``sampler`` is the unquantized sampler and ``q`` the step of a quantized one (else None).
+    """
+    if isinstance(node, Mapping) and "grid_search" in node:
         raise ValueError(
-            f"{owner} (tune.grid_search({domain['grid_search']!r})): TreeUCB chooses every "
+            f"{owner} (tune.grid_search({node['grid_search']!r})): TreeUCB chooses every "
             "value itself. Use tune.choice(...) with the same values instead, or pass a fixed "
             "value."
         )
-    if isinstance(domain, Mapping) or isinstance(domain, Function):
+    if isinstance(node, Mapping) or isinstance(node, Function):
         raise ValueError(
             f"{owner} (tune.sample_from): its values come from a function TreeUCB cannot see. "
             "Use uniform, loguniform, randint or choice, or pass a fixed value."
         )
-    desc = _tune_name(domain)
-    if domain.is_grid():
+    desc = _tune_name(node)
+    if node.is_grid():
         raise ValueError(
             f"{owner} ({desc}.grid()): TreeUCB chooses every value itself. Use tune.choice(...) "
             "with the same values instead, or pass a fixed value."
         )
-    sampler = domain.get_sampler()
+    sampler = node.get_sampler()
     q = None
     if isinstance(sampler, Quantized):
         q = sampler.q
@@ -138,55 +126,73 @@ def _to_param_spec(name: str, domain: Any) -> ParamSpec:
             "bounded box. Use tune.uniform(low, high) (or tune.quniform) over the range to search."
         )
     if not isinstance(sampler, (Uniform, LogUniform)) or not isinstance(
-        domain, (Categorical, Float, Integer)
+        node, (Categorical, Float, Integer)
     ):
         raise ValueError(
             f"{owner} ({desc} with sampler {sampler!r}). Use uniform, quniform, loguniform, "
             "qloguniform, randint, qrandint, lograndint, qlograndint or choice, or pass a fixed "
             "value."
         )
-    log = isinstance(sampler, LogUniform)
+    return node, sampler, q
+
+
+def _categorical_spec(name: str, domain: Categorical) -> ParamSpec:
+    _, domains, grids = parse_spec_vars({"choices": list(domain.categories)})
+    if domains or grids:
+        raise ValueError(
+            "its choices contain search-space definitions (a conditional space). TreeUCB needs "
+            "a flat space: make them separate parameters, or pass fixed values."
+        )
+    return ParamSpec(name, "categorical", choices=tuple(domain.categories))
+
+
+def _float_spec(name: str, domain: Float, q: Any, log: bool) -> ParamSpec:
+    low, high = domain.lower, domain.upper
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise ValueError(f"a float domain needs finite bounds. Got ({low!r}, {high!r}).")
+    if q is not None:  # values k * q between the bounds, both ends included
+        low = _grid_index(low, q, math.ceil) * q
+        high = _grid_index(high, q, math.floor) * q
+    if q is not None and low > high:
+        raise ValueError(f"no multiple of q={q!r} lies between its bounds.")
+    return ParamSpec(name, "float", low=low, high=high, log=log, step=q)
+
+
+def _int_spec(name: str, domain: Integer, q: Any, log: bool) -> ParamSpec:
+    # randint/lograndint exclude the upper bound; qrandint/qlograndint include it unless
+    # q == 1 (the bounds of Quantized.sample in ray/tune/search/sample.py).
+    for bound in (domain.lower, domain.upper):
+        if isinstance(bound, bool) or not float(bound).is_integer():
+            raise ValueError(f"an integer domain needs whole-number bounds. Got {bound!r}.")
+    if q is not None and (isinstance(q, bool) or not float(q).is_integer() or q < 1):
+        raise ValueError(f"an integer domain needs a whole-number q >= 1. Got q={q!r}.")
+    if q is None or q == 1:
+        low, high, step = int(domain.lower), int(domain.upper) - 1, 1
+    else:
+        step = int(q)
+        low = _grid_index(domain.lower, step, math.ceil) * step
+        high = _grid_index(domain.upper, step, math.floor) * step
+    if low > high:
+        raise ValueError(
+            "it has no values (randint and lograndint exclude the upper bound; qrandint "
+            "and qlograndint include it unless q=1)."
+        )
+    return ParamSpec(name, "int", low=low, high=high, log=log, step=step)
+
+
+def _to_param_spec(name: str, node: Any) -> ParamSpec:
+    """Convert one Tune domain into a ParamSpec with Ray's bounds (see TreeUCBSearch)."""
+    owner = f"TreeUCBSearch cannot convert parameter {name!r}"
+    domain, sampler, q = _convertible(owner, node)
     try:
         if isinstance(domain, Categorical):
-            for _, leaf in _walk(list(domain.categories)):
-                if isinstance(leaf, Domain) or _is_special(leaf):
-                    raise ValueError(
-                        "its choices contain search-space definitions (a conditional space). "
-                        "TreeUCB needs a flat space: make them separate parameters, or pass "
-                        "fixed values."
-                    )
-            return ParamSpec(name, "categorical", choices=tuple(domain.categories))
+            return _categorical_spec(name, domain)
         if isinstance(domain, Float):
-            low, high = domain.lower, domain.upper
-            if not (math.isfinite(low) and math.isfinite(high)):
-                raise ValueError(f"a float domain needs finite bounds. Got ({low!r}, {high!r}).")
-            if q is not None:  # values k * q between the bounds, both ends included
-                low = _grid_index(low, q, math.ceil) * q
-                high = _grid_index(high, q, math.floor) * q
-            if q is not None and low > high:
-                raise ValueError(f"no multiple of q={q!r} lies between its bounds.")
-            return ParamSpec(name, "float", low=low, high=high, log=log, step=q)
-        # Integer: randint/lograndint exclude the upper bound; qrandint/qlograndint include it
-        # unless q == 1 (the bounds of Quantized.sample in ray/tune/search/sample.py).
-        for bound in (domain.lower, domain.upper):
-            if isinstance(bound, bool) or not float(bound).is_integer():
-                raise ValueError(f"an integer domain needs whole-number bounds. Got {bound!r}.")
-        if q is not None and (isinstance(q, bool) or not float(q).is_integer() or q < 1):
-            raise ValueError(f"an integer domain needs a whole-number q >= 1. Got q={q!r}.")
-        if q is None or q == 1:
-            low, high, step = int(domain.lower), int(domain.upper) - 1, 1
-        else:
-            step = int(q)
-            low = _grid_index(domain.lower, step, math.ceil) * step
-            high = _grid_index(domain.upper, step, math.floor) * step
-        if low > high:
-            raise ValueError(
-                "it has no values (randint and lograndint exclude the upper bound; qrandint "
-                "and qlograndint include it unless q=1)."
-            )
-        return ParamSpec(name, "int", low=low, high=high, log=log, step=step)
+            return _float_spec(name, domain, q, isinstance(sampler, LogUniform))
+        assert isinstance(domain, Integer)  # _convertible lets no other domain through
+        return _int_spec(name, domain, q, isinstance(sampler, LogUniform))
     except (TypeError, ValueError) as exc:
-        raise type(exc)(f"{owner} ({desc}): {exc}") from exc
+        raise type(exc)(f"{owner} ({_tune_name(domain)}): {exc}") from exc
 
 
 @dataclass(frozen=True)
@@ -206,7 +212,11 @@ class _Layout:
     known: frozenset[str]
 
     def build(self, values: Mapping[str, Any]) -> dict[str, Any]:
-        """The nested config for flat parameter values; constants pass through as given."""
+        """The nested config for flat parameter values; constants pass through as given.
+
+        Ray's ``assign_value`` would turn a namedtuple into a plain tuple and cannot assign
+        in a tuple nested in a tuple, so the containers on the way are rebuilt here.
+        """
         by_path = {self.paths[name]: value for name, value in values.items()}
 
         def build(node: Any, path: KeyPath) -> Any:
@@ -226,6 +236,9 @@ class _Layout:
 
     def flatten(self, point: Mapping[str, Any], *, what: str, strict: bool) -> dict[str, Any]:
         """Flat ``{name: value}`` of a (possibly nested, possibly partial) config.
+
+        Ray's ``flatten_dict`` would also flatten a dict that is the value of a parameter
+        (a ``tune.choice`` of dicts), so the walk stops at parameter names here.
 
         Args:
             point: Nested like the space or flat with ``"a/b"`` keys, or a mix.
@@ -258,40 +271,40 @@ class _Layout:
 
 
 def _layout(spec: Mapping[str, Any]) -> tuple[list[ParamSpec], _Layout]:
+    """The parameters of a nested Tune spec, found by Ray's own walk (``parse_spec_vars``).
+
+    On top of Ray's walk: names join nested keys with ``"/"``, so two paths may give one name
+    (``{"a/b": ..., "a": {"b": ...}}``), which is an error here rather than a silent overwrite.
+    """
     if not isinstance(spec, Mapping):
         raise TypeError(
             f"The 'space' parameter of TreeUCBSearch must be a dict of Tune domains. Got {spec!r}."
         )
-    params: list[ParamSpec] = []
+    constants, domains, grids = parse_spec_vars(dict(spec))
     paths: dict[str, KeyPath] = {}
-    inner: set[KeyPath] = set()
-    known: set[str] = set()
-    for path, leaf in _walk(spec):
+    params: list[ParamSpec] = []
+    for path, _ in grids + domains:  # grid searches first: they always raise
         name = _name(path)
-        prefixes = [path[:i] for i in range(1, len(path))]
-        known.update(_name(p) for p in prefixes)
-        if not (isinstance(leaf, Domain) or _is_special(leaf)):
-            known.add(name)
-            continue
         if name in paths:
             raise ValueError(
                 f"TreeUCBSearch found two parameters named {name!r} (nested keys are joined "
                 f"with '/'): {paths[name]!r} and {path!r}. Rename one of them."
             )
-        params.append(_to_param_spec(name, leaf))
+        params.append(_to_param_spec(name, _lookup(spec, path)))  # the node as written
         paths[name] = path
-        inner.update(prefixes)
-        inner.add(())
+    if not params:
+        raise ValueError(
+            "TreeUCBSearch got a search space with no parameter to tune (no Tune domain such "
+            "as tune.uniform or tune.choice). Add at least one."
+        )
+    inner = {path[:i] for path in paths.values() for i in range(len(path))}
+    known = {_name(p[:i]) for p, _ in constants + domains for i in range(1, len(p))}
+    known.update(_name(p) for p, _ in constants)
     clash = known & set(paths)
     if clash:
         raise ValueError(
             f"TreeUCBSearch found the names {sorted(clash)!r} both as parameters and as "
             "constants or containers (nested keys are joined with '/'). Rename them."
-        )
-    if not params:
-        raise ValueError(
-            "TreeUCBSearch got a search space with no parameter to tune (no Tune domain such "
-            "as tune.uniform or tune.choice). Add at least one."
         )
     return params, _Layout(spec, paths, frozenset(inner), frozenset(known))
 
@@ -350,6 +363,28 @@ class TreeUCBSearch(Searcher):
     ``-inf`` are recorded (the core's reward normalisation puts them at the worst or best
     end).  Results for unknown trials are ignored with a warning.
 
+    Schedulers (``ASHAScheduler``, ``HyperBandScheduler``, ``MedianStoppingRule``, ...): every
+    trial is recorded when it ends, with its last metric, including trials the scheduler
+    stopped (Tune calls :meth:`on_trial_complete` for them too; a paused trial stopped by
+    HyperBand has no final result, and its last intermediate result, received through
+    :meth:`on_trial_result`, stands in for it).  A trial whose ``time_attr`` (the
+    schedulers' name for the resource; ``training_iteration`` unless you name another key)
+    is below the largest value any result has shown so far counts as stopped early, at that
+    step; the others, and every trial when ``time_attr`` is ``None``, count as full
+    evaluations.  The ``pruned`` option of the core decides how a trial stopped early ranks:
+    with ``"tpe"`` a trial that went further counts as better, every full evaluation as better
+    than every early-stopped one, and trials of one step are ordered by metric; with
+    ``"bohb"`` the latest step reached by ``n_min`` trials ranks by metric with the full
+    evaluations; with ``"last_value"`` its last metric counts as if final.  Without a
+    scheduler (every trial runs to its end) nothing counts as stopped early, so the option has
+    no effect.
+
+    Reproducibility: the draws for the k-th configuration (counting the suggested ones and
+    those recorded through ``evaluated_rewards`` or :meth:`add_evaluated_point`) are seeded
+    by ``seed`` and k.  A searcher warm-started with a previous run's results, in the order
+    they completed, therefore continues that run instead of repeating its first
+    configurations; :meth:`save` and :meth:`restore` keep the whole state.
+
     Args:
         space:
             Tune search space (a dict of domains, possibly nested). If ``None``, it is taken
@@ -366,30 +401,22 @@ class TreeUCBSearch(Searcher):
             Metric values of ``points_to_evaluate`` measured already; the points are then
             recorded instead of run, and must give every parameter.
         seed:
-            Seed of the core's random generator.
-        rule:
-            TreeUCB's partition rule, ``"refit"`` or ``"incremental"`` (``None``: the core's
-            default).
-        index:
-            TreeUCB's index, ``"hoeffding"`` or ``"soft_gp"`` (``None``: the core's default).
-        C:
-            Weight of the confidence bonus (``None``: the core's default).
-        M:
-            Weight of the box-diameter term (``None``: the core's default).
-        n_startup:
-            Number of uniformly random configurations before the tree is used (``None``: the
-            core's default).
-        sampling:
-            How TreeUCB draws the point inside the chosen box, ``"uniform"`` (the paper's
-            Algorithm 1), ``"trust_region"`` or ``"parzen"`` (``None``: the core's default);
-            see :class:`optuna_treeucb.core.TreeUCB`.
-        options:
-            Further keyword arguments of :class:`optuna_treeucb.core.TreeUCB` (``reward``,
-            ``criterion``, ``min_impurity_decrease``, ...).
+            Seed of the random draws, combined with the configuration's rank (``None``: a
+            fresh seed); see "Reproducibility" above.
+        n_startup_trials:
+            Number of configurations drawn uniformly at random before the tree is used
+            (``n_startup`` is an alias). ``None`` takes the core's default.
+        time_attr:
+            Key of the results that measures how far a trial went (as the schedulers'
+            ``time_attr``); ``None`` records every trial as a full evaluation.
+        **options:
+            Further options of the core, by name (``rule``, ``index``, ``C``, ...): see the
+            options table in the README (generated from :data:`optuna_treeucb.core.OPTIONS`)
+            or :class:`~optuna_treeucb.core.TreeUCB`.
 
     Raises:
         ValueError: If an argument or the search space is not valid.
-        TypeError: If an argument has the wrong type.
+        TypeError: If an argument has the wrong type, or an option is unknown.
 
     Example:
         .. code-block:: python
@@ -424,34 +451,31 @@ class TreeUCBSearch(Searcher):
         evaluated_rewards: list[float] | None = None,
         seed: int | None = None,
         *,
-        rule: Literal["refit", "incremental"] | None = None,
-        index: Literal["hoeffding", "soft_gp"] | None = None,
-        C: float | None = None,
-        M: float | None = None,
-        n_startup: int | None = None,
-        sampling: Literal["uniform", "trust_region", "parzen"] | None = None,
+        n_startup_trials: int | None = None,
+        time_attr: str | None = "training_iteration",
         **options: Any,
     ) -> None:
         _check_metric_mode(metric, mode)
-        super().__init__(metric=metric, mode=mode)
-        taken = sorted(set(options) & set(_SET_BY_SEARCH))
-        if taken:
+        if time_attr is not None and not isinstance(time_attr, str):
             raise TypeError(
-                f"TreeUCBSearch sets TreeUCB's {taken!r} itself; pass 'space', 'seed' and "
-                "'mode' to TreeUCBSearch instead."
+                "The 'time_attr' parameter of TreeUCBSearch must be a str (a key of the "
+                f"results, e.g. 'training_iteration') or None. Got {time_attr!r}."
             )
-        given = {
-            "rule": rule,
-            "index": index,
-            "C": C,
-            "M": M,
-            "n_startup": n_startup,
-            "sampling": sampling,
-        }
-        self._options: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
-        self._options.update(options)
-        TreeUCB(1, seed=seed, **self._options)  # reject bad options now, not at the first trial
-        self._seed = seed
+        self._time_attr = time_attr
+        self._last_result: dict[str, tuple[Any, float | None]] = {}  # trial id -> (metric, step)
+        self._max_step = -math.inf  # the largest time_attr value any result showed
+        super().__init__(metric=metric, mode=mode)
+        if "direction" in options:
+            raise TypeError(
+                "TreeUCBSearch sets the core's 'direction' from 'mode'; pass mode='min' or "
+                "mode='max' instead."
+            )
+        given = dict(options, seed=seed)
+        if n_startup_trials is not None:
+            given["n_startup_trials"] = n_startup_trials
+        # checked now, not at the first trial; keyed by the core's names
+        self._options = validate_options("TreeUCBSearch", given, wrapper=True)
+        self._seed = self._options.pop("seed")
         if points_to_evaluate is not None and not isinstance(points_to_evaluate, list):
             raise TypeError(
                 "The 'points_to_evaluate' parameter of TreeUCBSearch must be a list of dicts. "
@@ -510,6 +534,10 @@ class TreeUCBSearch(Searcher):
         self._treeucb = TreeUCB(
             self._cube, seed=self._seed, direction=_direction(self._mode), **self._options
         )
+        # TreeUCB's draws for the k-th configuration (suggested or added) are seeded by
+        # (seed, k), as an Optuna trial's by (seed, trial number).
+        self._base_seed = int(self._seed) if self._seed is not None else _fresh_seed()
+        self._n_configs = 0
         queue = []
         for i, point in enumerate(self._points_to_evaluate):
             what = f"points_to_evaluate[{i}]"
@@ -521,6 +549,7 @@ class TreeUCBSearch(Searcher):
             return
         for i, (flat, value) in enumerate(zip(queue, self._evaluated_rewards, strict=True)):
             self._record(flat, value, f"points_to_evaluate[{i}] (evaluated_rewards[{i}])")
+            self._n_configs += 1
 
     def _check_values(self, flat: dict[str, Any], *, what: str, full: bool) -> None:
         assert self._cube is not None
@@ -594,12 +623,16 @@ class TreeUCBSearch(Searcher):
             if len(point) == self._cube.dim:
                 params = dict(point)
             else:
+                treeucb.reseed([self._base_seed, self._n_configs])
                 params = treeucb.ask(context=point)
+            self._n_configs += 1
             self._live_trial_mapping[trial_id] = params
             self._sync_pending()
         return copy.deepcopy(self._layout.build(self._live_trial_mapping[trial_id]))
 
-    def _record(self, params: dict[str, Any], value: Any, what: str) -> None:
+    def _record(
+        self, params: dict[str, Any], value: Any, what: str, budget: float | None = None
+    ) -> None:
         assert self._treeucb is not None
         v = _as_float(value)
         if v is None or math.isnan(v):
@@ -611,12 +644,38 @@ class TreeUCBSearch(Searcher):
                 value,
             )
             return
-        self._treeucb.tell(params, v)
+        self._treeucb.tell(params, v, budget=budget)
+
+    def _step(self, result: Mapping[str, Any]) -> float | None:
+        """The value of ``time_attr`` in a result (``None`` if absent or not a number >= 0).
+
+        It raises the largest step seen.
+        """
+        if self._time_attr is None:
+            return None
+        step = _as_float(result.get(self._time_attr))
+        if step is None or not step >= 0.0:
+            return None
+        self._max_step = max(self._max_step, step)
+        return step
+
+    def on_trial_result(self, trial_id: str, result: dict[str, Any]) -> None:
+        """Note the trial's last metric and step (used if it is stopped without a final one)."""
+        if trial_id not in self._live_trial_mapping or not isinstance(result, Mapping):
+            return
+        step = self._step(result)
+        if self._metric is not None and self._metric in result:
+            self._last_result[trial_id] = (result[self._metric], step)
 
     def on_trial_complete(
         self, trial_id: str, result: dict[str, Any] | None = None, error: bool = False
     ) -> None:
-        """Record the trial's metric (see the class docstring for dropped results)."""
+        """Record the trial's metric at the step it reached.
+
+        Trials stopped by a scheduler end here too; see the class docstring for how their
+        step is used and for dropped results.
+        """
+        last = self._last_result.pop(trial_id, None)
         params = self._live_trial_mapping.pop(trial_id, None)
         if params is None:
             _logger.warning(
@@ -629,8 +688,15 @@ class TreeUCBSearch(Searcher):
             _logger.info("TreeUCBSearch drops trial %s: it errored.", trial_id)
         else:
             assert self._metric is not None  # a trial is live only after suggest checked it
-            value = None if result is None else result.get(self._metric)
-            self._record(params, value, f"trial {trial_id}")
+            if result is not None and self._metric in result:
+                value, step = result[self._metric], self._step(result)
+            elif last is not None:  # the last intermediate result stands in for it
+                value, step = last
+            else:
+                value, step = None, None
+            # stopped early if some result went further; a full evaluation otherwise
+            budget = step if step is not None and step < self._max_step else None
+            self._record(params, value, f"trial {trial_id}", budget=budget)
         self._sync_pending()
 
     def add_evaluated_point(
@@ -643,8 +709,10 @@ class TreeUCBSearch(Searcher):
     ) -> None:
         """Record a configuration evaluated outside this searcher.
 
-        Errored or pruned points, and values that are not numbers, are not recorded (and
-        logged); ``intermediate_values`` are not used.
+        Errored points, pruned points without ``intermediate_values``, and values that are not
+        numbers are not recorded (and logged).  A pruned point with ``intermediate_values``
+        is recorded with ``value`` at the step it reached, ``len(intermediate_values)`` (see
+        "Schedulers" in the class docstring).
 
         Args:
             parameters: A value for every parameter (nested or flat ``"a/b"`` keys); keys that
@@ -652,7 +720,7 @@ class TreeUCBSearch(Searcher):
             value: Its metric value.
             error: Whether the evaluation raised.
             pruned: Whether the evaluation was stopped early.
-            intermediate_values: Ignored.
+            intermediate_values: The values it reported, one per step, if it was pruned.
 
         Raises:
             RuntimeError: If the search space, metric or mode is not set yet.
@@ -660,17 +728,20 @@ class TreeUCBSearch(Searcher):
         """
         self._check_ready()
         assert self._layout is not None
-        if error or pruned:
+        if error or (pruned and not intermediate_values):
             _logger.info(
                 "TreeUCBSearch does not record an %s point: %r.",
                 "errored" if error else "pruned",
                 parameters,
             )
+            self._n_configs += 1
             return
         what = "The 'parameters' of TreeUCBSearch.add_evaluated_point"
         flat = self._layout.flatten(parameters, what=what, strict=False)
         self._check_values(flat, what=what, full=True)
-        self._record(flat, value, f"the evaluated point {parameters!r}")
+        budget = float(len(intermediate_values)) if pruned and intermediate_values else None
+        self._record(flat, value, f"the evaluated point {parameters!r}", budget=budget)
+        self._n_configs += 1
 
     # -- checkpointing --------------------------------------------------------------------------
     def save(self, checkpoint_path: str) -> None:
@@ -683,6 +754,10 @@ class TreeUCBSearch(Searcher):
         with open(checkpoint_path, "rb") as f:
             state = pickle.load(f)
         self.__dict__.update(state)
+
+
+def _fresh_seed() -> int:
+    return int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
 
 
 def _check_metric_mode(metric: Any, mode: Any) -> None:

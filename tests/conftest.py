@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -14,7 +15,14 @@ def ray_session() -> Iterator[None]:
     """Start a 2-CPU local Ray once (without the dashboard) and shut it down at the end."""
     import ray
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    # Workers import the trainables' modules (examples.*) from the driver's working directory
+    # at ray.init: start from the repository root whatever folder the first test moved into.
+    cwd = os.getcwd()
+    os.chdir(Path(__file__).resolve().parents[1])
+    try:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    finally:
+        os.chdir(cwd)
     yield
     ray.shutdown()
 

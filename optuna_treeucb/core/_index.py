@@ -17,6 +17,12 @@ import math
 from typing import Literal
 
 import numpy as np
+from scipy.linalg import cho_factor
+from scipy.linalg import cho_solve
+from scipy.linalg import solve_triangular
+from scipy.stats import rankdata
+
+from optuna_treeucb.core._partition import box_contains
 
 RewardKind = Literal["rank", "minmax"]
 
@@ -42,17 +48,8 @@ def normalize_rewards(y: np.ndarray, kind: RewardKind = "rank") -> np.ndarray:
     if n == 0:
         return np.zeros(0)
     if kind == "rank":
-        order = np.argsort(y)  # ties get their average rank below, so any sort will do
-        sorted_y = y[order]
-        # average ranks over ties: group equal runs
-        starts = np.concatenate(([True], sorted_y[1:] != sorted_y[:-1]))
-        group = np.cumsum(starts) - 1
-        first = np.flatnonzero(starts)
-        last = np.concatenate((first[1:], [n])) - 1
-        mid = (first + last) / 2.0  # 0-based average rank of each group
-        ranks = np.empty(n)
-        ranks[order] = mid[group]
-        return (ranks + 0.5) / n
+        # rankdata gives 1-based ranks, ties their average; the mid-rank is rank - 1/2
+        return (rankdata(y, method="average") - 0.5) / n
     if kind == "minmax":
         finite = y[np.isfinite(y)]
         if finite.size == 0:
@@ -105,6 +102,46 @@ def hoeffding_index(
     return m + C * np.sqrt(4.0 * math.log(max(t, 1)) / n) + M * diameters
 
 
+def soft_gp_index(
+    mean: np.ndarray,
+    std: np.ndarray,
+    diameters: np.ndarray,
+    t: int,
+    C: float,
+    M: float,
+    noise: float,
+) -> np.ndarray:
+    """TreeUCB's index of candidate points under the soft tree kernel (the paper's Section 4).
+
+    ``U = mu + C * sqrt(4 log t) * sd / s + M * D``: the GP-UCB form ``mu + beta^(1/2) sd``
+    with the posterior mean ``mu`` and deviation ``sd`` of :func:`gp_posterior` in place of
+    :func:`hoeffding_index`'s box mean and ``sqrt(1 / n)``, and the same diameter term.
+
+    Why the deviation is divided by the noise's standard deviation ``s = sqrt(noise)``: with
+    hard boxes, a point in a box that holds ``n`` points (observed or pending) has
+    ``sd^2 = 1 / (1 + n / s^2) = s^2 / (n + s^2)`` (see :func:`gp_posterior`), so
+    ``sd / s = sqrt(1 / (n + s^2))`` and the bonus is ``C * sqrt(4 log t / (n + s^2))``:
+    Hoeffding's bonus with the count ``n`` read as ``n + s^2``.  The same ``C`` therefore
+    weighs exploration alike under both indices, whatever ``noise`` is (an empty box gets
+    the pseudo-count ``s^2`` instead of Hoeffding's 1); without the division the bonus would
+    shrink by the factor ``s``.  Soft boxes and jittered edges only make ``n`` a soft count.
+
+    Args:
+        mean: Posterior mean per candidate, shape (m,).
+        std: Posterior standard deviation per candidate, shape (m,).
+        diameters: Diameter of each candidate's box, shape (m,).
+        t: The round, ``t >= 1``.
+        C: Weight of the confidence bonus.
+        M: Weight of the diameter (Lipschitz) term.
+        noise: Observation-noise variance ``s^2`` > 0 of the GP.
+
+    Returns:
+        Shape (m,).
+    """
+    bonus = C * math.sqrt(4.0 * math.log(max(t, 1))) * std / math.sqrt(noise)
+    return mean + bonus + M * diameters
+
+
 # ---------------------------------------------------------------------------------------------
 # Soft tree kernel (the paper's hierarchical Bayesian model, Section 4)
 # ---------------------------------------------------------------------------------------------
@@ -116,6 +153,73 @@ def _hermite_nodes(n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
     w = w / w.sum()
     w.setflags(write=False)
     return z, w
+
+
+def _hard_box_features(X: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """Indicators of the boxes (``alpha = inf``), shape (n, L): the partition's own rule."""
+    out: np.ndarray = np.all(box_contains(low[None], high[None], X[:, None, :]), axis=2)
+    return out.astype(float)
+
+
+def _soft_membership(
+    X: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    alpha: float,
+    shifts: np.ndarray,
+    w: np.ndarray,
+) -> np.ndarray:
+    """Expected soft membership of points ``X`` (k, d) in boxes ``lo``/``hi`` (B, d): (k, B).
+
+    ``shifts`` and ``w`` are the jitter's quadrature nodes (already scaled by sigma) and
+    weights; a bound of ``-inf``/``inf`` is a border of the cube, never softened.
+    """
+    # The sigmoid is increasing, so sigmoid(alpha * min(u, v)) = min(sigmoid(alpha * u),
+    # sigmoid(alpha * v)): one sigmoid per edge and node instead of one per pair of nodes.
+    dl = X[:, None, :] - lo[None]  # distance past the lower edge (inf on the border)
+    du = hi[None] - X[:, None, :]
+    # sigmoid(z) = (1 + tanh(z / 2)) / 2 is affine in tanh and the weights sum to 1, so the
+    # expectation is taken on the tanh values and mapped back once.
+    half = 0.5 * alpha
+    lower = [np.tanh(half * (dl - a)) for a in shifts]
+    upper = [np.tanh(half * (du + c)) for c in shifts]
+    if len(shifts) == 1:
+        s = np.minimum(lower[0], upper[0])
+    else:
+        s, tmp = np.zeros(dl.shape), np.empty(dl.shape)
+        for sl, wa in zip(lower, w):
+            for su, wc in zip(upper, w):
+                np.minimum(sl, su, out=tmp)
+                tmp *= wa * wc
+                s += tmp
+    s += 1.0
+    s *= 0.5
+    out: np.ndarray = np.prod(s, axis=2)
+    return out
+
+
+def _soft_membership_near(
+    X: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    alpha: float,
+    sigma: float,
+    shifts: np.ndarray,
+    w: np.ndarray,
+) -> np.ndarray:
+    """:func:`_soft_membership` box by box, only for the points within reach of each box.
+
+    Beyond ``40 / alpha + 6 sigma`` the sigmoid is below 4e-18, an exact zero in the sum, so
+    many points cost memory for the near ones only.
+    """
+    reach = 40.0 / alpha + 6.0 * sigma
+    Phi = np.zeros((X.shape[0], lo.shape[0]))
+    for b in range(lo.shape[0]):
+        near = np.all((X >= lo[b] - reach) & (X <= hi[b] + reach), axis=1)
+        if near.any():
+            member = _soft_membership(X[near], lo[b : b + 1], hi[b : b + 1], alpha, shifts, w)
+            Phi[near, b] = member[:, 0]
+    return Phi
 
 
 def soft_box_features(
@@ -137,8 +241,8 @@ def soft_box_features(
     ``n_nodes`` nodes per edge.  A box edge on the border of the cube is not an edge of the
     search space's interior and is never softened.  The feature is the product over
     dimensions, and the kernel is ``k(x, x') = sum_b phi_b(x) phi_b(x')``, positive
-    semi-definite by construction.  ``alpha = inf`` gives the hard box kernel (indicators,
-    with a point on a shared edge counted in the lower box as in the tree).
+    semi-definite by construction.  ``alpha = inf`` gives the hard box kernel: indicators
+    under the partition's rule for edges (:func:`~optuna_treeucb.core.box_contains`).
 
     Args:
         X: Shape (n, d), values in [0, 1].
@@ -152,52 +256,15 @@ def soft_box_features(
     """
     X = np.asarray(X, dtype=float)
     n, d = X.shape
-    L = low.shape[0]
-    lo = np.where(low <= 0.0, -np.inf, low)
-    hi = np.where(high >= 1.0, np.inf, high)
     if math.isinf(alpha):
-        inside = (X[:, None, :] > lo[None]) & (X[:, None, :] <= hi[None])
-        inside |= (X[:, None, :] <= 0.0) & (low[None] <= 0.0)
-        return np.all(inside, axis=2).astype(float)
+        return _hard_box_features(X, low, high)
+    lo = np.where(low <= 0.0, -np.inf, low)  # the cube's border is not an edge
+    hi = np.where(high >= 1.0, np.inf, high)
     shifts, w = _hermite_nodes(n_nodes) if sigma > 0 else (np.zeros(1), np.ones(1))
     shifts = sigma * shifts
-
-    def member(Xs: np.ndarray, blo: np.ndarray, bhi: np.ndarray) -> np.ndarray:
-        # Xs (k, d) against boxes (B, d) -> (k, B): expectation over both edges' jitter.  The
-        # sigmoid is increasing, so sigmoid(alpha * min(u, v)) = min(sigmoid(alpha * u),
-        # sigmoid(alpha * v)): one sigmoid per edge and node instead of one per pair of nodes.
-        dl = Xs[:, None, :] - blo[None]  # distance past the lower edge (inf on the border)
-        du = bhi[None] - Xs[:, None, :]
-        # sigmoid(z) = (1 + tanh(z / 2)) / 2 is affine in tanh and the weights sum to 1, so the
-        # expectation is taken on the tanh values and mapped back once.
-        half = 0.5 * alpha
-        lower = [np.tanh(half * (dl - a)) for a in shifts]
-        upper = [np.tanh(half * (du + c)) for c in shifts]
-        if len(shifts) == 1:
-            s = np.minimum(lower[0], upper[0])
-        else:
-            s, tmp = np.zeros(dl.shape), np.empty(dl.shape)
-            for sl, wa in zip(lower, w):
-                for su, wc in zip(upper, w):
-                    np.minimum(sl, su, out=tmp)
-                    tmp *= wa * wc
-                    s += tmp
-        s += 1.0
-        s *= 0.5
-        out: np.ndarray = np.prod(s, axis=2)
-        return out
-
-    if n * L * d <= 2_000_000:
-        return member(X, lo, hi)
-    # Many points: only points within reach of a box get a non-zero feature; beyond
-    # 40 / alpha (+ 6 sigma) the sigmoid is below 4e-18, an exact zero in the sum.
-    reach = 40.0 / alpha + 6.0 * sigma
-    Phi = np.zeros((n, L))
-    for b in range(L):
-        near = np.all((X >= lo[b] - reach) & (X <= hi[b] + reach), axis=1)
-        if near.any():
-            Phi[near, b] = member(X[near], lo[b : b + 1], hi[b : b + 1])[:, 0]
-    return Phi
+    if n * low.shape[0] * d <= 2_000_000:
+        return _soft_membership(X, lo, hi, alpha, shifts, w)
+    return _soft_membership_near(X, lo, hi, alpha, sigma, shifts, w)
 
 
 def gp_posterior(
@@ -238,12 +305,12 @@ def gp_posterior(
     m0 = float(np.mean(r)) if prior_mean is None else prior_mean
     G = Phi.T @ Phi if gram is None else gram
     A = np.eye(L) + G / noise
-    chol = np.linalg.cholesky(A)
-    b = Phi.T @ (r - m0) / noise
-    wmean = np.linalg.solve(chol.T, np.linalg.solve(chol, b))
+    factor = cho_factor(A, lower=True)
+    wmean = cho_solve(factor, Phi.T @ (r - m0) / noise)  # A^{-1} Phi^T (r - m0) / s^2
     mean = m0 + Phi_cand @ wmean
+    chol = factor[0]  # the lower factor (solve_triangular reads only its lower triangle)
     if Phi_pending is not None and Phi_pending.shape[0] > 0:
-        chol = np.linalg.cholesky(A + Phi_pending.T @ Phi_pending / noise)
-    v = np.linalg.solve(chol, Phi_cand.T)  # (L, m)
+        chol = cho_factor(A + Phi_pending.T @ Phi_pending / noise, lower=True)[0]
+    v = solve_triangular(chol, Phi_cand.T, lower=True)  # (L, m): var = |chol^{-1} phi|^2
     var = np.sum(v * v, axis=0)
     return mean, np.sqrt(np.maximum(var, 0.0))

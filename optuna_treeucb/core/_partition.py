@@ -7,8 +7,9 @@ Two tree rules share one interface (``low``/``high``, ``leaf_of`` for the observ
   (:class:`sklearn.tree.DecisionTreeRegressor`, criterion ``absolute_error`` and
   ``min_impurity_decrease=0.001``) refitted on all observations.  The leaf boxes are read
   from the fitted ``tree_`` (thresholds narrowed from the root down).  Refits are lazy: the
-  tree is refitted when the number of observations has grown by ``refit_fraction`` since the
-  last fit; in between, new points are routed to the existing leaves.
+  tree is fitted on the first ``m`` observations, ``m`` the last point of a fixed schedule
+  (each point ``refit_fraction`` larger than the one before) not above ``n``, and the later
+  points are routed to its leaves.
 * :class:`IncrementalPartition` -- a nested partition grown online that satisfies the
   conditions of the paper's regret theorem (Theorem 1): partitions are nested (leaves are
   only ever split), ``|P_t| <= (2 c + 2^d) t^gamma`` (data-driven splits are allowed only
@@ -17,9 +18,17 @@ Two tree rules share one interface (``low``/``high``, ``leaf_of`` for the observ
   cap is halved along its longest side), and the rule is deterministic given the data.  One
   observation costs O(depth + leaf size * d log(leaf size)).
 
+Both partitions are functions of the sequence of observations only, not of how it was
+delivered: ``update`` with 30 points at once gives the partition of 30 calls with one more
+point each, provided ``rewards_of(m)`` gives the rewards that the first ``m`` observations
+had on their own (rewards normalised over all observations change as observations come).  A
+model rebuilt from the same data (a resumed study) thus equals the one that saw them arrive.
+
 Notations:
     n: observations; L: leaves; d: dimensions.
     X: shape (n, d), values in [0, 1].  r: rewards, shape (n,).
+    rewards_of: ``m -> rewards of the first m observations alone``, shape (m,); ``None``
+        takes ``r[:m]``.
     low, high: shape (L, d).  A leaf is the box ``low < x <= high`` per dimension
     (``0 <= x`` on the lower border of the cube), as scikit-learn routes ``x <= threshold``
     to the left child.
@@ -29,10 +38,34 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from sklearn.tree import DecisionTreeRegressor
+
+from optuna_treeucb.core._options import OPTIONS
+
+
+def box_contains(low: np.ndarray, high: np.ndarray, x: np.ndarray | float) -> np.ndarray:
+    """Whether boxes contain points: the one rule for a point on an edge.
+
+    A box is ``low < x <= high`` per dimension, as scikit-learn routes ``x <= threshold`` to
+    the left child, so a point on an edge shared by two boxes is in the lower one.  A bound
+    on the border of the cube (``low <= 0`` or ``high >= 1``) is no bound: a point at 0 is in
+    the boxes that start at 0, and a point at 1 in those that end at 1.  So the leaves of a
+    partition hold every point of [0, 1] exactly once per dimension.
+
+    Args:
+        low, high: Box bounds, values in [0, 1].
+        x: Coordinates; shapes broadcast against ``low`` and ``high``.
+
+    Returns:
+        Booleans, per dimension (the broadcast shape); take ``np.all(..., axis=-1)`` for
+        whole points.
+    """
+    out: np.ndarray = ((low < x) | (low <= 0.0)) & ((x <= high) | (high >= 1.0))
+    return out
 
 
 def tree_boxes(tree: Any, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -73,6 +106,8 @@ def tree_boxes(tree: Any, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 class RefitPartition:
     """The paper's tree rule: CART refitted on all observations (lazily).
 
+    The defaults are TreeUCB's (:data:`~optuna_treeucb.core.OPTIONS`).
+
     Args:
         d: Number of dimensions.
         criterion: Split criterion of :class:`~sklearn.tree.DecisionTreeRegressor`.
@@ -91,10 +126,10 @@ class RefitPartition:
         self,
         d: int,
         *,
-        criterion: str = "absolute_error",
-        min_impurity_decrease: float = 0.001,
-        refit_fraction: float = 0.0,
-        cap_gamma: float | None = 0.5,
+        criterion: str = OPTIONS["criterion"].default,
+        min_impurity_decrease: float = OPTIONS["min_impurity_decrease"].default,
+        refit_fraction: float = OPTIONS["refit_fraction"].default,
+        cap_gamma: float | None = OPTIONS["cap_gamma"].default,
         seed: int = 0,
     ) -> None:
         self.d = d
@@ -116,23 +151,50 @@ class RefitPartition:
     def n_leaves(self) -> int:
         return int(self.low.shape[0])
 
-    def update(self, X: np.ndarray, r: np.ndarray) -> None:
-        """Bring the partition up to date with all observations ``X`` (rewards ``r``)."""
+    def fit_size(self, n: int) -> int:
+        """Number of observations the tree is fitted on when there are ``n``.
+
+        The last point not above ``n`` of the schedule ``m -> m + max(1, ceil(refit_fraction
+        * m))`` from 0, so the partition depends on the observations only, not on how many
+        arrived between updates.
+        """
+        if self.refit_fraction == 0.0:
+            return n
+        m = self._n_fit if self._n_fit <= n else 0
+        while True:
+            following = m + max(1, math.ceil(self.refit_fraction * m))
+            if following > n:
+                return m
+            m = following
+
+    def update(
+        self,
+        X: np.ndarray,
+        r: np.ndarray,
+        rewards_of: Callable[[int], np.ndarray] | None = None,
+    ) -> None:
+        """Bring the partition up to date with all observations ``X`` (rewards ``r``).
+
+        ``rewards_of(m)``: the rewards the first ``m`` observations had on their own, used
+        for a fit on fewer than all observations (``None``: ``r[:m]``).
+        """
         n = X.shape[0]
-        due = self._n_fit + max(1, math.ceil(self.refit_fraction * self._n_fit))
-        if n >= 2 and (n >= due or self._tree is None):
+        m = self.fit_size(n)
+        if m >= 2 and m != self._n_fit:
             tree = DecisionTreeRegressor(
                 criterion=self.criterion,
                 min_impurity_decrease=self.min_impurity_decrease,
                 random_state=self.seed,
             )
-            tree.fit(X, r)
+            if m < n:
+                r = r[:m] if rewards_of is None else rewards_of(m)
+            tree.fit(X[:m], r)
             self._tree = tree
             low, high, nodes = tree_boxes(tree.tree_, self.d)
             self._node_to_leaf = np.full(tree.tree_.node_count, -1, dtype=np.intp)
             self._node_to_leaf[nodes] = np.arange(nodes.size)
-            self._refine(low, high, n)
-            self._n_fit = n
+            self._refine(low, high, m)
+            self._n_fit = m
             self.version += 1
             self.leaf_of = self.locate(X)
         elif n > self.leaf_of.size:
@@ -206,9 +268,9 @@ class IncrementalPartition:
         self,
         d: int,
         *,
-        gamma: float = 0.5,
-        max_leaves_coef: float = 4.0,
-        min_impurity_decrease: float = 0.001,
+        gamma: float = OPTIONS["gamma"].default,
+        max_leaves_coef: float = OPTIONS["max_leaves_coef"].default,
+        min_impurity_decrease: float = OPTIONS["min_impurity_decrease"].default,
         min_samples_split: int = 4,
     ) -> None:
         self.d = d
@@ -262,16 +324,28 @@ class IncrementalPartition:
         return np.array([self._leaf_index[self._route(x)] for x in X], dtype=np.intp)
 
     # -- growth ----------------------------------------------------------------------------
-    def update(self, X: np.ndarray, r: np.ndarray) -> None:
-        """Add the observations of ``X`` not seen yet and grow the tree."""
+    def update(
+        self,
+        X: np.ndarray,
+        r: np.ndarray,
+        rewards_of: Callable[[int], np.ndarray] | None = None,
+    ) -> None:
+        """Add the observations of ``X`` not seen yet and grow the tree.
+
+        Observation ``i`` is added with ``rewards_of(i + 1)``, the rewards the first ``i + 1``
+        observations had on their own (``None``: ``r``), as if it had come alone.
+        """
         n = X.shape[0]
         changed = False
+        if n > self.leaf_of.size:  # one allocation for the new points, filled in order below
+            self.leaf_of = np.concatenate((self.leaf_of, np.zeros(n - self.leaf_of.size, np.intp)))
         for i in range(self._n, n):
             node = self._route(X[i])
             self._points[node].append(i)
-            self.leaf_of = np.append(self.leaf_of, self._leaf_index[node])
+            self.leaf_of[i] = self._leaf_index[node]
             self._n = i + 1
-            changed |= self._grow(node, X, r)
+            ri = r if i + 1 == n or rewards_of is None else rewards_of(i + 1)
+            changed |= self._grow(node, X, ri)
         if changed:
             self._refresh()
 

@@ -8,7 +8,13 @@ Every parameter owns one column of the cube.
   the (log-)midpoints between neighbouring grid values, so that uniform sampling of
   the coordinate reproduces uniform (or log-uniform) sampling of the value, and every
   grid value of a linear grid gets exactly mass 1/K.  A value encodes to the centre of
-  its bin; a coordinate decodes to the value whose bin contains it.
+  its bin; a coordinate decodes to the value whose bin contains it.  Nothing is
+  materialised: grid value ``k``, the edges of bin ``k`` and the bin of a coordinate have
+  closed forms (O(1) in K; int arithmetic is exact, also beyond 2**53).  A grid whose
+  bins a double coordinate cannot tell apart (more than 2**50 values, fewer on a log grid)
+  is rejected when the ParamSpec is built, so that every value round-trips exactly.
+* Ranges wider than the largest double (``-1e308 .. 1e308``) are mapped with halved
+  bounds, so ``high - low`` never overflows.
 * Categoricals use K equal bins in the order the choices were given (this imposes an
   order on the choices, which the tree may exploit or split around).  Decoding returns
   the very object that was given.
@@ -29,6 +35,7 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 from typing import Literal
+from typing import NoReturn
 
 import numpy as np
 
@@ -50,9 +57,48 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
+# Closed-form grids: every bin of a grid must contain doubles strictly inside, so that a value
+# encodes to a coordinate that decodes back to it.  A linear grid of K values has bins 1 / K
+# wide, so K <= 2**50 keeps 8 doubles in each bin next to 1.
+_MAX_GRID_VALUES = 2**50
+_MIN_BIN_WIDTH = 2.0**-51
+_UNIT_ROUNDOFF = 2.0**-53
+_MAX_LISTED_EDGES = 100_000  # bin_edges builds an array only up to this many bins
+
+
+def _whole(value: Any) -> int | None:
+    """``value`` as an exact Python int if it is a whole number, else ``None``."""
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    f = float(value)
+    return int(f) if math.isfinite(f) and f.is_integer() else None
+
+
+def _lerp(a: float, b: float, u: float) -> float:
+    """``a + u * (b - a)`` for ``0 <= u <= 1``, also when ``b - a`` overflows a double."""
+    d = b - a
+    if math.isfinite(d):
+        return a + u * d
+    return 2.0 * (0.5 * a + u * (0.5 * b - 0.5 * a))
+
+
+def _ratio(v: float, a: float, b: float) -> float:
+    """``(v - a) / (b - a)`` for ``a <= v <= b``, also when ``b - a`` overflows a double."""
+    d = b - a
+    if math.isfinite(d):
+        return (v - a) / d
+    return (0.5 * v - 0.5 * a) / (0.5 * b - 0.5 * a)
+
+
 @dataclass(frozen=True, eq=False)
 class ParamSpec:
     """One parameter of a search space.
+
+    A discrete numeric parameter (an int, or a float with a ``step``) costs O(1) memory and
+    time whatever its number of values: its grid values, bin edges and the bin of a coordinate
+    have closed forms (:meth:`value_at`, :meth:`bin_edge`, :meth:`bin_index`).  Int arithmetic
+    is exact, also beyond 2**53.  A grid whose bins are too narrow to be told apart by a double
+    coordinate (more than about 2**50 values, fewer on a log grid) is rejected.
 
     Args:
         name:
@@ -72,7 +118,8 @@ class ParamSpec:
             The values of a categorical parameter (any objects, in a fixed order).
 
     Raises:
-        ValueError: If the description is not a legal parameter.
+        ValueError: If the description is not a legal parameter, or its grid has more values
+            than a [0, 1] coordinate can tell apart.
     """
 
     name: str
@@ -82,8 +129,12 @@ class ParamSpec:
     log: bool = False
     step: float | None = None
     choices: tuple[Any, ...] | None = None
-    _grid: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
-    _edges: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
+    # grids: number of values, scale of the value axis (1, or 1/4 near the limits of a
+    # double), and the two ends of the axis of the bin edges (scaled, in log for log=True)
+    _n: int | None = field(default=None, init=False, repr=False, compare=False)
+    _scale: float = field(default=1.0, init=False, repr=False, compare=False)
+    _t0: float = field(default=0.0, init=False, repr=False, compare=False)
+    _tK: float = field(default=1.0, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         owner = f"ParamSpec {self.name!r}"
@@ -96,81 +147,352 @@ class ParamSpec:
                 f"The 'kind' of {owner} must be one of {_KINDS}. Got {self.kind!r} instead."
             )
         if self.kind == "categorical":
-            if self.choices is None:
-                raise ValueError(f"{owner} is categorical and needs 'choices'.")
-            choices = tuple(self.choices)
-            if len(choices) == 0:
-                raise ValueError(f"The 'choices' of {owner} must not be empty. Got ().")
-            for name in ("low", "high", "step"):
-                if getattr(self, name) is not None:
-                    raise ValueError(f"{owner} is categorical; '{name}' must be None.")
-            if self.log:
-                raise ValueError(f"{owner} is categorical; 'log' must be False.")
-            object.__setattr__(self, "choices", choices)
+            self._init_choices(owner)
             return
+        self._init_bounds(owner)
+        step = self._init_step(owner)
+        if step is not None:
+            object.__setattr__(self, "step", step)
+            self._set_grid(owner, self._n_steps(owner) + 1)
+
+    def _init_choices(self, owner: str) -> None:
+        """Check a categorical's fields and store its choices as a tuple."""
+        if self.choices is None:
+            raise ValueError(f"{owner} is categorical and needs 'choices'.")
+        choices = tuple(self.choices)
+        if len(choices) == 0:
+            raise ValueError(f"The 'choices' of {owner} must not be empty. Got ().")
+        for name in ("low", "high", "step"):
+            if getattr(self, name) is not None:
+                raise ValueError(f"{owner} is categorical; '{name}' must be None.")
+        if self.log:
+            raise ValueError(f"{owner} is categorical; 'log' must be False.")
+        object.__setattr__(self, "choices", choices)
+
+    def _init_bounds(self, owner: str) -> None:
+        """Check a numeric parameter's bounds and store them as floats (exact ints for ints)."""
         if self.choices is not None:
             raise ValueError(f"{owner} is numeric ({self.kind}); 'choices' must be None.")
         for name in ("low", "high"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
                 raise TypeError(f"The '{name}' of {owner} must be a number. Got {value!r}.")
-            if not math.isfinite(float(value)):
+            try:
+                finite = math.isfinite(float(value))
+            except OverflowError:  # an int beyond the range of a double
+                finite = False
+            if not finite:
                 raise ValueError(f"The '{name}' of {owner} must be finite. Got {value!r}.")
+        low: int | float
+        high: int | float
         low, high = float(self.low), float(self.high)  # type: ignore[arg-type]
+        if self.kind == "int":
+            low_i, high_i = _whole(self.low), _whole(self.high)
+            if low_i is None or high_i is None:
+                raise ValueError(
+                    f"{owner} is an int parameter; low and high must be whole numbers. "
+                    f"Got low={self.low!r}, high={self.high!r}."
+                )
+            low, high = low_i, high_i
         if low > high:
             raise ValueError(
                 f"{owner} needs low <= high. Got low={self.low!r}, high={self.high!r}."
             )
         if self.log and low <= 0:
             raise ValueError(f"{owner} has log=True and needs low > 0. Got low={self.low!r}.")
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "high", high)
+
+    def _init_step(self, owner: str) -> int | float | None:
+        """The checked step: a whole number for ints (1 if not given), ``None`` if continuous."""
         step = self.step
+        if step is not None and (
+            isinstance(step, bool) or not isinstance(step, (int, float, np.number))
+        ):
+            raise TypeError(f"The 'step' of {owner} must be a number or None. Got {step!r}.")
         if self.kind == "int":
             if step is None:
                 step = 1
-            if float(low) != int(low) or float(high) != int(high):
-                raise ValueError(
-                    f"{owner} is an int parameter; low and high must be whole numbers. "
-                    f"Got low={self.low!r}, high={self.high!r}."
-                )
-            if isinstance(step, bool) or float(step) != int(step):
+            step_i = _whole(step)
+            if step_i is None:
                 raise ValueError(
                     f"The 'step' of int {owner} must be a whole number. Got {self.step!r}."
                 )
-            object.__setattr__(self, "low", int(low))
-            object.__setattr__(self, "high", int(high))
-            step = int(step)
-        else:
-            object.__setattr__(self, "low", low)
-            object.__setattr__(self, "high", high)
-        if step is not None:
-            if isinstance(step, bool) or not math.isfinite(float(step)) or float(step) <= 0:
-                raise ValueError(f"The 'step' of {owner} must be a number > 0. Got {step!r}.")
-            object.__setattr__(self, "step", step)
-            k = (high - low) / float(step)
-            n = int(round(k))
-            if abs(k - n) > 1e-8 * max(1.0, abs(k)):
-                raise ValueError(
-                    f"{owner} needs (high - low) to be a multiple of step. Got low={self.low!r}, "
-                    f"high={self.high!r}, step={step!r}."
-                )
-            self._build_grid(n + 1)
+            step = step_i
+        if step is None:
+            return None
+        if not math.isfinite(float(step)) or float(step) <= 0:
+            raise ValueError(f"The 'step' of {owner} must be a number > 0. Got {step!r}.")
+        return step
 
-    def _build_grid(self, k: int) -> None:
-        assert self.step is not None and self.low is not None and self.high is not None
-        grid = self.low + self.step * np.arange(k, dtype=float)
-        grid[-1] = self.high
-        half = self.step / 2.0
-        mids = np.concatenate(([grid[0] - half], (grid[:-1] + grid[1:]) / 2.0, [grid[-1] + half]))
-        if self.log:
-            if mids[0] <= 0:  # first value keeps only its upper half on the log axis
-                mids[0] = grid[0]
-            t = np.log(mids)
+    def _n_steps(self, owner: str) -> int:
+        """Number of steps from ``low`` to ``high`` (checked bounds and step), a whole one."""
+        assert self.low is not None and self.high is not None and self.step is not None
+        low, high, step = self.low, self.high, self.step
+        if self.kind == "int":
+            n, rest = divmod(int(high) - int(low), int(step))
+            off_grid = rest != 0
         else:
-            t = mids
-        edges = (t - t[0]) / (t[-1] - t[0])
-        edges[0], edges[-1] = 0.0, 1.0
-        object.__setattr__(self, "_grid", grid)
-        object.__setattr__(self, "_edges", edges)
+            step = float(step)
+            k = (high - low) / step
+            if not math.isfinite(k):
+                k = ((0.5 * high - 0.5 * low) / step) * 2.0
+            if not math.isfinite(k) or k > _MAX_GRID_VALUES:
+                self._too_many(owner, k + 1)
+            n = int(round(k))
+            # a multiple up to rounding: 1e-8 relative for short grids, at most 1 % of a step
+            # for long ones, never below the rounding error of the bounds and the ratio
+            rounding = 4 * _UNIT_ROUNDOFF * ((abs(low) + abs(high)) / step + 2 * k)
+            tol = max(min(1e-8 * max(1.0, k), 1e-2), rounding)
+            off_grid = abs(k - n) > tol
+        if off_grid:
+            raise ValueError(
+                f"{owner} needs (high - low) to be a multiple of step. Got low={self.low!r}, "
+                f"high={self.high!r}, step={step!r}."
+            )
+        return n
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if "_n" not in state:  # pickled before the closed-form grids: rebuild them
+            self.__dict__.pop("_grid", None)
+            self.__dict__.pop("_edges", None)
+            self.__post_init__()
+
+    def _set_grid(self, owner: str, n_values: int) -> None:
+        if n_values > _MAX_GRID_VALUES:
+            self._too_many(owner, n_values)
+        assert self.low is not None and self.high is not None and self.step is not None
+        object.__setattr__(self, "_n", n_values)
+        big = abs(float(self.low)) + abs(float(self.high)) + 2.0 * float(self.step)
+        object.__setattr__(self, "_scale", 1.0 if big < 2.0**1020 else 0.25)
+        object.__setattr__(self, "_t0", self._edge_t(0))
+        object.__setattr__(self, "_tK", self._edge_t(n_values))
+        if n_values == 1:
+            return
+        t0, tk = self._t0, self._tK
+        span = tk - t0
+        if not (math.isfinite(span) and span > 0):
+            self._too_many(owner, n_values)
+        if self.kind == "int" and not self.log:
+            delta = _UNIT_ROUNDOFF  # edges j / K, correctly rounded
+        else:  # rounding of the grid values, midpoints and logarithms, relative to the span
+            magnitude = max(abs(t0), abs(tk))
+            delta = (4.0 * magnitude + 4.0) * _UNIT_ROUNDOFF / span + 2.0 * _UNIT_ROUNDOFF
+        # the first two and last two bins are the narrowest (log grids narrow upwards, the
+        # first log bin may be halved, the last float bin absorbs the rounding of high)
+        ends = {1, min(2, n_values), max(1, n_values - 1), n_values}
+        width = min(self.bin_edge(j) - self.bin_edge(j - 1) for j in ends)
+        if not width >= 4.0 * delta + _MIN_BIN_WIDTH:
+            self._too_many(owner, n_values, width)
+
+    def _too_many(self, owner: str, n_values: float, width: float | None = None) -> NoReturn:
+        size = f"{n_values:,}" if isinstance(n_values, int) else f"{n_values:.3g}"
+        detail = "" if width is None else f" (its narrowest bin on [0, 1] is {width:.3g} wide)"
+        raise ValueError(
+            f"{owner} has {size} grid values{detail}: too many for a [0, 1] coordinate in double "
+            f"precision to tell apart (at most 2**50 on a linear grid, fewer on a log grid). "
+            f"Got low={self.low!r}, high={self.high!r}, step={self.step!r}, log={self.log!r}. "
+            "Use a larger step, a narrower range, or a float parameter without step."
+        )
+
+    # -- closed forms of a grid -----------------------------------------------------------
+    def _grid_float(self, k: int) -> float:
+        """Grid value ``k`` of a float grid, times ``self._scale`` (as the array form did)."""
+        assert self._n is not None and self.low is not None and self.high is not None
+        s = self._scale
+        if k == self._n - 1:
+            return float(self.high) * s
+        assert self.step is not None
+        if s == 1.0:
+            return float(self.low) + float(self.step) * float(k)
+        return float(self.low) * s + (float(self.step) * s) * float(k)
+
+    def _edge_t(self, j: int) -> float:
+        """Value-space edge ``j`` (0..K) of the bins, times the scale, in log for log=True.
+
+        Edge 0 is ``low - step / 2`` (``low`` on a log grid where that is <= 0), edge ``K`` is
+        ``high + step / 2``, and the others are the midpoints between neighbouring values.
+        """
+        n = self._n
+        assert n is not None and self.low is not None and self.high is not None
+        assert self.step is not None
+        if self.kind == "int":  # exact, then rounded once: num / 2 with num an int
+            low, step = int(self.low), int(self.step)
+            if j == 0:
+                num = 2 * low - step
+                if self.log and num <= 0:
+                    num = 2 * low
+            elif j == n:
+                num = 2 * int(self.high) + step
+            else:
+                num = 2 * low + (2 * j - 1) * step
+            mid = num / (2 if self._scale == 1.0 else 8)
+        else:
+            half = float(self.step) * self._scale / 2.0
+            if j == 0:
+                g0 = self._grid_float(0)
+                mid = g0 - half
+                if self.log and mid <= 0:
+                    mid = g0
+            elif j == n:
+                mid = self._grid_float(n - 1) + half
+            else:
+                mid = (self._grid_float(j - 1) + self._grid_float(j)) / 2.0
+        return math.log(mid) if self.log else mid
+
+    def _check_index(self, k: int, n: int, what: str) -> int:
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k <= n:
+            raise ValueError(
+                f"The {what} of parameter {self.name!r} must be an int in [0, {n}]. Got {k!r}."
+            )
+        return int(k)
+
+    def value_at(self, k: int) -> Any:
+        """Value ``k`` of a discrete parameter: its ``k``-th grid value or choice.
+
+        Args:
+            k: An index in ``[0, n_values - 1]``.
+
+        Returns:
+            An ``int`` for an int parameter (exact), a ``float`` for a float grid, the very
+            object given for a categorical.
+
+        Raises:
+            ValueError: If the parameter is continuous or ``k`` is out of range.
+        """
+        n = self.n_values
+        if n is None:
+            raise ValueError(f"Parameter {self.name!r} is continuous; it has no value_at(k).")
+        k = self._check_index(k, n - 1, "index")
+        if self.kind == "categorical":
+            assert self.choices is not None
+            return self.choices[k]
+        assert self.low is not None and self.high is not None and self.step is not None
+        if self.kind == "int":
+            return int(self.high) if k == n - 1 else int(self.low) + k * int(self.step)
+        v = self._grid_float(k)
+        return v if self._scale == 1.0 else v / self._scale
+
+    def bin_edge(self, j: int) -> float:
+        """Edge ``j`` in [0, 1] of the bins of a discrete parameter (edge 0 is 0, edge K is 1).
+
+        Bin ``k`` is ``[bin_edge(k), bin_edge(k + 1))`` and holds value ``k``.  Costs O(1).
+
+        Args:
+            j: An index in ``[0, n_values]``.
+
+        Raises:
+            ValueError: If the parameter is continuous or ``j`` is out of range.
+        """
+        n = self.n_values
+        if n is None:
+            raise ValueError(f"Parameter {self.name!r} is continuous; it has no bin edges.")
+        j = self._check_index(j, n, "bin edge index")
+        if j == 0:
+            return 0.0
+        if j == n:
+            return 1.0
+        if self.kind == "categorical":
+            return j * (1.0 / n)  # as np.linspace(0, 1, n + 1)
+        if self.kind == "int" and not self.log:
+            return j / n  # the midpoints of an int grid are equally spaced: exactly j / K
+        return (self._edge_t(j) - self._t0) / (self._tK - self._t0)
+
+    def bin_index(self, u: float) -> int:
+        """Index of the bin (and value) of a discrete parameter containing coordinate ``u``.
+
+        ``u`` is clipped to [0, 1]; the result is the largest ``k <= K - 1`` with
+        ``bin_edge(k) <= u``, exact at the edges.  Costs O(1) (a closed-form guess corrected by
+        a few edge evaluations).
+
+        Raises:
+            ValueError: If the parameter is continuous.
+        """
+        n = self.n_values
+        if n is None:
+            raise ValueError(f"Parameter {self.name!r} is continuous; it has no bins.")
+        u = min(1.0, max(0.0, float(u)))
+        if self.kind == "categorical":
+            return min(n - 1, int(math.floor(u * n)))
+        assert self.low is not None and self.step is not None
+        if self.log:  # invert t = t0 + u * (tK - t0), mid_j = low + (j - 1/2) * step
+            mid = math.exp(self._t0 + u * (self._tK - self._t0)) / self._scale
+            guess = (mid - float(self.low)) / float(self.step) + 0.5
+        else:
+            guess = u * n
+        return self._search_bin(u, min(n - 1, max(0, int(guess))))
+
+    def _search_bin(self, u: float, guess: int) -> int:
+        """The largest ``k`` in [0, K - 1] with ``bin_edge(k) <= u``, searched from ``guess``."""
+        n = self.n_values
+        assert n is not None
+        # bracket lo < hi with edge(lo) <= u < edge(hi) (edge(K) counts as above any u),
+        # doubling the stride from the guess, then bisect
+        reach = 1
+        if self.bin_edge(guess) <= u:
+            lo = guess
+            while True:
+                hi = lo + reach
+                if hi >= n:
+                    hi = n
+                    break
+                if self.bin_edge(hi) > u:
+                    break
+                lo, reach = hi, 2 * reach
+        else:
+            hi = guess
+            while True:
+                lo = hi - reach
+                if lo <= 0:
+                    lo = 0
+                    break
+                if self.bin_edge(lo) <= u:
+                    break
+                hi, reach = lo, 2 * reach
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if self.bin_edge(mid) <= u:
+                lo = mid
+            else:
+                hi = mid
+        return lo
+
+    def axis_value(self, u: np.ndarray | float) -> np.ndarray:
+        """Position of coordinates ``u`` on the numeric axis, not rounded to the grid.
+
+        The map is linear in the value (or in its logarithm for ``log=True``), from ``low`` to
+        ``high`` for a continuous parameter and from the outer bin edges (``low - step / 2``,
+        or ``low`` on a log grid where that is <= 0, to ``high + step / 2``) for a grid, so
+        grid value ``k`` sits in bin ``k``.  Plots use it to draw unit coordinates in the
+        parameter's units.
+
+        Args:
+            u: Coordinates, any shape (clipped to [0, 1]).
+
+        Returns:
+            Positions, same shape, dtype float.
+
+        Raises:
+            ValueError: If the parameter is categorical.
+        """
+        if self.kind == "categorical":
+            raise ValueError(f"Parameter {self.name!r} is categorical; it has no numeric axis.")
+        v = np.clip(np.asarray(u, dtype=float), 0.0, 1.0)
+        log = self.log
+        if self._n is not None:
+            t0, tk, s = self._t0, self._tK, self._scale
+        else:
+            assert self.low is not None and self.high is not None
+            s, log = 1.0, self._log_axis
+            if log:
+                t0, tk = math.log(self.low), math.log(self.high)
+            else:
+                t0, tk = float(self.low), float(self.high)
+                if not math.isfinite(tk - t0):
+                    t0, tk, s = 0.5 * t0, 0.5 * tk, 0.5
+        t = t0 + v * (tk - t0)
+        return (np.exp(t) if log else t) / s
 
     @property
     def _log_axis(self) -> bool:
@@ -181,7 +503,7 @@ class ParamSpec:
     @property
     def is_discrete(self) -> bool:
         """Whether the parameter takes finitely many values."""
-        return self.kind == "categorical" or self._grid is not None
+        return self.kind == "categorical" or self._n is not None
 
     @property
     def n_values(self) -> int | None:
@@ -189,15 +511,29 @@ class ParamSpec:
         if self.kind == "categorical":
             assert self.choices is not None
             return len(self.choices)
-        return None if self._grid is None else len(self._grid)
+        return self._n
 
     @property
     def bin_edges(self) -> np.ndarray | None:
-        """Bin edges on [0, 1] of a discrete parameter, shape (K + 1,); ``None`` if continuous."""
+        """Bin edges on [0, 1] of a discrete parameter, shape (K + 1,); ``None`` if continuous.
+
+        Only for grids of at most 100,000 values; :meth:`bin_edge` and :meth:`bin_index` cost
+        O(1) on any grid.
+
+        Raises:
+            ValueError: If the grid has more than 100,000 values.
+        """
+        n = self.n_values
+        if n is None:
+            return None
         if self.kind == "categorical":
-            assert self.choices is not None
-            return np.linspace(0.0, 1.0, len(self.choices) + 1)
-        return None if self._edges is None else self._edges.copy()
+            return np.linspace(0.0, 1.0, n + 1)
+        if n > _MAX_LISTED_EDGES:
+            raise ValueError(
+                f"Parameter {self.name!r} has {n:,} grid values; bin_edges lists at most "
+                f"{_MAX_LISTED_EDGES:,}. Use bin_edge(j) and bin_index(u), which cost O(1)."
+            )
+        return np.array([self.bin_edge(j) for j in range(n + 1)])
 
     # -- value <-> coordinate -------------------------------------------------------------
     def index_of(self, value: Any) -> int:
@@ -219,23 +555,35 @@ class ParamSpec:
                 f"{list(self.choices)!r}."
             )
         v = self._check_number(value)
-        assert self._grid is not None and self.step is not None and self.low is not None
-        i = int(round((v - self.low) / self.step))
-        if (
-            i < 0
-            or i >= len(self._grid)
-            or not math.isclose(self._grid[i], v, rel_tol=1e-9, abs_tol=1e-9 * self.step)
-        ):
-            raise ValueError(
-                f"Parameter {self.name!r} got {value!r}, which is not on its grid "
-                f"low={self.low!r} + k * step={self.step!r} up to high={self.high!r}."
-            )
-        return i
+        n = self._n
+        assert n is not None and self.step is not None and self.low is not None
+        if isinstance(v, int):  # an int on an int grid: exact
+            i, rest = divmod(v - int(self.low), int(self.step))
+            if rest == 0:
+                return i
+        else:
+            step = float(self.step)
+            r = (v - self.low) / step
+            if not math.isfinite(r):
+                r = ((0.5 * v - 0.5 * self.low) / step) * 2.0
+            i = min(n - 1, max(0, int(round(r))))
+            i = min(range(max(0, i - 1), min(n, i + 2)), key=lambda j: abs(self.value_at(j) - v))
+            if math.isclose(self.value_at(i), v, rel_tol=1e-9, abs_tol=1e-9 * step):
+                return i
+        raise ValueError(
+            f"Parameter {self.name!r} got {value!r}, which is not on its grid "
+            f"low={self.low!r} + k * step={self.step!r} up to high={self.high!r}."
+        )
 
-    def _check_number(self, value: Any) -> float:
+    def _check_number(self, value: Any) -> int | float:
+        """``value`` as an exact int (int parameter, integral value) or a float, in range."""
         if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
             raise TypeError(f"Parameter {self.name!r} needs a number. Got {value!r}.")
-        v = float(value)
+        v: int | float
+        if self.kind == "int" and isinstance(value, (int, np.integer)):
+            v = int(value)
+        else:
+            v = float(value)
         assert self.low is not None and self.high is not None
         if not (self.low <= v <= self.high):
             raise ValueError(
@@ -247,43 +595,32 @@ class ParamSpec:
     def encode(self, value: Any) -> float:
         """Coordinate in [0, 1] of a legal value (the bin centre for a discrete one)."""
         if self.is_discrete:
-            edges = self.bin_edges
-            assert edges is not None
             i = self.index_of(value)
-            return float((edges[i] + edges[i + 1]) / 2.0)
-        v = self._check_number(value)
+            return (self.bin_edge(i) + self.bin_edge(i + 1)) / 2.0
+        v = float(self._check_number(value))
         assert self.low is not None and self.high is not None
         if self.low == self.high:
             return 0.5
         if self._log_axis:
-            lo, hi, v = math.log(self.low), math.log(self.high), math.log(v)
+            u = _ratio(math.log(v), math.log(self.low), math.log(self.high))
         else:
-            lo, hi = self.low, self.high
-        return min(1.0, max(0.0, (v - lo) / (hi - lo)))
+            u = _ratio(v, self.low, self.high)
+        return min(1.0, max(0.0, u))
 
     def decode(self, u: float) -> Any:
         """The legal value whose coordinate region contains ``u`` (clipped to [0, 1])."""
         u = min(1.0, max(0.0, float(u)))
-        if self.kind == "categorical":
-            assert self.choices is not None
-            k = len(self.choices)
-            return self.choices[min(k - 1, int(math.floor(u * k)))]
-        if self._grid is not None:
-            assert self._edges is not None
-            i = int(np.searchsorted(self._edges, u, side="right")) - 1
-            i = min(len(self._grid) - 1, max(0, i))
-            value = self._grid[i]
-            return int(round(value)) if self.kind == "int" else float(value)
+        if self.is_discrete:
+            return self.value_at(self.bin_index(u))
         assert self.low is not None and self.high is not None
         if u <= 0.0 or self.low == self.high:
             return float(self.low)
         if u >= 1.0:
             return float(self.high)
         if self._log_axis:
-            lo, hi = math.log(self.low), math.log(self.high)
-            v = math.exp(lo + u * (hi - lo))
+            v = math.exp(_lerp(math.log(self.low), math.log(self.high), u))
         else:
-            v = self.low + u * (self.high - self.low)
+            v = _lerp(self.low, self.high, u)
         return float(min(self.high, max(self.low, v)))
 
     def describe(self) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+import warnings
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -13,6 +14,8 @@ from typing import Literal
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from optuna_treeucb.core._fidelity import PrunedRule
+from optuna_treeucb.core._fidelity import budget_rewards
 from optuna_treeucb.core._inbox import TrustRegion
 from optuna_treeucb.core._inbox import box_candidates
 from optuna_treeucb.core._inbox import parzen_log_ratio
@@ -23,8 +26,12 @@ from optuna_treeucb.core._index import gp_posterior
 from optuna_treeucb.core._index import hoeffding_index
 from optuna_treeucb.core._index import normalize_rewards
 from optuna_treeucb.core._index import soft_box_features
+from optuna_treeucb.core._index import soft_gp_index
+from optuna_treeucb.core._options import OPTIONS
+from optuna_treeucb.core._options import validate_options
 from optuna_treeucb.core._partition import IncrementalPartition
 from optuna_treeucb.core._partition import RefitPartition
+from optuna_treeucb.core._partition import box_contains
 from optuna_treeucb.core._space import ParamSpec
 from optuna_treeucb.core._space import UnitCube
 
@@ -73,26 +80,23 @@ class Leaves:
     index: np.ndarray
 
 
-def _check_number(owner: str, name: str, value: Any, *, low: float, low_open: bool) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
-        raise TypeError(f"The '{name}' parameter of {owner} must be a number. Got {value!r}.")
-    v = float(value)
-    ok = math.isfinite(v) and (v > low if low_open else v >= low)
-    if not ok:
-        rel = ">" if low_open else ">="
-        raise ValueError(
-            f"The '{name}' parameter of {owner} must be a finite number {rel} {low}. "
-            f"Got {value!r} instead."
-        )
-    return v
-
-
-def _check_choice(owner: str, name: str, value: Any, allowed: Sequence[str]) -> None:
-    if value not in allowed:
-        raise ValueError(
-            f"The '{name}' parameter of {owner} must be one of {list(allowed)!r}. "
-            f"Got {value!r} instead."
-        )
+def _as_cube(space: Any) -> UnitCube:
+    """The ``space`` argument of TreeUCB as a UnitCube."""
+    if isinstance(space, UnitCube):
+        return space
+    if isinstance(space, (int, np.integer)) and not isinstance(space, bool):
+        if space < 1:
+            raise ValueError(
+                "The 'space' parameter of TreeUCB must be an int >= 1, a UnitCube or a "
+                f"sequence of ParamSpec. Got {space!r} instead."
+            )
+        return UnitCube(ParamSpec(f"x{i}", "float", low=0.0, high=1.0) for i in range(int(space)))
+    if isinstance(space, Sequence) and not isinstance(space, str):
+        return UnitCube(space)
+    raise TypeError(
+        "The 'space' parameter of TreeUCB must be an int, a UnitCube or a sequence of "
+        f"ParamSpec. Got {space!r} instead."
+    )
 
 
 class TreeUCB:
@@ -113,6 +117,15 @@ class TreeUCB:
     Objective values are turned into rewards in [0, 1] (larger is better) before the tree
     sees them; see :func:`~optuna_treeucb.core._index.normalize_rewards`.  NaN values are
     ignored with a warning; ``±inf`` are ranked as the best/worst values.
+
+    An observation may carry a budget: the step its evaluation reached when a pruner or a
+    scheduler stopped it early (``None`` or ``inf``: a full evaluation).  The ``pruned`` option
+    decides how such observations rank against full ones (see
+    :mod:`optuna_treeucb.core._fidelity`); observations that are all full, or all of one
+    budget, give the same rewards under every rule.
+
+    The options below are declared, with their allowed values and defaults, in
+    :data:`~optuna_treeucb.core.OPTIONS` (the README's options table).
 
     Args:
         space:
@@ -135,6 +148,14 @@ class TreeUCB:
             Number of uniformly random points before the tree is used.
         reward:
             Reward normalisation, ``"rank"`` or ``"minmax"``.
+        pruned:
+            Rank of observations stopped early: ``"last_value"`` (their last value, as if
+            final), ``"tpe"`` (by (budget, value): one that went further is better) or
+            ``"bohb"`` (the largest budget reached by ``n_min`` observations ranks by value
+            above the rest, ordered by (budget, value)).
+        n_min:
+            ``pruned="bohb"``: observations the model's budget needs (``None``: the number of
+            parameters + 1).
         criterion:
             Split criterion of the refit rule (a DecisionTreeRegressor criterion).
         min_impurity_decrease:
@@ -214,6 +235,8 @@ class TreeUCB:
         M: float = 0.1,
         n_startup: int = 10,
         reward: Literal["rank", "minmax"] = "rank",
+        pruned: PrunedRule = "last_value",
+        n_min: int | None = None,
         criterion: str = "absolute_error",
         min_impurity_decrease: float = 0.001,
         refit_fraction: float = 0.05,
@@ -227,106 +250,50 @@ class TreeUCB:
         n_candidates: int = 32,
         sampling: Sampling = "trust_region",
     ) -> None:
-        owner = "TreeUCB"
-        if isinstance(space, UnitCube):
-            self.space = space
-        elif isinstance(space, (int, np.integer)) and not isinstance(space, bool):
-            if space < 1:
-                raise ValueError(
-                    f"The 'space' parameter of {owner} must be an int >= 1, a UnitCube or a "
-                    f"sequence of ParamSpec. Got {space!r} instead."
-                )
-            self.space = UnitCube(
-                ParamSpec(f"x{i}", "float", low=0.0, high=1.0) for i in range(int(space))
-            )
-        elif isinstance(space, Sequence) and not isinstance(space, str):
-            self.space = UnitCube(space)
-        else:
-            raise TypeError(
-                f"The 'space' parameter of {owner} must be an int, a UnitCube or a sequence of "
-                f"ParamSpec. Got {space!r} instead."
-            )
-        _check_choice(owner, "direction", direction, ("maximize", "minimize"))
-        _check_choice(owner, "rule", rule, ("refit", "incremental"))
-        _check_choice(owner, "index", index, ("hoeffding", "soft_gp"))
-        _check_choice(owner, "reward", reward, ("rank", "minmax"))
-        _check_choice(owner, "sampling", sampling, ("uniform", "trust_region", "parzen"))
-        _check_choice(
-            owner, "criterion", criterion, ("absolute_error", "squared_error", "friedman_mse")
-        )
-        self.C = _check_number(owner, "C", C, low=0.0, low_open=False)
-        self.M = _check_number(owner, "M", M, low=0.0, low_open=False)
-        if isinstance(n_startup, bool) or not isinstance(n_startup, (int, np.integer)):
-            raise TypeError(
-                f"The 'n_startup' parameter of {owner} must be an int. Got {n_startup!r}."
-            )
-        if n_startup < 0:
-            raise ValueError(
-                f"The 'n_startup' parameter of {owner} must be an int >= 0. Got {n_startup!r}."
-            )
-        _check_number(owner, "min_impurity_decrease", min_impurity_decrease, low=0, low_open=False)
-        _check_number(owner, "refit_fraction", refit_fraction, low=0.0, low_open=False)
-        if cap_gamma is not None:
-            cg = _check_number(owner, "cap_gamma", cap_gamma, low=0.0, low_open=True)
-            if cg >= 1.0:
-                raise ValueError(
-                    f"The 'cap_gamma' parameter of {owner} must be in (0, 1) or None. "
-                    f"Got {cap_gamma!r} instead."
-                )
-        g = _check_number(owner, "gamma", gamma, low=0.0, low_open=True)
-        if g >= 1.0:
-            raise ValueError(
-                f"The 'gamma' parameter of {owner} must be in (0, 1). Got {gamma!r} instead."
-            )
-        _check_number(owner, "max_leaves_coef", max_leaves_coef, low=0.0, low_open=True)
-        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not alpha > 0:
-            raise ValueError(
-                f"The 'alpha' parameter of {owner} must be a number > 0 (inf for hard boxes). "
-                f"Got {alpha!r} instead."
-            )
-        _check_number(owner, "sigma", sigma, low=0.0, low_open=False)
-        _check_number(owner, "gp_noise", gp_noise, low=0.0, low_open=True)
-        for name, val in (("n_boxes", n_boxes), ("n_candidates", n_candidates)):
-            if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < 1:
-                raise ValueError(
-                    f"The '{name}' parameter of {owner} must be an int >= 1. Got {val!r} instead."
-                )
-        self.seed = seed
-        self.direction = direction
-        self.rule = rule
-        self.index = index
-        self.n_startup = int(n_startup)
-        self.reward = reward
-        self.alpha = float(alpha)
-        self.sigma = float(sigma)
-        self.gp_noise = float(gp_noise)
-        self.n_boxes = int(n_boxes)
-        self.n_candidates = int(n_candidates)
-        self.sampling = sampling
+        self.space = _as_cube(space)
+        # the arguments are the only locals so far; they are checked against the one table
+        opts = validate_options("TreeUCB", {k: v for k, v in locals().items() if k in OPTIONS})
+        self.seed: int | None = opts["seed"]
+        self.direction: Direction = opts["direction"]
+        self.rule: Rule = opts["rule"]
+        self.index: Index = opts["index"]
+        self.C: float = opts["C"]
+        self.M: float = opts["M"]
+        self.n_startup: int = opts["n_startup"]
+        self.reward: Literal["rank", "minmax"] = opts["reward"]
+        self.pruned: PrunedRule = opts["pruned"]
+        self.n_min: int = opts["n_min"] if opts["n_min"] is not None else self.space.dim + 1
+        self.alpha: float = opts["alpha"]
+        self.sigma: float = opts["sigma"]
+        self.gp_noise: float = opts["gp_noise"]
+        self.n_boxes: int = opts["n_boxes"]
+        self.n_candidates: int = opts["n_candidates"]
+        self.sampling: Sampling = opts["sampling"]
         self._tr = TrustRegion()
         self._discrete = np.array([p.is_discrete for p in self.space.params], dtype=bool)
         d = self.space.dim
-        self._rng = np.random.default_rng(seed)
+        self._rng = np.random.default_rng(self.seed)
         self.partition: RefitPartition | IncrementalPartition
-        if rule == "refit":
+        if self.rule == "refit":
             self.partition = RefitPartition(
                 d,
-                criterion=criterion,
-                min_impurity_decrease=min_impurity_decrease,
-                refit_fraction=refit_fraction,
-                cap_gamma=cap_gamma,
+                criterion=opts["criterion"],
+                min_impurity_decrease=opts["min_impurity_decrease"],
+                refit_fraction=opts["refit_fraction"],
+                cap_gamma=opts["cap_gamma"],
                 seed=0,
             )
         else:
             self.partition = IncrementalPartition(
                 d,
-                gamma=gamma,
-                max_leaves_coef=max_leaves_coef,
-                min_impurity_decrease=min_impurity_decrease,
+                gamma=opts["gamma"],
+                max_leaves_coef=opts["max_leaves_coef"],
+                min_impurity_decrease=opts["min_impurity_decrease"],
             )
         # observations in buffers that grow geometrically: appending is amortised O(d)
         self._Xbuf = np.zeros((16, d))
         self._ybuf = np.zeros(16)  # internal values: larger is better
+        self._bbuf = np.full(16, np.inf)  # budgets: the step reached, inf for a full evaluation
         self._n = 0
         self._told: dict[int, dict[str, Any]] = {}  # observation -> parameters as told
         self._pending: list[np.ndarray] = []  # duplicates count once each
@@ -357,23 +324,51 @@ class TreeUCB:
         return self._X.copy()
 
     @property
+    def budgets(self) -> np.ndarray:
+        """Budget of each observation (``inf``: a full evaluation), shape (n,)."""
+        return self._b.copy()
+
+    @property
     def values(self) -> np.ndarray:
         """Observed values as told (not negated), shape (n,)."""
         return self._y.copy() if self.direction == "maximize" else -self._y
 
     @property
     def best_params(self) -> dict[str, Any]:
-        """Parameters of the best observation.
+        """Parameters of the best observation among those of the largest budget (full ones).
 
         Raises:
             RuntimeError: If nothing was told yet.
         """
-        if self._y.size == 0:
-            raise RuntimeError("TreeUCB.best_params needs at least one told value.")
-        best = int(np.argmax(self._y))
+        best = self._best("best_params")
         if best in self._told:
             return dict(self._told[best])
         return self.space.decode(self._X[best])
+
+    @property
+    def best_x(self) -> np.ndarray:
+        """Point of the best observation, shape (d,), values in [0, 1].
+
+        Raises:
+            RuntimeError: If nothing was told yet.
+        """
+        return self._X[self._best("best_x")].copy()
+
+    def _best(self, what: str) -> int:
+        """The best observation: among those that went furthest (the full ones, if any), the
+        first of the largest internal values (larger is better)."""
+        if self._y.size == 0:
+            raise RuntimeError(f"TreeUCB.{what} needs at least one told value.")
+        furthest = np.flatnonzero(self._b == np.max(self._b))
+        return int(furthest[np.argmax(self._y[furthest])])
+
+    @property
+    def in_startup(self) -> bool:
+        """Whether the next point is a start-up point (uniform, not chosen by the tree).
+
+        The tree is used once ``n_startup`` values (at least one) are told.
+        """
+        return self.n_observations < max(self.n_startup, 1)
 
     def _as_point(self, x: Any, what: str) -> np.ndarray:
         arr = np.asarray(x, dtype=float)
@@ -385,28 +380,38 @@ class TreeUCB:
             raise ValueError(f"{what} needs coordinates in [0, 1]. Got {arr.tolist()!r}.")
         return arr
 
-    def tell(self, params: Mapping[str, Any], value: float) -> None:
+    def tell(
+        self, params: Mapping[str, Any], value: float, *, budget: float | None = None
+    ) -> None:
         """Record the objective value of a full assignment of the parameters.
 
         Args:
             params: A legal value for every parameter of the space.
             value: The objective value (NaN is ignored with a warning).
+            budget: The step the evaluation reached if it was stopped early (a pruned
+                trial), ``None`` or ``inf`` for a full evaluation; a number >= 0.  The
+                ``pruned`` option decides how it ranks.
         """
         n = self._n
-        self.tell_x(self.space.encode(params), value)
+        self.tell_x(self.space.encode(params), value, budget=budget)
         if self._n > n:  # keep the values as told, so best_params returns them exactly
             self._told[n] = dict(params)
 
-    def tell_x(self, x: np.ndarray | Sequence[float], value: float) -> None:
+    def tell_x(
+        self, x: np.ndarray | Sequence[float], value: float, *, budget: float | None = None
+    ) -> None:
         """Record the objective value of a point of the cube.
 
         Args:
             x: Shape (d,), values in [0, 1].
             value: The objective value (NaN is ignored with a warning).
+            budget: The step reached by an evaluation stopped early, ``None`` or ``inf`` for
+                a full one (see :meth:`tell`).
         """
         point = self._as_point(x, "TreeUCB.tell_x")
         if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
             raise TypeError(f"TreeUCB.tell needs a numeric value. Got {value!r}.")
+        b = self._as_budgets([budget], 1, "TreeUCB.tell")
         self._drop_pending(point)
         v = float(value)
         if math.isnan(v):
@@ -414,14 +419,21 @@ class TreeUCB:
                 "TreeUCB ignores a NaN objective value at %s.", self.space.decode(point)
             )
             return
-        self._append(point[None], np.array([v]))
+        self._append(point[None], np.array([v]), b)
 
-    def tell_many(self, X: np.ndarray, values: np.ndarray | Sequence[float]) -> None:
+    def tell_many(
+        self,
+        X: np.ndarray,
+        values: np.ndarray | Sequence[float],
+        budgets: np.ndarray | Sequence[float | None] | None = None,
+    ) -> None:
         """Record many observations at once (NaN values are dropped with one warning).
 
         Args:
             X: Shape (n, d), values in [0, 1].
             values: Shape (n,).
+            budgets: Shape (n,): the step each evaluation reached if stopped early, ``None``
+                or ``inf`` for a full one (see :meth:`tell`); ``None``: all full.
         """
         X = np.asarray(X, dtype=float).reshape(-1, self.space.dim)
         v = np.asarray(values, dtype=float)
@@ -432,22 +444,55 @@ class TreeUCB:
             )
         if not np.all(np.isfinite(X)) or np.any(X < 0.0) or np.any(X > 1.0):
             raise ValueError("TreeUCB.tell_many needs coordinates in [0, 1].")
+        b = self._as_budgets(
+            [None] * v.shape[0] if budgets is None else budgets, v.shape[0], "TreeUCB.tell_many"
+        )
         nan = np.isnan(v)
         if nan.any():
             _logger.warning("TreeUCB ignores %d NaN objective value(s).", int(nan.sum()))
         for row in X:
             self._drop_pending(row)
-        self._append(X[~nan], v[~nan])
+        self._append(X[~nan], v[~nan], b[~nan])
 
-    def _append(self, X: np.ndarray, values: np.ndarray) -> None:
+    @staticmethod
+    def _as_budgets(budgets: Any, n: int, what: str) -> np.ndarray:
+        """Budgets as floats, ``None`` as ``inf``; shape (n,), values in [0, inf]."""
+        try:
+            items = list(budgets)
+        except TypeError:
+            raise TypeError(
+                f"{what} needs budgets as a sequence of numbers or None. Got {budgets!r}."
+            ) from None
+        out = np.empty(len(items))
+        for i, b in enumerate(items):
+            if b is None:
+                out[i] = np.inf
+            elif isinstance(b, (bool, np.bool_)) or not isinstance(b, (int, float, np.number)):
+                raise TypeError(f"{what} needs a budget that is a number or None. Got {b!r}.")
+            elif not float(b) >= 0.0:
+                raise ValueError(
+                    f"{what} needs a budget >= 0 (the step reached) or None/inf for a full "
+                    f"evaluation. Got {b!r}."
+                )
+            else:
+                out[i] = float(b)
+        if out.shape != (n,):
+            raise ValueError(
+                f"{what} needs one budget per value: got {out.shape[0]} budgets for {n} values."
+            )
+        return out
+
+    def _append(self, X: np.ndarray, values: np.ndarray, budgets: np.ndarray) -> None:
         n, k = self._n, X.shape[0]
         if n + k > self._ybuf.size:
             size = max(2 * self._ybuf.size, n + k)
             Xbuf, ybuf = np.zeros((size, self.space.dim)), np.zeros(size)
-            Xbuf[:n], ybuf[:n] = self._Xbuf[:n], self._ybuf[:n]
-            self._Xbuf, self._ybuf = Xbuf, ybuf
+            bbuf = np.full(size, np.inf)
+            Xbuf[:n], ybuf[:n], bbuf[:n] = self._Xbuf[:n], self._ybuf[:n], self._bbuf[:n]
+            self._Xbuf, self._ybuf, self._bbuf = Xbuf, ybuf, bbuf
         self._Xbuf[n : n + k] = X
         self._ybuf[n : n + k] = values if self.direction == "maximize" else -values
+        self._bbuf[n : n + k] = budgets
         self._n = n + k
 
     @property
@@ -457,6 +502,10 @@ class TreeUCB:
     @property
     def _y(self) -> np.ndarray:
         return self._ybuf[: self._n]
+
+    @property
+    def _b(self) -> np.ndarray:
+        return self._bbuf[: self._n]
 
     # -- pending points -----------------------------------------------------------------------
     @property
@@ -490,16 +539,41 @@ class TreeUCB:
 
     # -- the model ----------------------------------------------------------------------------
     def rewards(self) -> np.ndarray:
-        """Rewards of the observations, shape (n,), values in [0, 1]."""
-        return normalize_rewards(self._y, self.reward)
+        """Rewards of the observations, shape (n,), values in [0, 1].
 
-    def leaves(self) -> Leaves:
+        The values' ranks (or min-max scaling, see ``reward``), with the observations
+        stopped early ranked by the ``pruned`` rule.
+        """
+        return self._rewards_of(self._n)
+
+    def _rewards_of(self, m: int) -> np.ndarray:
+        """The rewards the first ``m`` observations have on their own, shape (m,)."""
+        y, b = self._y[:m], self._b[:m]
+        if self.pruned == "last_value" or m == 0 or np.all(b == b[0]):
+            return normalize_rewards(y, self.reward)  # today's rewards, bit for bit
+        return budget_rewards(y, b, self.reward, self.pruned, self.n_min)
+
+    def fit_leaves(self) -> Leaves:
         """Fit the partition to the data and return its boxes with their statistics."""
         return self._leaves(self.rewards())
 
+    def leaves(self) -> Leaves:
+        """Deprecated name of :meth:`fit_leaves`, which fits the partition before it answers.
+
+        Warns:
+            FutureWarning: Always; call :meth:`fit_leaves` instead.
+        """
+        warnings.warn(
+            "TreeUCB.leaves() is deprecated and will be removed; call TreeUCB.fit_leaves(), "
+            "which fits the partition to the data and returns its boxes.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self.fit_leaves()
+
     def _leaves(self, r: np.ndarray) -> Leaves:
         part = self.partition
-        part.update(self._X, r)
+        part.update(self._X, r, self._rewards_of)
         L = part.n_leaves
         n_obs = np.bincount(part.leaf_of, minlength=L).astype(float)
         sums = np.bincount(part.leaf_of, weights=r, minlength=L)
@@ -521,9 +595,11 @@ class TreeUCB:
             parent_mean = np.where(p_n > 0, p_sum / np.maximum(p_n, 1), 1.0)
             prior = parent_mean[part.parent]
         t = self.n_observations + pend.shape[0] + 1
+        # A box without observations holds its prior as one virtual observation (the paper's
+        # m = 1, n = 1 for an empty box); its pending points add to that n, as elsewhere.
         idx = hoeffding_index(
-            np.nan_to_num(mean, nan=1.0),
-            counts,
+            np.where(n_obs > 0, mean, prior),
+            counts + (n_obs == 0),
             box_diameters(part.low, part.high),
             t,
             self.C,
@@ -569,7 +645,7 @@ class TreeUCB:
                 raise ValueError(f"A context column must be an int in [0, {d}). Got {j!r}.")
             if not (isinstance(u, (int, float, np.number)) and 0.0 <= float(u) <= 1.0):
                 raise ValueError(f"A context coordinate must be in [0, 1]. Got {u!r}.")
-        if self.n_observations < max(self.n_startup, 1):
+        if self.in_startup:
             low, high = np.zeros((1, d)), np.ones((1, d))
             x = self._sample_in(low, high, ctx)[0]
         else:
@@ -590,7 +666,7 @@ class TreeUCB:
     ) -> np.ndarray:
         ok = np.ones(low.shape[0], dtype=bool)
         for j, u in ctx.items():
-            ok &= ((low[:, j] < u) | ((u <= 0.0) & (low[:, j] <= 0.0))) & (u <= high[:, j])
+            ok &= box_contains(low[:, j], high[:, j], u)
         return ok
 
     def _argmax(self, values: np.ndarray) -> int:
@@ -613,8 +689,8 @@ class TreeUCB:
         mean, std = self._gp(cand, r)
         t = self.n_observations + self.pending.shape[0] + 1
         diam = np.repeat(box_diameters(lv.low[top], lv.high[top]), self.n_candidates)
-        ucb = mean + self.C * math.sqrt(4.0 * math.log(t)) * std / math.sqrt(self.gp_noise)
-        return cand[self._argmax(ucb + self.M * diam)]
+        ucb = soft_gp_index(mean, std, diam, t, self.C, self.M, self.gp_noise)
+        return cand[self._argmax(ucb)]
 
     @property
     def trust_region(self) -> TrustRegion:
@@ -752,3 +828,11 @@ class TreeUCB:
         state["_Phi"] = np.zeros((0, 0))
         state["_gram"] = np.zeros((0, 0))
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # a state pickled before budgets existed: every observation was a full one
+        if "_bbuf" not in state:
+            state["_bbuf"] = np.full(state["_ybuf"].size, np.inf)
+            state["pruned"] = "last_value"
+            state["n_min"] = state["space"].dim + 1
+        self.__dict__.update(state)

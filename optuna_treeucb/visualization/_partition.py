@@ -27,6 +27,7 @@ import numpy as np
 
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
+from optuna_treeucb.core import box_contains
 from optuna_treeucb.visualization._imports import import_pyplot
 from optuna_treeucb.visualization._param_axis import ParamAxis
 
@@ -46,6 +47,8 @@ OFF_SLICE_GID = "treeucb-trials-off-slice"
 PENDING_GID = "treeucb-pending"
 NEXT_BOX_GID = "treeucb-next-box"
 NEXT_POINT_GID = "treeucb-next-point"
+NEXT_BOX_MARK_GID = "treeucb-next-box-mark"
+THIN_BOX = 0.015  # a next box narrower than this (unit coordinates) is circled as well
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,7 @@ class PartitionSlice:
         columns: Their columns in the model's space.
         slice_point: The point at which the other parameters are held, shape (d,); its
             entries for the two plotted columns are unused.
-        leaf: Index of each drawn box among ``bandit.leaves()``, shape (k,).
+        leaf: Index of each drawn box among ``bandit.fit_leaves()``, shape (k,).
         low, high: Cross-sections of the drawn boxes, shape (k, 2).  They tile [0, 1]^2.
         n_obs: Observations per drawn box, shape (k,).
         mean: Mean reward per drawn box (NaN if empty), shape (k,), values in [0, 1].
@@ -71,7 +74,7 @@ class PartitionSlice:
         pending: Pending (asked, not told) points, shape (p, 2).
         next_x: The point the model asks next, shape (d,); ``None`` during start-up, when the
             next point is uniform over the cube.
-        next_leaf: Index among ``bandit.leaves()`` of the box containing ``next_x``.
+        next_leaf: Index among ``bandit.fit_leaves()`` of the box containing ``next_x``.
         next_row: Row of that box among the drawn boxes (``None`` if it misses the slice).
         next_low, next_high: Projection of that box onto the two parameters, shape (2,).
         n_leaves: Number of leaves of the whole partition.
@@ -96,15 +99,6 @@ class PartitionSlice:
     next_low: np.ndarray | None
     next_high: np.ndarray | None
     n_leaves: int
-
-
-def _contains(low: np.ndarray, high: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Whether boxes contain coordinates, with the tree's convention ``low < u <= high``.
-
-    A coordinate 0 belongs to the boxes starting at 0.  Shapes broadcast.
-    """
-    out: np.ndarray = ((low < u) | ((u <= 0.0) & (low <= 0.0))) & (u <= high)
-    return out
 
 
 def _resolve_params(
@@ -157,12 +151,7 @@ def _slice_point(
     owner: str,
 ) -> np.ndarray:
     space = bandit.space
-    X, v = bandit.X, bandit.values
-    if X.shape[0]:
-        best = int(np.argmax(v) if bandit.direction == "maximize" else np.argmin(v))
-        point = X[best].copy()
-    else:
-        point = np.full(space.dim, 0.5)
+    point = bandit.best_x if bandit.n_observations else np.full(space.dim, 0.5)
     if isinstance(slice_at, str):
         if slice_at == "next":
             return point if next_x is None else next_x.copy()
@@ -199,20 +188,20 @@ def _get_slice(
     # model, and the copy's random generator is in the same state, so its next point is the
     # one the model itself would ask next.
     model = copy.deepcopy(bandit)
-    lv = model.leaves()
+    lv = model.fit_leaves()
     columns = _resolve_params(model.space, params, lv.low, lv.high, lv.n_obs, owner)
-    next_x = model.ask_x() if model.n_observations >= max(model.n_startup, 1) else None
+    next_x = None if model.in_startup else model.ask_x()
     point = _slice_point(bandit, columns, slice_at, next_x, owner)
     cols = np.array(columns, dtype=np.intp)
     others = np.array([j for j in range(model.space.dim) if j not in columns], dtype=np.intp)
-    drawn = np.all(_contains(lv.low[:, others], lv.high[:, others], point[others]), axis=1)
+    drawn = np.all(box_contains(lv.low[:, others], lv.high[:, others], point[others]), axis=1)
     rows = np.flatnonzero(drawn)
     X = bandit.X
     leaf_of_x = model.partition.locate(X) if X.shape[0] else np.zeros(0, dtype=np.intp)
     next_leaf = next_row = None
     next_low = next_high = None
     if next_x is not None:
-        hits = np.flatnonzero(np.all(_contains(lv.low, lv.high, next_x), axis=1))
+        hits = np.flatnonzero(np.all(box_contains(lv.low, lv.high, next_x), axis=1))
         assert hits.size >= 1, "the leaves tile the cube"
         next_leaf = int(hits[0])
         next_low, next_high = lv.low[next_leaf, cols], lv.high[next_leaf, cols]
@@ -280,24 +269,7 @@ def _format_value(value: Any) -> str:
     return repr(value) if isinstance(value, str) else str(value)
 
 
-def _plot(
-    bandit: TreeUCB,
-    params: Sequence[str] | None,
-    *,
-    ax: Axes | None,
-    reward_fn: Callable[[dict[str, Any]], float] | None,
-    slice_at: SliceAt,
-    show_index: ShowIndex,
-    resolution: int,
-    cmap: str,
-    owner: str,
-) -> Axes:
-    plt = import_pyplot()
-    from matplotlib.cm import ScalarMappable
-    from matplotlib.colors import Normalize
-    from matplotlib.patches import Rectangle
-    from matplotlib.patheffects import withStroke
-
+def _check_plot_args(show_index: ShowIndex, resolution: int, owner: str) -> None:
     if show_index not in ("auto", "color", "text", "none"):
         raise ValueError(
             f"The 'show_index' argument of {owner} must be 'auto', 'color', 'text' or 'none'. "
@@ -307,36 +279,61 @@ def _plot(
         raise ValueError(
             f"The 'resolution' argument of {owner} must be an int >= 2. Got {resolution!r}."
         )
-    info = _get_slice(bandit, params, slice_at, owner)
-    space = bandit.space
-    ax_x = ParamAxis(space.params[info.columns[0]])
-    ax_y = ParamAxis(space.params[info.columns[1]])
-    if ax is None:
-        _, ax = plt.subplots(layout="constrained")
-    fig = ax.get_figure()
-    assert fig is not None
-    mode = show_index if show_index != "auto" else ("text" if reward_fn is not None else "color")
 
-    def rect(low: np.ndarray, high: np.ndarray, **kwargs: Any) -> Rectangle:
-        x0, x1 = ax_x.to_plot(low[0]), ax_x.to_plot(high[0])
-        y0, y1 = ax_y.to_plot(low[1]), ax_y.to_plot(high[1])
+
+@dataclass(frozen=True)
+class _Canvas:
+    """The axes drawn on and the two parameter axes that map unit coordinates onto them."""
+
+    ax: Axes
+    x: ParamAxis
+    y: ParamAxis
+
+    @property
+    def figure(self) -> Any:
+        fig = self.ax.get_figure()
+        assert fig is not None
+        return fig
+
+    def rect(self, low: np.ndarray, high: np.ndarray, **kwargs: Any) -> Any:
+        """A rectangle patch of the unit box ``[low, high]`` (shape (2,) each)."""
+        from matplotlib.patches import Rectangle
+
+        x0, x1 = self.x.to_plot(low[0]), self.x.to_plot(high[0])
+        y0, y1 = self.y.to_plot(low[1]), self.y.to_plot(high[1])
         return Rectangle((float(x0), float(y0)), float(x1 - x0), float(y1 - y0), **kwargs)
 
-    # 1. the reward function as a colour map, on the slice
-    if reward_fn is not None:
-        edges = np.linspace(0.0, 1.0, resolution + 1)
-        centres = (edges[:-1] + edges[1:]) / 2
-        base = space.decode(info.slice_point)
-        xs = [ax_x.spec.decode(u) for u in centres]
-        ys = [ax_y.spec.decode(u) for u in centres]
-        a, b = info.params
-        Z = np.array([[float(reward_fn({**base, a: x, b: y})) for x in xs] for y in ys])
-        mesh = ax.pcolormesh(
-            ax_x.to_plot(edges), ax_y.to_plot(edges), Z, cmap="Greys_r", shading="flat", zorder=0
-        )
-        fig.colorbar(mesh, ax=ax, label="reward_fn")
 
-    # 2. the boxes, coloured or annotated by their index
+def _draw_reward(
+    canvas: _Canvas,
+    space: UnitCube,
+    info: PartitionSlice,
+    reward_fn: Callable[[dict[str, Any]], float],
+    resolution: int,
+) -> None:
+    """Layer 1: the reward function as a grey colour map, on the slice."""
+    ax_x, ax_y = canvas.x, canvas.y
+    edges = np.linspace(0.0, 1.0, resolution + 1)
+    centres = (edges[:-1] + edges[1:]) / 2
+    base = space.decode(info.slice_point)
+    xs = [ax_x.spec.decode(u) for u in centres]
+    ys = [ax_y.spec.decode(u) for u in centres]
+    a, b = info.params
+    Z = np.array([[float(reward_fn({**base, a: x, b: y})) for x in xs] for y in ys])
+    mesh = canvas.ax.pcolormesh(
+        ax_x.to_plot(edges), ax_y.to_plot(edges), Z, cmap="Greys_r", shading="flat", zorder=0
+    )
+    canvas.figure.colorbar(mesh, ax=canvas.ax, label="reward_fn")
+
+
+def _draw_boxes(canvas: _Canvas, info: PartitionSlice, mode: str, cmap: str) -> None:
+    """Layer 2: the boxes, coloured (``mode="color"``) or annotated (``"text"``) by index."""
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import Normalize
+    from matplotlib.patheffects import withStroke
+
+    plt = import_pyplot()
+    ax, ax_x, ax_y = canvas.ax, canvas.x, canvas.y
     finite = info.index[np.isfinite(info.index)]
     norm = Normalize(
         vmin=float(finite.min()) if finite.size else 0.0,
@@ -346,7 +343,7 @@ def _plot(
     for k in range(info.low.shape[0]):
         face: Any = colormap(norm(info.index[k])) if mode == "color" else "none"
         ax.add_patch(
-            rect(
+            canvas.rect(
                 info.low[k],
                 info.high[k],
                 facecolor=face,
@@ -371,9 +368,14 @@ def _plot(
                 zorder=2,
             )
     if mode == "color":
-        fig.colorbar(ScalarMappable(norm=norm, cmap=colormap), ax=ax, label="TreeUCB index")
+        canvas.figure.colorbar(
+            ScalarMappable(norm=norm, cmap=colormap), ax=ax, label="TreeUCB index"
+        )
 
-    # 3. the observations (and pending points)
+
+def _draw_points(canvas: _Canvas, info: PartitionSlice) -> None:
+    """Layer 3: the observations (grey off the slice) and the pending points (hollow)."""
+    ax, ax_x, ax_y = canvas.ax, canvas.x, canvas.y
     X = info.X
     on = info.in_slice
     ax.scatter(
@@ -411,39 +413,73 @@ def _plot(
             gid=PENDING_GID,
         )
 
-    # 4. the box chosen next and the point asked in it
-    if info.next_x is not None:
-        assert info.next_low is not None and info.next_high is not None
-        in_slice = info.next_row is not None
-        ax.add_patch(
-            rect(
-                info.next_low,
-                info.next_high,
-                fill=False,
-                edgecolor="red",
-                linewidth=2.0,
-                linestyle="-" if in_slice else "--",
-                zorder=4,
-                gid=NEXT_BOX_GID,
-                label="next box" if in_slice else "next box (projection; off this slice)",
-            )
-        )
-        nx = info.next_x[list(info.columns)]
-        ax.scatter(
-            ax_x.to_plot(nx[0:1]),
-            ax_y.to_plot(nx[1:2]),
-            marker="*",
-            s=120,
-            c="red",
-            edgecolors="black",
-            linewidths=0.5,
-            zorder=5,
-            label="next point",
-            gid=NEXT_POINT_GID,
-        )
 
-    ax_x.configure(ax, "x")
-    ax_y.configure(ax, "y")
+def _draw_next(canvas: _Canvas, info: PartitionSlice) -> None:
+    """Layer 4: the box chosen next and the point asked in it.
+
+    A thick red outline on a white halo, above the points, so that it shows on dark
+    backgrounds and among many observations; a box too thin to see at the plotted size is
+    circled as well.
+    """
+    from matplotlib.patheffects import withStroke
+
+    assert info.next_x is not None
+    assert info.next_low is not None and info.next_high is not None
+    ax, ax_x, ax_y = canvas.ax, canvas.x, canvas.y
+    in_slice = info.next_row is not None
+    thin = bool(np.any(info.next_high - info.next_low < THIN_BOX))
+    label = "next box" if in_slice else "next box (projection; off this slice)"
+    ax.add_patch(
+        canvas.rect(
+            info.next_low,
+            info.next_high,
+            fill=False,
+            edgecolor="red",
+            linewidth=2.5,
+            linestyle="-" if in_slice else "--",
+            path_effects=[withStroke(linewidth=5.0, foreground="white")],
+            zorder=4,
+            gid=NEXT_BOX_GID,
+            label=label + (" (circled: too thin to see)" if thin else ""),
+        )
+    )
+    if thin:
+        centre = (info.next_low + info.next_high) / 2
+        ax.scatter(
+            ax_x.to_plot(centre[0:1]),
+            ax_y.to_plot(centre[1:2]),
+            marker="o",
+            s=700,
+            facecolors="none",
+            edgecolors="red",
+            linewidths=2.0,
+            path_effects=[withStroke(linewidth=4.0, foreground="white")],
+            zorder=4,
+            gid=NEXT_BOX_MARK_GID,
+        )
+    # drawn at the value the point decodes to: on a categorical or discrete axis, the row
+    # or column of its choice, not anywhere inside the choice's bin
+    nx = info.next_x[list(info.columns)]
+    ax.scatter(
+        ax_x.to_plot(ax_x.snap(nx[0:1])),
+        ax_y.to_plot(ax_y.snap(nx[1:2])),
+        marker="*",
+        s=160,
+        c="red",
+        edgecolors="white",
+        linewidths=0.8,
+        zorder=5,
+        label="next point",
+        gid=NEXT_POINT_GID,
+    )
+
+
+def _draw_frame(canvas: _Canvas, bandit: TreeUCB, info: PartitionSlice) -> None:
+    """The axes in the parameters' units, the title (with the slice) and the legend."""
+    ax = canvas.ax
+    space = bandit.space
+    canvas.x.configure(ax, "x")
+    canvas.y.configure(ax, "y")
     n = bandit.n_observations
     title = f"TreeUCB partition: {info.n_leaves} boxes, {n} observations"
     if info.next_x is None:
@@ -457,6 +493,37 @@ def _plot(
     ax.legend(
         loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2, fontsize="x-small", frameon=False
     )
+
+
+def _plot(
+    bandit: TreeUCB,
+    params: Sequence[str] | None,
+    *,
+    ax: Axes | None,
+    reward_fn: Callable[[dict[str, Any]], float] | None,
+    slice_at: SliceAt,
+    show_index: ShowIndex,
+    resolution: int,
+    cmap: str,
+    owner: str,
+) -> Axes:
+    plt = import_pyplot()
+    _check_plot_args(show_index, resolution, owner)
+    info = _get_slice(bandit, params, slice_at, owner)
+    space = bandit.space
+    ax_x = ParamAxis(space.params[info.columns[0]])
+    ax_y = ParamAxis(space.params[info.columns[1]])
+    if ax is None:
+        _, ax = plt.subplots(layout="constrained")
+    canvas = _Canvas(ax, ax_x, ax_y)
+    mode = show_index if show_index != "auto" else ("text" if reward_fn is not None else "color")
+    if reward_fn is not None:
+        _draw_reward(canvas, space, info, reward_fn, resolution)
+    _draw_boxes(canvas, info, mode, cmap)
+    _draw_points(canvas, info)
+    if info.next_x is not None:
+        _draw_next(canvas, info)
+    _draw_frame(canvas, bandit, info)
     return ax
 
 
@@ -543,7 +610,7 @@ def plot_bandit_partition(
     )
 
 
-def _models(sampler: TreeUCBSampler, study: Study, name: str) -> bool:
+def _can_model(sampler: TreeUCBSampler, study: Study, name: str) -> bool:
     """Whether the sampler can model parameter ``name`` of the study (alone)."""
     try:
         sampler.build_model(study, params=[name])
@@ -642,7 +709,7 @@ def plot_partition(
             try:
                 bandit = sampler.build_model(study, params=list(params))
             except ValueError:
-                unknown = [p for p in missing if not _models(sampler, study, p)]
+                unknown = [p for p in missing if not _can_model(sampler, study, p)]
                 raise ValueError(
                     f"The 'params' argument of plot_partition names parameter(s) "
                     f"{unknown or missing!r} that TreeUCBSampler does not model in this study; "

@@ -8,11 +8,14 @@ to a temporary folder, never to the committed ``benchmarks/results/``.
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from benchmarks import __main__ as cli
+from benchmarks import _common
 from benchmarks._common import RESULTS_ENV
 
 
@@ -28,8 +31,11 @@ def _rows(text: str) -> list[list[str]]:
 
 
 def test_paired(results_in_tmp: Path) -> None:
-    cli.main(["paired", "--seeds", "1", "--trials", "14", "--settings", "0.03,0.1", "1,1"])
+    argv = ["--seeds", "1", "--trials", "14", "--settings", "0.03,0.1", "1,1", "--jobs", "1"]
+    cli.main(["paired", *argv])
     text = (results_in_tmp / "paired_hoeffding.md").read_text()
+    # the exact command, every flag given included
+    assert f"Command: `python -m benchmarks paired {' '.join(argv)}`." in text
     rows = _rows(text)
     assert [r[0] for r in rows] == ["C=0.03 M=0.1 (baseline)", "C=1 M=1"]
     assert rows[0][2] == "+0.000 ± 0.000"
@@ -58,3 +64,87 @@ def test_unknown_command_lists_the_commands(capsys: pytest.CaptureFixture[str]) 
         cli.main(["nope"])
     assert err.value.code == 2
     assert "paired" in capsys.readouterr().out
+
+
+def test_memory(results_in_tmp: Path) -> None:
+    cli.main(["memory", "--trials", "15"])
+    rows = _rows((results_in_tmp / "memory.md").read_text())
+    assert [r[0] for r in rows] == ["Random", "TreeUCB"]
+    assert all(float(r[3]) < 50 and float(r[5]) < 50 for r in rows)
+
+
+def test_paired_quick_writes_into_out(tmp_path: Path) -> None:
+    out = tmp_path / "given"
+    cli.main(["paired", "--quick", "--seeds", "1", "--trials", "12", "--out", str(out)])
+    text = (out / "paired_hoeffding.md").read_text()
+    assert "Mode: quick" in text and "12 trials" in text
+    assert "--out " + str(out) in text
+
+
+def test_results_default_to_a_scratch_folder_not_the_committed_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(RESULTS_ENV)
+    monkeypatch.setattr(_common, "SCRATCH", tmp_path / "scratch")
+    assert _common.results_dir() == tmp_path / "scratch"
+    assert _common.results_dir() != _common.RESULTS
+    assert _common.results_dir(_common.RESULTS) == _common.RESULTS  # only when asked
+    cli.main(["paired", "--seeds", "1", "--trials", "12", "--settings", "0.03,0.1"])
+    assert (tmp_path / "scratch" / "paired_hoeffding.md").is_file()
+
+
+def test_command_line_defaults_to_sys_argv(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "argv", ["benchmarks", "--quick", "--out", "a b"])
+    assert _common.command_line("bandit", None) == (
+        "python -m benchmarks bandit --quick --out 'a b'"
+    )
+
+
+def test_bandit_without_pyxab_stops_naming_the_extra(
+    monkeypatch: pytest.MonkeyPatch, results_in_tmp: Path
+) -> None:
+    monkeypatch.setitem(sys.modules, "PyXAB", None)  # as if PyXAB were not installed
+    with pytest.raises(SystemExit) as err:
+        cli.main(["bandit", "--quick", "--seeds", "1", "--rounds", "5"])
+    message = str(err.value.code)
+    assert "\n" not in message
+    assert "'PyXAB'" in message and "pip install -e '.[benchmarks]'" in message
+    assert not list(results_in_tmp.iterdir())  # nothing ran, nothing was written
+
+
+def test_fidelity(results_in_tmp: Path) -> None:
+    argv = ["--tasks", "curves", "--pruners", "none,hyperband", "--seeds", "2", "--fulls", "2"]
+    cli.main(["fidelity", *argv])
+    text = (results_in_tmp / "fidelity.md").read_text()
+    assert f"Command: `python -m benchmarks fidelity {' '.join(argv)}`." in text
+    rows = _rows(text)
+    assert [r[:2] for r in rows] == [
+        ["none", "treeucb"],
+        ["none", "tpe"],
+        ["none", "random"],
+        *(
+            ["hyperband", s]
+            for s in (
+                "treeucb-last_value",
+                "treeucb-tpe",
+                "treeucb-bohb",
+                "treeucb-context",
+                "tpe",
+                "random",
+            )
+        ),
+    ]
+    assert rows[3][5] == "+0.000 ± 0.000"  # the paired baseline of its pruner
+
+
+def test_fidelity_regret_counts_the_best_complete_trial_finished_in_time() -> None:
+    from benchmarks.fidelity import curve_loss
+    from benchmarks.fidelity import regret_at
+
+    log = [(27, 0.5, 0.4), (60, 0.2, 0.3), (90, 0.1, 0.35)]  # (steps spent, reported, final)
+    assert regret_at(log, 26, 0.1) != regret_at(log, 26, 0.1)  # nothing complete yet: NaN
+    assert regret_at(log, 60, 0.1) == pytest.approx(0.2)
+    assert regret_at(log, 90, 0.1) == pytest.approx(0.25)  # by reported value, not final
+    u = np.array([[1.0, 0.3, 0.6, 0.45], [0.47, 0.3, 0.6, 0.45]])
+    early, final = curve_loss(u, 1), curve_loss(u, 27)
+    assert early[0] < early[1] and final[0] > final[1]  # the curves cross

@@ -116,7 +116,7 @@ def test_samplers_concentrate_near_the_optimum_more_than_uniform(sampling: str) 
 def test_draws_stay_in_the_played_box_and_in_the_trust_region(sampling: str) -> None:
     bandit = TreeUCB(2, seed=0, n_startup=5, sampling=sampling)  # type: ignore[arg-type]
     for t in range(60):
-        lv = bandit.leaves()
+        lv = bandit.fit_leaves()
         rho = bandit.trust_region.rho
         x = bandit.ask_x()
         b = int(bandit.partition.locate(x[None])[0])
@@ -197,7 +197,7 @@ def test_trust_region_narrows_continuous_columns_only() -> None:
         x = rng.random(2)
         bandit.tell_x(x, -abs(x[0] - 0.3))
     bandit._tr = TrustRegion(rho=RHO_MIN, n_seen=bandit.n_observations, best=np.inf)
-    lv = bandit.leaves()
+    lv = bandit.fit_leaves()
     b = int(np.argmax(lv.index))
     draws = bandit._draw(b, lv, {}, 400)
     width = lv.high[b] - lv.low[b]

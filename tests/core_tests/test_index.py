@@ -9,6 +9,7 @@ from optuna_treeucb.core import gp_posterior
 from optuna_treeucb.core import hoeffding_index
 from optuna_treeucb.core import normalize_rewards
 from optuna_treeucb.core import soft_box_features
+from optuna_treeucb.core import soft_gp_index
 
 
 def test_hoeffding_index_hand_computed() -> None:
@@ -111,3 +112,59 @@ def test_many_points_path_equals_the_dense_path() -> None:
     big = soft_box_features(X, low, high, 50.0, 0.02)
     small = soft_box_features(X[:1000], low, high, 50.0, 0.02)
     np.testing.assert_allclose(big[:1000], small, atol=1e-15)
+
+
+def test_soft_gp_index_hand_computed() -> None:
+    # U = mu + C sqrt(4 log t) sd / s + M D
+    mean, std, diam = np.array([0.5, 0.2]), np.array([0.1, 0.4]), np.array([0.3, 0.6])
+    t, C, M, noise = 10, 0.3, 0.2, 0.25
+    got = soft_gp_index(mean, std, diam, t, C, M, noise)
+    b = math.sqrt(4 * math.log(10))
+    expected = [0.5 + 0.3 * b * 0.1 / 0.5 + 0.06, 0.2 + 0.3 * b * 0.4 / 0.5 + 0.12]
+    np.testing.assert_allclose(got, expected)
+
+
+@pytest.mark.parametrize("noise", [0.01, 0.1, 1.0])
+def test_soft_gp_bonus_is_hoeffdings_with_count_n_plus_noise(noise: float) -> None:
+    # the derivation in soft_gp_index's docstring: hard boxes, n points in the box of x, so
+    # sd / s = sqrt(1 / (n + s^2)) and the bonus is C sqrt(4 log t / (n + s^2))
+    low, high = np.array([[0.0], [0.5]]), np.array([[0.5], [1.0]])
+    X = np.array([[0.1], [0.2], [0.3], [0.9]])  # n = 3 and 1
+    Phi = soft_box_features(X, low, high, math.inf)
+    cand = soft_box_features(np.array([[0.25], [0.75]]), low, high, math.inf)
+    _, std = gp_posterior(Phi, np.zeros(4), cand, noise)
+    t, C = 7, 0.5
+    bonus = soft_gp_index(np.zeros(2), std, np.zeros(2), t, C, 0.0, noise)
+    n = np.array([3.0, 1.0])
+    np.testing.assert_allclose(bonus, C * np.sqrt(4 * math.log(t) / (n + noise)), rtol=1e-12)
+
+
+@pytest.mark.parametrize("alpha", [math.inf, 20.0])
+def test_gp_posterior_equals_the_dense_kernel_solve(alpha: float) -> None:
+    # weight-space view (L x L) against the function-space view (n x n) with k = Phi Phi^T:
+    # mean = m0 + k(c, X) (K + s^2 I)^-1 (r - m0), var = k(c, c) - k(c, X) (K + s^2 I)^-1 k(X, c)
+    rng = np.random.default_rng(5)
+    low = np.array([[0.0, 0.0], [0.4, 0.0], [0.4, 0.6]])
+    high = np.array([[0.4, 1.0], [1.0, 0.6], [1.0, 1.0]])
+    X, pend, cand = rng.random((12, 2)), rng.random((3, 2)), rng.random((6, 2))
+    r, s2 = rng.random(12), 0.1
+    Phi, Pp, Pc = (soft_box_features(Z, low, high, alpha, 0.02) for Z in (X, pend, cand))
+    mean, std = gp_posterior(Phi, r, Pc, s2, Phi_pending=Pp)
+    m0 = r.mean()
+    K = Phi @ Phi.T + s2 * np.eye(12)
+    np.testing.assert_allclose(mean, m0 + Pc @ Phi.T @ np.linalg.solve(K, r - m0), atol=1e-12)
+    Pall = np.vstack((Phi, Pp))  # pending points are observations of unknown value
+    Kall = Pall @ Pall.T + s2 * np.eye(15)
+    kc = Pc @ Pall.T
+    var = np.sum(Pc * Pc, axis=1) - np.sum(kc * np.linalg.solve(Kall, kc.T).T, axis=1)
+    np.testing.assert_allclose(std**2, var, atol=1e-12)
+
+
+def test_hard_features_count_a_point_on_an_edge_in_one_box() -> None:
+    low = np.array([[0.0, 0.0], [0.5, 0.0], [0.5, 0.5]])
+    high = np.array([[0.5, 1.0], [1.0, 0.5], [1.0, 1.0]])
+    X = np.array([[0.5, 0.5], [0.0, 0.0], [1.0, 1.0], [0.75, 0.5], [1.0, 0.0], [0.5, 1.0]])
+    Phi = soft_box_features(X, low, high, math.inf)
+    np.testing.assert_array_equal(
+        Phi, [[1, 0, 0], [1, 0, 0], [0, 0, 1], [0, 1, 0], [0, 1, 0], [1, 0, 0]]
+    )

@@ -8,6 +8,8 @@ from sklearn.tree import DecisionTreeRegressor
 
 from optuna_treeucb.core import IncrementalPartition
 from optuna_treeucb.core import RefitPartition
+from optuna_treeucb.core._index import normalize_rewards
+from optuna_treeucb.core._partition import box_contains
 from optuna_treeucb.core._partition import tree_boxes
 
 
@@ -57,12 +59,45 @@ def test_refit_is_lazy_with_refit_fraction() -> None:
     r = X[:, 0]
     part = RefitPartition(2, refit_fraction=0.1)
     part.update(X[:100], r[:100])
+    m = part.fit_size(100)
+    assert m == 94  # the schedule 1, 2, ..., 10, 11, 13, ... (+ceil(10%)) passes 94, then 104
     v = part.version
-    for n in range(101, 110):  # 9 new points < 10% of 100: no refit, only routing
+    for n in range(101, 104):  # fewer new points than 10% of 94: no refit, only routing
         part.update(X[:n], r[:n])
         assert part.version == v and part.leaf_of.size == n
-    part.update(X[:110], r[:110])
-    assert part.version == v + 1
+    part.update(X[:104], r[:104])
+    assert part.version == v + 1 and part.fit_size(104) == 104
+
+
+@pytest.mark.parametrize("refit_fraction", [0.0, 0.05, 0.3])
+def test_refit_partition_depends_on_the_data_only(refit_fraction: float) -> None:
+    # Fed one point at a time, or 37 points at once (a model rebuilt on resume), the tree is
+    # fitted on the same prefix with the same rewards, so the partitions are equal.
+    rng = np.random.default_rng(3)
+    X = rng.random((37, 2))
+    y = np.sin(6 * X[:, 0]) + X[:, 1]
+    step = RefitPartition(2, refit_fraction=refit_fraction)
+    for n in range(1, 38):
+        step.update(X[:n], normalize_rewards(y[:n]))
+    batch = RefitPartition(2, refit_fraction=refit_fraction)
+    batch.update(X, normalize_rewards(y), lambda m: normalize_rewards(y[:m]))
+    np.testing.assert_array_equal(batch.low, step.low)
+    np.testing.assert_array_equal(batch.high, step.high)
+    np.testing.assert_array_equal(batch.leaf_of, step.leaf_of)
+
+
+def test_incremental_partition_depends_on_the_data_only() -> None:
+    rng = np.random.default_rng(4)
+    X = rng.random((120, 2))
+    y = np.sin(6 * X[:, 0]) + X[:, 1]
+    step = IncrementalPartition(2)
+    for n in range(1, 121):
+        step.update(X[:n], normalize_rewards(y[:n]))
+    batch = IncrementalPartition(2)
+    batch.update(X, normalize_rewards(y), lambda m: normalize_rewards(y[:m]))
+    np.testing.assert_array_equal(batch.low, step.low)
+    np.testing.assert_array_equal(batch.high, step.high)
+    np.testing.assert_array_equal(batch.leaf_of, step.leaf_of)
 
 
 def _run_incremental(
@@ -145,3 +180,45 @@ def test_point_scattering_inequality_on_random_sequences(seed: int, clustered: b
     bound = math.e * P * math.log(1 + (math.e - 1) * T / P)
     assert total <= bound
     assert total > math.log(T)  # the sum is not trivially small: at least the harmonic part
+
+
+def test_box_contains_puts_a_point_on_a_shared_edge_in_the_lower_box() -> None:
+    # 1-D boxes [0, 0.5] and (0.5, 1]: the tree routes x <= 0.5 to the left child
+    low, high = np.array([0.0, 0.5]), np.array([0.5, 1.0])
+    cases = {0.0: [True, False], 0.25: [True, False], 0.5: [True, False], 1.0: [False, True]}
+    for x, expected in cases.items():
+        np.testing.assert_array_equal(box_contains(low, high, x), expected, err_msg=str(x))
+
+
+def test_box_contains_opens_only_the_borders_of_the_cube() -> None:
+    # an inner box (0.2, 0.6] holds neither 0.2 nor 0 nor 1; a box starting at 0 holds 0 and
+    # a box ending at 1 holds 1
+    inner = box_contains(np.array(0.2), np.array(0.6), np.array([0.0, 0.2, 0.6, 1.0]))
+    np.testing.assert_array_equal(inner, [False, False, True, False])
+    assert box_contains(np.array(0.0), np.array(0.2), 0.0)
+    assert box_contains(np.array(0.6), np.array(1.0), 1.0)
+
+
+@pytest.mark.parametrize("rule", ["refit", "incremental"])
+def test_points_on_leaf_edges_lie_in_exactly_one_leaf(rule: str) -> None:
+    rng = np.random.default_rng(4)
+    X = rng.random((200, 2))
+    r = (X[:, 0] > 0.3).astype(float) + 0.5 * (X[:, 1] > 0.6) + 0.05 * rng.random(200)
+    part: RefitPartition | IncrementalPartition = (
+        RefitPartition(2, refit_fraction=0.0) if rule == "refit" else IncrementalPartition(2)
+    )
+    part.update(X, r)
+    assert part.n_leaves > 2
+    # every corner of every leaf: points on shared edges, on 0 and on 1
+    corners = np.array(
+        [
+            [a, b]
+            for lo, hi in zip(part.low, part.high)
+            for a in (lo[0], hi[0])
+            for b in (lo[1], hi[1])
+        ]
+    )
+    member = np.all(box_contains(part.low[None], part.high[None], corners[:, None, :]), axis=2)
+    np.testing.assert_array_equal(member.sum(axis=1), 1)
+    if rule == "incremental":  # routes x <= threshold in float64, as box_contains reads it
+        np.testing.assert_array_equal(np.argmax(member, axis=1), part.locate(corners))

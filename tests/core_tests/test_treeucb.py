@@ -50,7 +50,7 @@ def test_hoeffding_ask_falls_in_a_box_of_maximal_index() -> None:
     rng = np.random.default_rng(0)
     bandit = TreeUCB(2, seed=0, n_startup=5)
     for t in range(60):
-        lv = bandit.leaves()
+        lv = bandit.fit_leaves()
         x = bandit.ask_x()
         # the boxes that hold x (by its float64 coordinates; the tree routes float32 copies,
         # which may differ for a box narrower than float32's resolution)
@@ -61,6 +61,18 @@ def test_hoeffding_ask_falls_in_a_box_of_maximal_index() -> None:
         bandit.tell_x(x, -np.sum((x - 0.7) ** 2) + 0.01 * rng.standard_normal())
 
 
+def test_leaves_is_a_deprecated_alias_of_fit_leaves() -> None:
+    bandit = TreeUCB(2, seed=0, n_startup=3)
+    rng = np.random.default_rng(0)
+    bandit.tell_many(rng.random((20, 2)), rng.random(20))
+    with pytest.warns(FutureWarning, match=r"TreeUCB\.leaves\(\) is deprecated.*fit_leaves"):
+        old = bandit.leaves()
+    new = bandit.fit_leaves()
+    for name in ("low", "high", "n_obs", "n_pending", "mean", "index"):
+        np.testing.assert_array_equal(getattr(old, name), getattr(new, name))
+    assert new.low.shape[0] > 1
+
+
 def test_pending_points_are_counted_and_spread_parallel_asks() -> None:
     bandit = TreeUCB(2, seed=1, n_startup=4, C=1.0)
     rng = np.random.default_rng(1)
@@ -68,7 +80,7 @@ def test_pending_points_are_counted_and_spread_parallel_asks() -> None:
         x = bandit.ask_x()
         bandit.tell_x(x, float(rng.random()))
     asked = [bandit.ask_x() for _ in range(8)]
-    lv = bandit.leaves()
+    lv = bandit.fit_leaves()
     assert lv.n_pending.sum() == 8 and bandit.pending.shape == (8, 2)
     leaves = bandit.partition.locate(np.array(asked))
     assert np.unique(leaves).size > 1  # not all piled onto the same box
@@ -77,6 +89,28 @@ def test_pending_points_are_counted_and_spread_parallel_asks() -> None:
     assert bandit.pending.shape == (6, 2)
     bandit.set_pending([])
     assert bandit.pending.shape == (0, 2)
+
+
+def test_pending_point_in_an_empty_box_lowers_its_index_and_keeps_its_prior() -> None:
+    # An empty cell (cut by the diameter cap) holds its leaf's mean as one virtual
+    # observation; a pending point there adds to n, and the mean stays the prior (it used to
+    # become 1, the best reward, which drew further parallel asks into the same cell).
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 2)) * 0.5  # observations in one quarter: the other cells stay empty
+    bandit = TreeUCB(2, seed=0, C=0.1, M=0.0)
+    bandit.tell_many(X, X[:, 0] + X[:, 1])
+    idle = bandit.fit_leaves()
+    b = int(np.flatnonzero(idle.n_obs == 0)[0])
+    bandit.set_pending([(idle.low[b] + idle.high[b]) / 2.0])
+    busy = bandit.fit_leaves()
+    assert busy.n_pending[b] == 1 and busy.n_obs[b] == 0
+
+    def bonus(t: int, n: int) -> float:
+        return 0.1 * math.sqrt(4.0 * math.log(t) / n)
+
+    prior = idle.index[b] - bonus(41, 1)  # the cell's mean without the pending point
+    np.testing.assert_allclose(busy.index[b], prior + bonus(42, 2))
+    assert busy.index[b] < idle.index[b]
 
 
 def test_ask_registers_params_pending_until_told() -> None:
@@ -270,7 +304,7 @@ def test_duplicate_pending_points_count_separately() -> None:
     bandit = TreeUCB(2, seed=0, n_startup=1)
     bandit.tell_x([0.5, 0.5], 1.0)
     bandit.set_pending([[0.2, 0.2], [0.2, 0.2]])
-    assert bandit.leaves().n_pending.sum() == 2
+    assert bandit.fit_leaves().n_pending.sum() == 2
     bandit.tell_x([0.2, 0.2], 0.0)  # one of the two running trials finished
     assert bandit.pending.shape == (1, 2)
 
@@ -280,3 +314,28 @@ def test_best_params_are_the_values_as_told() -> None:
     bandit.tell({"x": 0.2}, 5.0)
     bandit.tell({"x": 2.9}, 1.0)
     assert bandit.best_params == {"x": 0.2}  # not 0.19999999999999996 from the cube
+
+
+@pytest.mark.parametrize("n_startup", [0, 1, 3])
+def test_in_startup_until_n_startup_values_are_told(n_startup: int) -> None:
+    bandit = TreeUCB(2, seed=0, n_startup=n_startup)
+    for _ in range(max(n_startup, 1)):
+        assert bandit.in_startup
+        x = bandit.ask_x()
+        bandit.tell_x(x, float(x.sum()))
+    assert not bandit.in_startup
+    assert bandit.partition.version == 0  # start-up asks never fitted the tree
+    bandit.ask_x()
+    assert bandit.partition.version == (1 if bandit.n_observations >= 2 else 0)
+
+
+@pytest.mark.parametrize("direction", ["maximize", "minimize"])
+def test_best_x_is_the_first_best_point_as_best_params(direction: str) -> None:
+    bandit = TreeUCB([ParamSpec("x", "float", low=0.0, high=1.0)], seed=0, direction=direction)
+    with pytest.raises(RuntimeError, match="TreeUCB.best_x needs at least one told value"):
+        _ = bandit.best_x
+    for x, value in [(0.1, 3.0), (0.2, 1.0), (0.3, 3.0), (0.4, 1.0)]:
+        bandit.tell({"x": x}, value)
+    expected = 0.1 if direction == "maximize" else 0.2  # ties: the first one told
+    np.testing.assert_array_equal(bandit.best_x, [expected])
+    assert bandit.best_params == {"x": expected}

@@ -1,8 +1,18 @@
-"""The README's code runs as written (every ``python`` block, in order)."""
+"""Every code block of the README and the examples README runs (or, for shell, checks) as written.
+
+Python blocks run one by one in a fresh namespace and a temporary working directory, so each
+must stand alone; the Ray block is ``slow`` and runs on the shared local Ray.  Shell blocks are
+checked without installing anything: the test command is exactly ``.ci/run``, every extra named
+exists, and every ``python -m examples...`` command parses.
+"""
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -10,61 +20,158 @@ import matplotlib
 import optuna
 import pytest
 
+from optuna_treeucb.core import options_table
+from optuna_treeucb.core._options import TABLE_END
+from optuna_treeucb.core._options import TABLE_START
+from optuna_treeucb.core._options import splice_table
+
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()
+EXAMPLES_README = (ROOT / "examples" / "README.md").read_text()
 BLOCKS = re.findall(r"```python\n(.*?)```", README, flags=re.S)
+SHELL = [
+    (name, block)
+    for name, text in (("README.md", README), ("examples/README.md", EXAMPLES_README))
+    for block in re.findall(r"```(?:bash|console)\n(.*?)```", text, flags=re.S)
+]
+_OPTIONAL = (ROOT / "pyproject.toml").read_text().split("[project.optional-dependencies]")[1]
+EXTRAS = set(re.findall(r"^([a-z]+) = \[", _OPTIONAL.split("\n[")[0], flags=re.M))
 
 
 def test_readme_has_the_expected_examples() -> None:
-    assert len(BLOCKS) >= 5
+    assert EXTRAS >= {"ray", "plot", "examples", "gp", "docs", "test"}
+    assert len(BLOCKS) >= 6
     assert any("from ray_treeucb import TreeUCBSearch" in b for b in BLOCKS)
     assert any("from optuna_treeucb.core import" in b for b in BLOCKS)
+    assert not re.findall(r"```py\n|```python3\n", README + EXAMPLES_README)
 
 
-def test_optuna_and_core_blocks_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _block_param(i: int, block: str) -> Any:
+    marks = [pytest.mark.slow] if "from ray" in block else []
+    return pytest.param(i, block, marks=marks, id=f"block{i}")
+
+
+@pytest.mark.parametrize(("index", "block"), [_block_param(i, b) for i, b in enumerate(BLOCKS)])
+def test_python_block_runs_as_it_stands(
+    index: int,
+    block: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     matplotlib.use("Agg")
     monkeypatch.chdir(tmp_path)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
+    if "from ray" in block:
+        request.getfixturevalue("ray_session")
+    namespace: dict[str, Any] = {"__name__": "__readme__"}
+    exec(compile(block, f"README.md block {index}", "exec"), namespace)
 
-    def objective(trial: optuna.Trial) -> float:  # used by the README's first snippet
-        return (trial.suggest_float("x", -1.0, 1.0) - 0.2) ** 2
+    # what each kind of block shows must actually happen
+    study = namespace.get("study")
+    if "enqueue_trial" in block:
+        assert len(study.trials) == 40 and study.best_value < 0.05
+    if "plot_partition" in block:
+        assert (tmp_path / "partition.png").stat().st_size > 1000
+    if "tuner.fit()" in block:
+        results = namespace["results"]
+        best = results.get_best_result(metric="loss", mode="min")
+        # 30 trials miss k = 0 with |x - 0.3| < 0.32 in about 0.3% of seeds (the core played
+        # sequentially, 300 seeds; 20 trials missed in 1.3%): Ray's order of completion varies.
+        assert len(results) == 30 and not results.errors
+        assert best.metrics["loss"] < 0.1 and best.config["k"] == 0
+    if "bandit.best_params" in block:
+        assert namespace["bandit"].best_params["act"] == "relu"
+    if index == 0:
+        assert abs(study.best_params["x"] - 2.0) < 0.5
+        assert "{'x': " in capsys.readouterr().out
 
-    namespace: dict[str, Any] = {"objective": objective}
-    ran = 0
-    for block in BLOCKS:
-        if "from ray" in block:
+
+def _commands(block: str) -> list[list[str]]:
+    """The commands of a shell block: ``$`` prompts stripped, comments and output dropped."""
+    commands = []
+    console = any(line.startswith("$ ") for line in block.splitlines())
+    for line in block.replace("\\\n", " ").splitlines():
+        if console:
+            if not line.startswith("$ "):
+                continue
+            line = line[2:]
+        line = line.split(" #")[0].strip()
+        if not line or line.startswith("#"):
             continue
-        exec(compile(block, "README.md", "exec"), namespace)
-        ran += 1
-    assert ran >= 4
-    assert (tmp_path / "partition.png").stat().st_size > 1000
-    study = namespace["study"]
-    assert len(study.trials) == 40 and study.best_value < 0.05  # the context study
+        for part in line.split("&&"):
+            commands.append(shlex.split(part))
+    return commands
 
 
-@pytest.mark.slow
-def test_ray_block_runs(
-    ray_session: None,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture,
-) -> None:
-    (block,) = [b for b in BLOCKS if "from ray" in b]
-    monkeypatch.chdir(tmp_path)
-    namespace: dict[str, Any] = {}
-    exec(compile(block, "README.md", "exec"), namespace)
-    results = namespace["results"]
-    best = results.get_best_result(metric="loss", mode="min")
-    # 30 trials miss k = 0 with |x - 0.3| < 0.32 in about 0.3% of seeds (the core played
-    # sequentially, 300 seeds; 20 trials missed in 1.3%): Ray's order of completion varies.
-    assert len(results) == 30 and not results.errors
-    assert best.metrics["loss"] < 0.1 and best.config["k"] == 0
+def _check_command(argv: list[str]) -> None:
+    from examples import cifar10
+    from examples import digits
+    from examples import mnist
+    from examples import svhn
+    from examples._runner import build_parser
+    from examples._runner import resolve_args
+
+    if argv[:3] == ["python", "-m", "pip"]:
+        argv = argv[2:]
+    if argv[:2] == ["pip", "install"]:
+        target = argv[-1]
+        assert target.startswith(("optuna-treeucb", ".")), argv
+        named = re.search(r"\[(.*)\]", target)
+        assert named is None or set(named.group(1).split(",")) <= EXTRAS, argv
+        return
+    assert argv[:2] == ["python", "-m"], argv
+    module, args = argv[2], argv[3:]
+    if module.startswith("examples."):
+        studies = {s.name: s for s in (mnist.STUDY, svhn.STUDY, cifar10.STUDY, digits.STUDY)}
+        spec = studies[module.removeprefix("examples.")]
+        parser = build_parser(spec)
+        if args == ["--help"]:
+            return
+        resolve_args(spec, parser.parse_args(args), parser)
+        return
+    if module == "pytest":
+        for arg in args:
+            assert arg.startswith("-") or (ROOT / arg).exists(), argv
+        return
+    assert module in ("ruff", "mypy"), argv
+
+
+@pytest.mark.parametrize(
+    ("where", "block"), SHELL, ids=[f"{w}-{i}" for i, (w, _) in enumerate(SHELL)]
+)
+def test_shell_block_commands_are_valid(where: str, block: str) -> None:
+    commands = _commands(block)
+    assert commands, block
+    for argv in commands:
+        _check_command(argv)
+
+
+def test_the_readme_has_the_two_setup_commands() -> None:
+    assert "```bash\n# the main job: tune the paper's MLP on scikit-learn's digits" in README
+    assert 'python -m pip install -e ".[examples]" && python -m examples.digits\n' in README
 
 
 def test_ci_runs_exactly_the_readme_test_command() -> None:
     command = (ROOT / ".ci" / "run").read_text().strip().splitlines()[-1]
     assert command.startswith('python -m pip install -e ".[test]" && ')
     assert f"\n{command}\n" in README
+
+
+def test_the_choice_lines_quote_the_committed_results() -> None:
+    # every number in "Which sampler?" appears in one of the results files it links
+    choose = README.split("<!-- choose")[1].split("<!-- /choose -->")[0]
+    files = set(re.findall(r"\]\((benchmarks/results/[\w.]+\.md)\)", choose))
+    assert len(files) >= 3
+    numbers_in_results = {
+        n.replace(",", "")
+        for f in files
+        for n in re.findall(r"\d[\d,]*(?:\.\d+)?", (ROOT / f).read_text())
+    }
+    quoted = re.findall(r"\d[\d,]*(?:\.\d+)?", choose.split("\n", 1)[1])
+    missing = [n for n in quoted if n.replace(",", "") not in numbers_in_results]
+    assert not missing, f"numbers not in {sorted(files)}: {missing}"
 
 
 def test_options_named_in_the_readme_exist_with_those_values() -> None:
@@ -85,3 +192,22 @@ def test_options_named_in_the_readme_exist_with_those_values() -> None:
         assert name in params, f"README names an option {name!r} that does not exist"
     for name, value in re.findall(r"`([a-z_]+)=([^`]*)`[^.]*?\bdefault\b", README):
         assert repr(params[name].default) == value.replace('"', "'"), (name, value)
+
+
+def test_options_table_is_generated_from_the_declaration() -> None:
+    """Regenerate with ``python -m optuna_treeucb.core --write README.md``."""
+    assert README.count(TABLE_START) == 1 and README.count(TABLE_END) == 1
+    assert splice_table(README) == README, (
+        "README.md's options table is stale: run python -m optuna_treeucb.core --write README.md"
+    )
+
+
+def test_options_command_prints_and_writes_the_table(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "optuna_treeucb.core"]
+    printed = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+    assert printed.stdout == options_table() and not printed.stderr
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# x\n{TABLE_START}\nold\n{TABLE_END}\n")
+    subprocess.run([*cmd, "--write", str(readme)], env=env, check=True)
+    assert readme.read_text() == f"# x\n{TABLE_START}\n{options_table()}{TABLE_END}\n"

@@ -173,3 +173,41 @@ def test_regret_is_measured_against_the_maximum(regret_out: Path) -> None:
         }
         random = final.pop("uniform random")
         assert np.mean(list(final.values())) < random, (function, final, random)
+
+
+def test_gp_legend_covers_no_data(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from matplotlib.figure import Figure
+    from matplotlib.transforms import Bbox
+
+    saved: list[Figure] = []
+    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: saved.append(self))
+    figure_gp.draw(figure_gp.compute(n_samples=60, seed=0, n_grid=100, n_kernel=20), tmp_path)
+    (fig,) = saved
+    fig.canvas.draw()
+    top = fig.axes[0]
+    legend = top.get_legend()
+    assert legend is not None
+    overlap = Bbox.intersection(legend.get_window_extent(), top.get_window_extent())
+    assert overlap is None or overlap.width * overlap.height == 0
+
+
+def test_regret_curves_are_told_apart(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # log scale (random search would flatten TreeUCB's curves), soft_gp dash-dotted, and the
+    # refit rule's point-scattering curve says why it has no bound
+    from matplotlib.figure import Figure
+
+    saved: list[Figure] = []
+    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: saved.append(self))
+    figure_regret.draw(figure_regret.compute(n_rounds=30, n_seeds=2), tmp_path)
+    (fig,) = saved
+    regret_axes = fig.axes[0::2]
+    for ax in regret_axes:
+        assert ax.get_yscale() == "log"
+        styles = {line.get_label(): line.get_linestyle() for line in ax.get_lines()}
+        assert (
+            styles["TreeUCB soft_gp, refit"] == "-." and styles["TreeUCB hoeffding, refit"] == "-"
+        )
+    legend = fig.axes[1].get_legend()
+    assert legend is not None
+    texts = [t.get_text() for t in legend.get_texts()]
+    assert "refit: measured sum (not nested: no bound)" in texts

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import re
+import sys
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import optuna
@@ -17,6 +21,8 @@ from examples import cifar10
 from examples import digits
 from examples import mnist
 from examples import svhn
+from examples._models import Settings
+from examples._models import TrialResult
 from examples._runner import RunSummary
 from examples._runner import StudySpec
 from examples._runner import TrialRecord
@@ -25,6 +31,7 @@ from examples._runner import format_table
 from examples._runner import make_optuna_sampler
 from examples._runner import plot_best
 from examples._runner import resolve_args
+from examples._runner import run
 from examples._runner import suggest
 from examples._runner import to_tune_space
 from examples._runner import trial_seed
@@ -105,6 +112,10 @@ def test_smoke_defaults_and_explicit_values_win() -> None:
         (["--enqueue", '{"nope": 1}'], "keys are among"),
         (["--enqueue", "[1"], "must be a JSON object"),
         (["--max-concurrent", "2"], "--backend ray only"),
+        (
+            ["--backend", "ray", "--samplers", "treeucb", "tpe", "--enqueue", '{"dropout": 0.5}'],
+            "--samplers tpe (run through Ray's OptunaSearch) must name every parameter",
+        ),
         (["--seeds", "1", "1"], "distinct"),
         (["--iter-scale", "0"], "finite float > 0"),
         (["--n-trials", "0"], "int >= 1"),
@@ -148,3 +159,64 @@ def test_plot_and_table_average_over_repeats(tmp_path: Path) -> None:
     assert lines[0].split()[:3] == ["sampler", "runs", "trials"]
     assert lines[1].split() == ["a", "2", "1.5", "0.6500", "±", "0.0707", "15.0"]
     assert lines[2].split() == ["b", "1", "1.0", "0.9000", "±", "0.0000", "5.0"]
+
+
+@pytest.mark.parametrize("spec", STUDIES, ids=lambda s: s.name)
+def test_the_enqueue_example_in_help_is_accepted(
+    spec: StudySpec, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        build_parser(spec).parse_args(["--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    example = re.search(r"--enqueue JSON .*?e\.g\. '(\{.*?\})'", help_text)
+    assert example is not None
+    (point,) = _parse(spec, ["--enqueue", example.group(1)]).enqueue
+    for name, value in point.items():
+        dist = spec.space[name]
+        assert dist._contains(dist.to_internal_repr(value)), (name, value)
+
+
+@pytest.mark.parametrize(
+    ("argv", "module", "extra"),
+    [
+        (["--samplers", "treeucb", "gp"], "torch", "optuna-treeucb[gp]"),
+        (["--backend", "ray"], "ray", "optuna-treeucb[ray]"),
+    ],
+)
+def test_a_missing_optional_package_is_a_one_line_error_naming_the_extra(
+    argv: list[str],
+    module: str,
+    extra: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setitem(sys.modules, module, None)  # as if it were not installed
+    with pytest.raises(SystemExit) as info:
+        _parse(digits.STUDY, argv)
+    assert info.value.code == 2
+    (error,) = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
+    assert f"pip install '{extra}'" in error
+
+
+def test_partial_points_are_accepted_where_they_work() -> None:
+    point = '{"dropout": 0.5}'
+    assert _parse(mnist.STUDY, ["--enqueue", point]).enqueue == [{"dropout": 0.5}]
+    ray = _parse(mnist.STUDY, ["--backend", "ray", "--samplers", "treeucb", "--enqueue", point])
+    assert ray.enqueue == [{"dropout": 0.5}]
+
+
+def test_an_untimed_warm_up_runs_before_the_first_run(tmp_path: Path) -> None:
+    # TensorFlow's import and first graph must not be charged to the first sampler's time
+    calls: list[float] = []
+
+    def evaluate(params: Any, data: Any, settings: Settings) -> TrialResult:
+        calls.append(settings.iter_scale)
+        return TrialResult(accuracy=0.5, diverged=False, steps=1)
+
+    spec = replace(digits.STUDY, evaluate=evaluate)
+    a = _parse(
+        spec, ["--smoke", "--samplers", "random", "--n-trials", "2", "--out", str(tmp_path)]
+    )
+    result = run(spec, a)
+    assert calls[0] < 1e-6 and len(calls) == 1 + 2 * len(a.seeds)
+    assert len(result.records) == 2 * len(a.seeds)  # the warm-up is no trial

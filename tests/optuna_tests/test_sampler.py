@@ -6,6 +6,7 @@ import logging
 import math
 import os
 import pickle
+import re
 import subprocess
 import sys
 import warnings
@@ -27,7 +28,9 @@ from optuna.testing.pytest_samplers import SingleOnlySamplerTestCase
 from optuna.trial import TrialState
 
 from optuna_treeucb import TreeUCBSampler
+from optuna_treeucb.core import OPTIONS
 from optuna_treeucb.core import TreeUCB
+from optuna_treeucb.core._options import invalid_values
 
 REPO = Path(__file__).resolve().parents[2]
 LOGGER = "optuna_treeucb._sampler"
@@ -112,7 +115,7 @@ def test_defaults_come_from_the_core() -> None:
         ({"n_candidates": 0}, ValueError, r"'n_candidates' parameter of TreeUCBSampler"),
         ({"sampling": "grid"}, ValueError, r"'sampling' parameter of TreeUCBSampler.*'uniform'"),
         ({"seed": -3}, ValueError, r"'seed' parameter of TreeUCBSampler.*-3"),
-        ({"seed": "0"}, ValueError, r"'seed' parameter of TreeUCBSampler"),
+        ({"seed": "0"}, TypeError, r"'seed' parameter of TreeUCBSampler.*'0'"),
         ({"group": "yes"}, TypeError, r"'group' parameter of TreeUCBSampler"),
         ({"warn_independent_sampling": 1}, TypeError, r"'warn_independent_sampling'"),
         ({"independent_sampler": "random"}, TypeError, r"'independent_sampler' parameter"),
@@ -136,6 +139,61 @@ def test_sampling_reaches_the_core_and_the_trust_region_follows_the_trials(sampl
     (cached,) = [m.core for models in sampler._models.values() for m in models]
     assert cached.trust_region == rebuilt.trust_region
     assert rebuilt.trust_region.n_seen == 40 and rebuilt.trust_region.rho < 1.0
+
+
+def test_docstring_describes_only_the_samplers_own_arguments() -> None:
+    doc = TreeUCBSampler.__doc__ or ""
+    args = doc[doc.index("Args:") : doc.index("Raises:")]
+    described = re.findall(r"^ {8}(\w+):$", args, flags=re.M)
+    own = ["seed", "n_startup_trials", "group", "independent_sampler"]
+    assert described == [*own, "warn_independent_sampling"]  # the core's are in its table
+
+
+# every bad value the core's table implies, under the sampler's names
+BAD_OPTIONS = [
+    (option.face_name, value, error)
+    for option in OPTIONS.values()
+    if not option.core_only
+    for value, error in invalid_values(option)
+]
+
+
+@pytest.mark.parametrize(("name", "value", "error"), BAD_OPTIONS)
+def test_every_bad_core_option_names_the_sampler(
+    name: str, value: Any, error: type[Exception]
+) -> None:
+    with pytest.raises(error) as err:
+        TreeUCBSampler(**{name: value})
+    message = str(err.value)
+    assert message.startswith(f"The {name!r} parameter of TreeUCBSampler must be "), message
+    assert f"Got {value!r}" in message, message
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"seed": 2**70}, ValueError),  # passed the sampler's check, then numpy/Optuna raised
+        ({"seed": 2**32}, ValueError),  # RandomSampler(seed=2**32) raises
+        ({"alpha": True}, TypeError),  # was ValueError
+        ({"alpha": "x"}, TypeError),  # was ValueError
+        ({"n_boxes": "x"}, TypeError),  # was ValueError
+    ],
+)
+def test_bad_values_raise_by_kind(kwargs: dict[str, Any], error: type[Exception]) -> None:
+    ((name, value),) = kwargs.items()
+    with pytest.raises(error, match=rf"^The '{name}' parameter of TreeUCBSampler .*Got "):
+        TreeUCBSampler(**kwargs)
+
+
+def test_largest_seed_runs_with_the_default_independent_sampler() -> None:
+    study = _run(TreeUCBSampler(seed=2**32 - 1, n_startup_trials=2), sphere, 4)
+    assert len(study.trials) == 4
+
+
+def test_unseeded_sampler_draws_its_base_seed_in_the_checked_range() -> None:
+    sampler = TreeUCBSampler(n_startup_trials=1)
+    study = _run(sampler, sphere, 3)  # the core, seeded by the sampler, checks the seed
+    assert len(study.trials) == 3
 
 
 def test_arguments_are_keyword_only() -> None:
@@ -306,7 +364,7 @@ def test_build_model() -> None:
     assert model.space.names == ("branch", "x")
     assert model.n_observations == 20
     assert model.pending.shape == (1, 2)
-    leaves = model.leaves()
+    leaves = model.fit_leaves()
     assert leaves.low.shape[1] == 2 and leaves.n_obs.sum() == 20
     n_left = sum("left" in t.params for t in study.trials[:20])
     left = sampler.build_model(study, params=("x", "left"))
@@ -441,6 +499,38 @@ def test_partial_fixed_sampler_params_are_contexts(monkeypatch: pytest.MonkeyPat
     assert spy.contexts == [{"y": -0.5}] * 3
 
 
+class _FixedWithoutPrivateAttribute(optuna.samplers.PartialFixedSampler):
+    """A PartialFixedSampler of a future Optuna: it keeps its values under another name."""
+
+    def __init__(self, fixed_params: dict[str, Any], base_sampler: BaseSampler) -> None:
+        super().__init__(fixed_params, base_sampler)
+        self._values = self.__dict__.pop("_fixed_params")
+
+    def infer_relative_search_space(self, study: optuna.Study, trial: Any) -> dict[str, Any]:
+        space = self._base_sampler.infer_relative_search_space(study, trial)
+        return {k: v for k, v in space.items() if k not in self._values}
+
+    def sample_independent(self, study: optuna.Study, trial: Any, name: str, dist: Any) -> Any:
+        if name in self._values:
+            return self._values[name]
+        return self._base_sampler.sample_independent(study, trial, name, dist)
+
+
+def test_partial_fixed_sampler_without_its_private_attribute_gives_no_context(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    study = _run(TreeUCBSampler(seed=0, n_startup_trials=3), sphere, 10)
+    spy = _AskSpy(monkeypatch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        study.sampler = _FixedWithoutPrivateAttribute({"y": -0.5}, study.sampler)
+    assert not hasattr(study.sampler, "_fixed_params")
+    study.optimize(sphere, n_trials=3)
+    assert [t.params["y"] for t in study.trials[10:]] == [-0.5] * 3
+    assert spy.contexts == [{}] * 3  # the model samples y, the wrapper overrides it
+    assert all(t.state == TrialState.COMPLETE for t in study.trials)
+
+
 def test_enqueued_full_trial_and_invalid_context() -> None:
     study = _run(TreeUCBSampler(seed=0, n_startup_trials=3), mixed, 6)
     full = {"lr": 0.01, "units": 64, "drop": 0.2, "layers": 5, "act": None}
@@ -477,6 +567,109 @@ def test_storages_and_resume_match_an_uninterrupted_run(kind: str, tmp_path: Pat
     resumed.optimize(mixed, n_trials=8)
     assert len(resumed.trials) == 16
     assert _params(resumed) == _params(reference)
+
+
+@pytest.mark.parametrize(
+    "objective, options",
+    [
+        (sphere, {}),
+        (sphere, {"rule": "incremental"}),
+        (sphere, {"index": "soft_gp", "refit_fraction": 0.2}),
+        (conditional, {"group": False, "n_startup_trials": 4}),
+    ],
+)
+def test_resumed_study_samples_what_an_uninterrupted_one_would(
+    objective: Callable[[optuna.Trial], float], options: dict[str, Any]
+) -> None:
+    # Interrupted during the start-up trials and again once the tree refits every few
+    # observations: every draw derives from (seed, trial number) and the tree from the
+    # observations only, so nothing is repeated and the three runs make one.
+    reference = _run(TreeUCBSampler(seed=0, **options), objective, 50)
+    storage = optuna.storages.InMemoryStorage()
+    optuna.create_study(storage=storage, study_name="s")
+    for n_trials in (5, 31, 14):
+        study = optuna.load_study(
+            storage=storage, study_name="s", sampler=TreeUCBSampler(seed=0, **options)
+        )
+        study.optimize(objective, n_trials=n_trials)
+    params = _params(study)
+    assert len({json.dumps(p, sort_keys=True) for p in params}) == 50
+    assert params == _params(reference)
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "journal"])
+def test_same_seed_workers_on_one_storage_do_not_repeat_trials(kind: str, tmp_path: Path) -> None:
+    # Four workers with one seed take turns on one study (as processes on a shared storage
+    # would): their trial numbers differ, and so do their trials, start-up ones included.
+    storage = _storage(kind, tmp_path)
+    optuna.create_study(storage=storage, study_name="shared")
+    workers = [
+        optuna.load_study(
+            storage=storage,
+            study_name="shared",
+            sampler=TreeUCBSampler(seed=0, n_startup_trials=8),
+        )
+        for _ in range(4)
+    ]
+    for _ in range(5):
+        for study in workers:
+            study.optimize(sphere, n_trials=1)
+    points = {(t.params["x"], t.params["y"]) for t in workers[0].trials}
+    assert len(workers[0].trials) == 20 and len(points) == 20
+
+
+def test_user_independent_sampler_keeps_its_own_stream() -> None:
+    # A sampler passed by the user draws the start-up trials from its own stream (documented):
+    # two such runs with one RandomSampler seed start alike whatever TreeUCBSampler's seed.
+    a = _run(
+        TreeUCBSampler(seed=1, independent_sampler=optuna.samplers.RandomSampler(3)), sphere, 4
+    )
+    b = _run(
+        TreeUCBSampler(seed=2, independent_sampler=optuna.samplers.RandomSampler(3)), sphere, 4
+    )
+    c = _run(TreeUCBSampler(seed=1), sphere, 4)
+    assert _params(a) == _params(b) != _params(c)
+
+
+@pytest.mark.parametrize("recreate", ["other_storage", "delete_and_create"])
+def test_reused_sampler_starts_afresh_on_a_new_study_of_the_same_name(
+    recreate: str, tmp_path: Path
+) -> None:
+    sampler = TreeUCBSampler(seed=0)
+    storage = _storage("journal", tmp_path)
+    old = optuna.create_study(storage=storage, study_name="exp", sampler=sampler)
+    old.optimize(mixed, n_trials=30)
+    if recreate == "other_storage":
+        storage = optuna.storages.InMemoryStorage()
+    else:
+        optuna.delete_study(study_name="exp", storage=storage)
+    new = optuna.create_study(storage=storage, study_name="exp", sampler=sampler)
+    new.optimize(sphere, n_trials=30)
+    # the new study's trials make the model, as with a sampler that never saw the old study
+    model = sampler.build_model(new)
+    assert model.space.names == ("x", "y") and model.n_observations == 30
+    assert _params(new) == _params(_run(TreeUCBSampler(seed=0), sphere, 30))
+
+
+def test_same_study_loaded_again_keeps_the_cache(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    told: list[int] = []
+    original = TreeUCB.tell_many
+
+    def tell_many(core: TreeUCB, X: Any, values: Any, budgets: Any = None) -> None:
+        told.append(len(values))
+        original(core, X, values, budgets)
+
+    monkeypatch.setattr(TreeUCB, "tell_many", tell_many)
+    sampler = TreeUCBSampler(seed=0, n_startup_trials=5)
+    storage = _storage("journal", tmp_path)
+    optuna.create_study(storage=storage, study_name="s")
+    for _ in range(4):  # a new Study object for the same study each time
+        optuna.load_study(storage=storage, study_name="s", sampler=sampler).optimize(
+            sphere, n_trials=5
+        )
+    assert told == [5] + [1] * 14
 
 
 _WORKER = """
@@ -523,7 +716,7 @@ def test_two_processes_share_one_sqlite_study(tmp_path: Path) -> None:
             stderr=subprocess.PIPE,
             text=True,
         )
-        for seed in (1, 2)
+        for seed in (0, 0)  # one seed: the workers' trial numbers keep them apart
     ]
     outputs = [p.communicate(timeout=120) for p in procs]
     for p, (_, err) in zip(procs, outputs):
@@ -645,9 +838,9 @@ def test_cache_tells_each_trial_once(monkeypatch: pytest.MonkeyPatch) -> None:
     told: list[int] = []
     original = TreeUCB.tell_many
 
-    def tell_many(core: TreeUCB, X: Any, values: Any) -> None:
+    def tell_many(core: TreeUCB, X: Any, values: Any, budgets: Any = None) -> None:
         told.append(len(values))
-        original(core, X, values)
+        original(core, X, values, budgets)
 
     monkeypatch.setattr(TreeUCB, "tell_many", tell_many)
     _run(TreeUCBSampler(seed=0, n_startup_trials=5), sphere, 20)

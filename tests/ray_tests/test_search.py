@@ -28,7 +28,9 @@ from ray.tune.search import Repeater
 from ray.tune.search.sample import Categorical
 from ray.tune.search.sample import Float
 
+from optuna_treeucb.core import OPTIONS
 from optuna_treeucb.core import ParamSpec
+from optuna_treeucb.core._options import invalid_values
 from ray_treeucb import TreeUCBSearch
 
 Objective = Callable[[dict[str, Any]], float]
@@ -60,9 +62,9 @@ def _noise(seed: int) -> Objective:
 
 def _grid_values(spec: ParamSpec) -> list[Any]:
     """The values of a discrete ParamSpec, decoded at the centres of its bins."""
-    edges = spec.bin_edges
-    assert edges is not None
-    return [spec.decode(u) for u in (edges[:-1] + edges[1:]) / 2.0]
+    n = spec.n_values
+    assert n is not None
+    return [spec.decode((spec.bin_edge(k) + spec.bin_edge(k + 1)) / 2.0) for k in range(n)]
 
 
 def _same_values(got: list[Any], expected: list[Any]) -> bool:
@@ -135,7 +137,7 @@ def test_discrete_domain_suggestions(key: str) -> None:
 def test_continuous_domain_suggestions(domain: Any, low: float, high: float, log: bool) -> None:
     (spec,) = TreeUCBSearch.convert_search_space({"p": domain})
     assert (spec.kind, spec.low, spec.high, spec.log, spec.step) == ("float", low, high, log, None)
-    searcher = TreeUCBSearch({"p": domain}, metric="loss", mode="max", seed=1, n_startup=40)
+    searcher = TreeUCBSearch({"p": domain}, metric="loss", mode="max", seed=1, n_startup_trials=40)
     values = np.array([c["p"] for c in _run(searcher, 40, _noise(1))])
     assert all(type(v) is float for v in values.tolist())
     assert np.all((values >= low) & (values <= high))
@@ -150,7 +152,7 @@ def test_continuous_domain_suggestions(domain: Any, low: float, high: float, log
 def test_choice_returns_the_very_values() -> None:
     choices = [{"a": [1, 2]}, [3, {"b": None}], None, 1, 1.0, True, "s", (4, 5)]
     searcher = TreeUCBSearch(
-        {"c": tune.choice(choices)}, metric="loss", mode="min", seed=0, n_startup=80
+        {"c": tune.choice(choices)}, metric="loss", mode="min", seed=0, n_startup_trials=80
     )
     original = copy.deepcopy(choices)
     values, mutated, noise = [], 0, _noise(2)
@@ -241,8 +243,7 @@ def test_bad_space_raises(space: Any, error: type[Exception], match: str) -> Non
         ({"rule": "greedy"}, ValueError, "'rule'"),
         ({"n_startup": -1}, ValueError, "'n_startup'"),
         ({"reward": "loss"}, ValueError, "'reward'"),
-        ({"sampling": "grid"}, ValueError, "'sampling'.*'uniform'"),
-        ({"direction": "minimize"}, TypeError, "sets TreeUCB's \\['direction'\\] itself"),
+        ({"direction": "minimize"}, TypeError, "sets the core's 'direction' from 'mode'"),
         ({"points_to_evaluate": {"x": 1}}, TypeError, "list of dicts"),
         (
             {"points_to_evaluate": [{"x": 0.1}], "evaluated_rewards": [1.0, 2.0]},
@@ -260,6 +261,65 @@ def test_bad_arguments_raise(kwargs: dict[str, Any], error: type[Exception], mat
 def test_sampling_reaches_the_core(sampling: str) -> None:
     searcher = TreeUCBSearch({"x": tune.uniform(0.0, 1.0)}, "loss", "min", sampling=sampling)  # type: ignore[arg-type]
     assert searcher._treeucb is not None and searcher._treeucb.sampling == sampling
+
+
+def test_docstring_describes_only_the_searchers_own_arguments() -> None:
+    doc = TreeUCBSearch.__doc__ or ""
+    args = doc[doc.index("Args:") : doc.index("Raises:")]
+    described = re.findall(r"^ {8}(\**\w+):$", args, flags=re.M)
+    own = ["space", "metric", "mode", "points_to_evaluate", "evaluated_rewards", "seed"]
+    assert described == [*own, "n_startup_trials", "time_attr", "**options"]  # core: its table
+
+
+# every bad value the core's table implies, under the searcher's names and aliases
+BAD_OPTIONS = [
+    (name, value, error)
+    for option in OPTIONS.values()
+    if not option.core_only
+    for name in dict.fromkeys((option.face_name, *option.aliases))
+    for value, error in invalid_values(option)
+    if not (name == "n_startup_trials" and value is None)  # None: the core's default
+]
+
+
+@pytest.mark.parametrize(("name", "value", "error"), BAD_OPTIONS)
+def test_every_bad_core_option_names_the_searcher(
+    name: str, value: Any, error: type[Exception]
+) -> None:
+    with pytest.raises(error) as err:
+        TreeUCBSearch({"x": tune.uniform(0.0, 1.0)}, **{name: value})
+    message = str(err.value)
+    assert message.startswith(f"The {name!r} parameter of TreeUCBSearch must be "), message
+    assert f"Got {value!r}" in message, message
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        # the inconsistencies reported in issue 11 (defect 5)
+        ({"foo": 1}, TypeError, r"^TreeUCBSearch got an unexpected option 'foo'\."),
+        ({"C": -1}, ValueError, r"^The 'C' parameter of TreeUCBSearch must be a float >= 0"),
+        ({"alpha": True}, TypeError, r"'alpha' parameter of TreeUCBSearch"),
+        ({"n_boxes": "x"}, TypeError, r"'n_boxes' parameter of TreeUCBSearch"),
+        ({"seed": 2**70}, ValueError, rf"'seed' parameter of TreeUCBSearch.*Got {2**70} instead"),
+        ({"n_startp": 5}, TypeError, r"'n_startp'\. Did you mean 'n_startup_trials'\?"),
+        ({"n_startup": 1, "n_startup_trials": 2}, TypeError, "both 'n_startup' and"),
+    ],
+)
+def test_option_errors_name_the_searcher(
+    kwargs: dict[str, Any], error: type[Exception], match: str
+) -> None:
+    with pytest.raises(error, match=match):
+        TreeUCBSearch(**kwargs)
+
+
+@pytest.mark.parametrize("name", ["n_startup_trials", "n_startup"])
+def test_n_startup_trials_and_its_alias_set_the_start_up(name: str) -> None:
+    searcher = TreeUCBSearch(SPACE, metric="loss", mode="min", seed=0, **{name: 7})
+    assert searcher._treeucb is not None and searcher._treeucb.n_startup == 7
+    default = TreeUCBSearch(SPACE, metric="loss", mode="min", seed=0, n_startup_trials=None)
+    assert default._treeucb is not None
+    assert default._treeucb.n_startup == OPTIONS["n_startup"].default
 
 
 def test_suggest_before_space_or_metric_raises() -> None:
@@ -314,15 +374,19 @@ def test_no_attribute_is_named_searcher(tmp_path: Path) -> None:
     assert not hasattr(searcher, "searcher")
 
 
-def test_missing_ray_raises_import_error() -> None:
-    # in a fresh interpreter, so that hiding Ray cannot disturb a running Ray session
-    code = "import sys; sys.modules['ray'] = None; import ray_treeucb"
+def test_missing_ray_raises_import_error_when_the_searcher_is_used() -> None:
+    # in a fresh interpreter, so that hiding Ray cannot disturb a running Ray session;
+    # the package itself imports (it needs only the core's dependencies)
+    code = (
+        "import sys; sys.modules['ray'] = None; import ray_treeucb; print('imported'); "
+        "from ray_treeucb import TreeUCBSearch"
+    )
     root = str(Path(__file__).resolve().parents[2])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
     proc = subprocess.run(
         [sys.executable, "-c", code], env=env, cwd=root, capture_output=True, text=True
     )
-    assert proc.returncode != 0
+    assert proc.stdout == "imported\n" and proc.returncode != 0
     assert "ImportError" in proc.stderr
     assert "pip install 'optuna-treeucb[ray]'" in proc.stderr
 
@@ -425,12 +489,12 @@ def test_running_trials_are_pending_and_spread(C: float | None) -> None:
     assert core is not None and searcher._cube is not None
     expected = np.array([searcher._cube.encode(c) for c in configs if c is not None])
     np.testing.assert_allclose(np.sort(core.pending, axis=0), np.sort(expected, axis=0))
-    leaves = core.leaves()
+    leaves = core.fit_leaves()
     assert leaves.n_pending.sum() == 8
     busy = leaves.n_pending > 0
     pending = core.pending
     core.set_pending(np.zeros((0, 2)))
-    idle = core.leaves()
+    idle = core.fit_leaves()
     core.set_pending(pending)
     assert np.all(leaves.index[busy] < idle.index[busy])
     assert np.all(leaves.index[~busy] >= idle.index[~busy])  # t grew, n did not
@@ -467,7 +531,7 @@ def test_full_points_first_in_order_exactly_once() -> None:
 def test_partial_points_are_contexts() -> None:
     points: list[dict[str, Any]] = [{"opt": {"name": "sgd"}}, {"n": 3, "x": 0.25}, {"n": 7}]
     searcher = TreeUCBSearch(
-        SPACE, metric="loss", mode="min", points_to_evaluate=points, seed=0, n_startup=2
+        SPACE, metric="loss", mode="min", points_to_evaluate=points, seed=0, n_startup_trials=2
     )
     configs = _run(searcher, 6, lambda c: c["x"] ** 2 + c["n"])
     assert configs[0]["opt"]["name"] == "sgd"
@@ -544,7 +608,7 @@ def test_add_evaluated_point(caplog: pytest.LogCaptureFixture) -> None:
 def test_save_restore_with_pending_trial(tmp_path: Path) -> None:
     points = [{"x": 0.0, "n": 1, "opt": {"name": "adam"}}] * 2 + [{"n": 8}]
     kwargs: dict[str, Any] = {"metric": "loss", "points_to_evaluate": points}
-    searcher = TreeUCBSearch(SPACE, mode="min", seed=3, n_startup=4, **kwargs)
+    searcher = TreeUCBSearch(SPACE, mode="min", seed=3, n_startup_trials=4, **kwargs)
     _run(searcher, 6, _noise(8))  # two of the three points, then TreeUCB
     searcher.suggest("pending-1")
     searcher.suggest("pending-2")
@@ -589,6 +653,27 @@ def test_same_seed_same_suggestions() -> None:
     assert runs[0] == runs[1]
     other = _run(TreeUCBSearch(SPACE, metric="loss", mode="min", seed=8), 25, _noise(11))
     assert other != runs[0]
+
+
+@pytest.mark.parametrize("how", ["evaluated_rewards", "add_evaluated_point"])
+def test_warm_start_continues_the_previous_run(how: str) -> None:
+    # A new searcher with the same seed, given the previous run's results in order, suggests
+    # what the uninterrupted run did; its first suggestions used to repeat the previous
+    # run's start-up configurations.
+    def loss(config: dict[str, Any]) -> float:
+        return (config["x"] - 0.3) ** 2 + config["n"] + (config["opt"]["name"] == "sgd")
+
+    reference = _run(TreeUCBSearch(SPACE, metric="loss", mode="min", seed=5), 30, loss)
+    first = reference[:12]  # beyond the start-up configurations
+    if how == "evaluated_rewards":
+        values = [loss(c) for c in first]
+        kwargs: dict[str, Any] = {"points_to_evaluate": first, "evaluated_rewards": values}
+        searcher = TreeUCBSearch(SPACE, metric="loss", mode="min", seed=5, **kwargs)
+    else:
+        searcher = TreeUCBSearch(SPACE, metric="loss", mode="min", seed=5)
+        for config in first:
+            searcher.add_evaluated_point(config, loss(config))
+    assert first + _run(searcher, 18, loss, prefix="w") == reference
 
 
 def test_concurrency_limiter() -> None:

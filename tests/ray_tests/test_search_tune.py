@@ -62,7 +62,7 @@ def _observations(searcher: TreeUCBSearch) -> int:
 
 
 def test_tuner_mode_min_with_concurrency(tmp_path: Path) -> None:
-    searcher = TreeUCBSearch(seed=0, n_startup=4)
+    searcher = TreeUCBSearch(seed=0, n_startup_trials=4)
     tuner = tune.Tuner(
         _quadratic_trainable(sleep=1.5),
         # the space comes through set_search_properties; Tune itself resolves sample_from
@@ -114,7 +114,7 @@ def _risky_trainable() -> Trainable:
 def test_tuner_mode_max_points_and_failing_trials(tmp_path: Path) -> None:
     points = [{"x": 0.9, "y": 0.0}, {"y": 0.5}]  # a full point (it raises) and a context
     searcher = TreeUCBSearch(
-        SPACE, metric="score", mode="max", points_to_evaluate=points, seed=1, n_startup=4
+        SPACE, metric="score", mode="max", points_to_evaluate=points, seed=1, n_startup_trials=4
     )
     tuner = tune.Tuner(
         _risky_trainable(),
@@ -158,7 +158,7 @@ def test_tuner_with_repeater(tmp_path: Path) -> None:
 
 
 def test_tuner_searcher_restored_from_a_finished_run(tmp_path: Path) -> None:
-    first = TreeUCBSearch(SPACE, metric="loss", mode="min", seed=3, n_startup=4)
+    first = TreeUCBSearch(SPACE, metric="loss", mode="min", seed=3, n_startup_trials=4)
     config = tune.TuneConfig(num_samples=4, max_concurrent_trials=2, reuse_actors=True)
     tune.Tuner(
         _quadratic_trainable(),
@@ -209,7 +209,7 @@ def _events(log: Path) -> list[tuple[str, str]]:
 def test_tuner_restore_continues_an_interrupted_run(tmp_path: Path) -> None:
     log = tmp_path / "runs.log"
     trainable = _quadratic_trainable(log=log, sleep=0.3)
-    searcher = TreeUCBSearch(SPACE, metric="loss", mode="min", seed=4, n_startup=4)
+    searcher = TreeUCBSearch(SPACE, metric="loss", mode="min", seed=4, n_startup_trials=4)
     tuner = tune.Tuner(
         trainable,
         tune_config=tune.TuneConfig(

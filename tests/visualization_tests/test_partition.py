@@ -223,7 +223,7 @@ def test_default_params_of_a_wide_model_are_the_finest_split(rule: str) -> None:
     bandit.tell_many(X, np.sin(12 * X[:, 0]) + np.sin(12 * X[:, 2]) + 0.1 * X[:, 3])
     chosen = get_partition_slice(bandit).params
     # the documented rule: the largest mean over observations of log(1 / width) of their box
-    leaves = bandit.leaves()
+    leaves = bandit.fit_leaves()
     score = leaves.n_obs @ -np.log(leaves.high - leaves.low)
     top = sorted(np.argsort(-score)[:2])
     assert chosen == tuple(f"x{j}" for j in top)
@@ -329,3 +329,41 @@ def test_plot_partition_of_conditional_parameters() -> None:
     assert _points(ax, "treeucb-trials").shape[0] == n_a
     with pytest.raises(ValueError, match=r"\['zz'\]"):
         plot_partition(study, params=("a1", "zz"))
+
+
+def test_next_point_sits_on_the_row_of_its_choice() -> None:
+    # the model's next point lies anywhere in its choice's bin; it is drawn on the choice's row
+    choices = ["sgd", "adam", "rmsprop", "adagrad"]
+    space = [
+        ParamSpec("lr", "float", low=1e-4, high=1.0, log=True),
+        ParamSpec("opt", "categorical", choices=tuple(choices)),
+        ParamSpec("units", "int", low=1, high=6),
+    ]
+    for seed in range(3):
+        bandit = TreeUCB(space, seed=seed, n_startup=5)
+        for _ in range(30):
+            p = bandit.ask()
+            bandit.tell(p, -abs(math.log10(p["lr"]) + 2) - choices.index(p["opt"]) - p["units"])
+        info = get_partition_slice(bandit, ("opt", "units"))
+        assert info.next_x is not None
+        ax = plot_bandit_partition(bandit, ("opt", "units"))
+        ((x, y),) = _points(ax, "treeucb-next-point")
+        decoded = space[1].decode(float(info.next_x[1])), space[2].decode(float(info.next_x[2]))
+        assert (x, y) == (choices.index(decoded[0]), decoded[1])
+        plt.close("all")
+
+
+def test_a_next_box_too_thin_to_see_is_circled() -> None:
+    bandit = TreeUCB(2, seed=0, n_startup=5)
+    rng = np.random.default_rng(0)
+    for _ in range(400):
+        x = bandit.ask_x()
+        bandit.tell_x(x, -float(np.sum((x - 0.3) ** 2)) + 0.01 * rng.normal())
+    info = get_partition_slice(bandit)
+    assert info.next_low is not None and info.next_high is not None
+    thin = bool(np.any(info.next_high - info.next_low < 0.015))
+    ax = plot_bandit_partition(bandit)
+    (box,) = [p for p in ax.patches if p.get_gid() == "treeucb-next-box"]
+    assert box.get_linewidth() >= 2.5 and box.get_zorder() > 3  # above the observations
+    assert (_points(ax, "treeucb-next-box-mark").shape[0] == 1) == thin
+    assert thin  # this run ends in a thin box (as the paper's figure does)

@@ -1,0 +1,388 @@
+"""Multi-fidelity: TreeUCBSampler's rules for pruned trials beside TPE and random, with pruners.
+
+Every study spends the same resource: ``--fulls`` full trainings' worth of steps (a trial that
+is pruned at step s costs s steps).  Tasks (minimised, ``T`` = 27 steps per full training):
+
+* ``curves``: synthetic learning curves that cross.  Four parameters in [0, 1]; ``u0`` sets the
+  learning speed ``k = 10^(2.5 u0 - 2)`` and raises the floor, so fast learners look best
+  early and end worse: ``loss(t) = f + (1 - f) exp(-k t)``,
+  ``f = 0.05 + 0.4 u0^2 + 0.5 |u_{1:3} - c|^2``; reported values carry Gaussian noise (sd
+  0.01); the regret is the noiseless final loss minus its minimum (found on a grid).
+* ``sgd-digits``: ``SGDClassifier`` (elastic net, log loss; ``alpha``, ``l1_ratio``, ``eta0``,
+  ``learning_rate``) trained one epoch per step with ``partial_fit`` on a fixed split of
+  ``load_digits``; the value is the validation error; the regret is the final error minus the
+  best final error any run reached.
+
+The paper's Keras MLP on digits with epochs as the resource is not run: at about 90 s per
+study of 50 full trainings (``optimize_keras.md``) its 20 seeds x 18 settings would take days
+on two shared cores.
+
+Pruners: none, ``HyperbandPruner`` and ``SuccessiveHalvingPruner`` (min resource 1, reduction
+factor 3) and ``MedianPruner`` (5 start-up trials, 2 warm-up steps).  Samplers: TreeUCB with
+each ``pruned`` rule (one TreeUCB without a pruner: the rules agree when nothing is pruned),
+``treeucb-context`` (a prototype of the budget as a context dimension, see
+:class:`ContextSampler`; float parameters only, so the curves task alone), TPE and random,
+all with their defaults.  The recommendation is the best complete trial (by its
+reported value); its regret is reported at 25%, 50% and 100% of the resource (mean ± standard
+error over seeds; ``-`` if a run has no complete trial yet), with the paired log-ratio of the
+final regret to TreeUCB's ``last_value`` rule under the same pruner and seed (regrets floored
+at 1e-3, about one validation image of ``sgd-digits``).  Report seeds are
+1000+; the rules were developed on seeds 0-4 (``--seed-offset 0``).
+
+Usage::
+
+    python -m benchmarks fidelity --quick            # 3 seeds, curves only
+    python -m benchmarks fidelity --jobs 2           # 20 seeds curves, 10 seeds sgd-digits
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+from typing import Any
+
+import numpy as np
+
+from benchmarks._common import add_out_argument
+from benchmarks._common import command_line
+from benchmarks._common import fmt
+from benchmarks._common import machine_note
+from benchmarks._common import md_table
+from benchmarks._common import pmap
+from benchmarks._common import results_dir
+from benchmarks._common import stamp_core
+
+T = 27  # steps of a full training
+FRACTIONS = (0.25, 0.5, 1.0)
+RULES = ("last_value", "tpe", "bohb")
+PRUNERS = ("none", "hyperband", "sha", "median")
+TASKS = ("curves", "sgd-digits")
+SEED_OFFSET = 1000
+FLOOR = 1e-3  # regrets are floored here in log-ratios (one digit of 719 validation images)
+_C = np.array([0.3, 0.6, 0.45])
+
+
+def _samplers(pruner: str, task: str) -> list[str]:
+    if pruner == "none":
+        tree = ["treeucb"]
+    else:
+        tree = [f"treeucb-{r}" for r in RULES] + (["treeucb-context"] if task == "curves" else [])
+    return [*tree, "tpe", "random"]
+
+
+class ContextSampler:
+    """Prototype of rule (c): the budget as a context dimension of Contextual TreeUCB.
+
+    The core models (parameters x budget) with one more cube column, ``log(1 + step) /
+    log(1 + T)`` (1 for a complete trial), told every finished trial with its last value, and
+    plays at the full budget (context 1).  Built as an Optuna sampler here only, rebuilt from
+    the trials at every trial; float parameters only.
+    """
+
+    def __new__(cls, seed: int) -> Any:
+        import optuna
+
+        from optuna_treeucb.core import ParamSpec
+        from optuna_treeucb.core import TreeUCB
+
+        class _Sampler(optuna.samplers.BaseSampler):
+            def __init__(self) -> None:
+                self._random = optuna.samplers.RandomSampler(seed=seed)
+                self._space = optuna.search_space.IntersectionSearchSpace()
+
+            def infer_relative_search_space(self, study: Any, trial: Any) -> dict[str, Any]:
+                return dict(self._space.calculate(study))
+
+            def sample_relative(
+                self, study: Any, trial: Any, space: dict[str, Any]
+            ) -> dict[str, Any]:
+                states = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
+                done = [
+                    t
+                    for t in study.get_trials(deepcopy=False, states=states)
+                    if t.state == states[0] or t.last_step is not None
+                ]
+                if not space or len(done) < 10:
+                    return {}
+                names = sorted(space)
+                specs = [
+                    ParamSpec(n, "float", low=space[n].low, high=space[n].high, log=space[n].log)
+                    for n in names
+                ]
+                core = TreeUCB(
+                    [*specs, ParamSpec("_budget", "float", low=0.0, high=1.0)],
+                    seed=(seed * 1_000_003 + trial.number) % 2**32,
+                    direction="minimize",
+                    pruned="last_value",
+                )
+                for t in done:
+                    if t.state == states[0]:
+                        value, b = float(t.value), 1.0
+                    else:
+                        value = float(t.intermediate_values[t.last_step])
+                        b = float(np.log1p(t.last_step) / np.log1p(T))
+                    core.tell({**{n: t.params[n] for n in names}, "_budget": b}, value)
+                params = core.ask({"_budget": 1.0})
+                return {n: params[n] for n in names}
+
+            def sample_independent(self, study: Any, trial: Any, name: str, dist: Any) -> Any:
+                return self._random.sample_independent(study, trial, name, dist)
+
+        return _Sampler()
+
+
+# -- tasks -----------------------------------------------------------------------------------
+def _curve_floor(u: np.ndarray) -> np.ndarray:
+    return 0.05 + 0.4 * u[..., 0] ** 2 + 0.5 * np.sum((u[..., 1:] - _C) ** 2, axis=-1)
+
+
+def curve_loss(u: np.ndarray, t: float) -> np.ndarray:
+    """Noiseless loss of the synthetic task after ``t`` steps, u of shape (..., 4)."""
+    f = _curve_floor(u)
+    k = 10.0 ** (2.5 * u[..., 0] - 2.0)
+    return f + (1.0 - f) * np.exp(-k * t)
+
+
+def curve_optimum() -> float:
+    """The minimum of the final loss (``u_{1:3} = c``, ``u0`` on a fine grid)."""
+    u0 = np.linspace(0.0, 1.0, 200001)
+    u = np.column_stack([u0, np.tile(_C, (u0.size, 1))])
+    return float(curve_loss(u, T).min())
+
+
+class _Digits:
+    data: tuple[np.ndarray, ...] | None = None
+
+    @classmethod
+    def get(cls) -> tuple[np.ndarray, ...]:
+        if cls.data is None:
+            from sklearn.datasets import load_digits
+            from sklearn.model_selection import train_test_split
+            from sklearn.preprocessing import StandardScaler
+
+            X, y = load_digits(return_X_y=True)
+            Xtr, Xva, ytr, yva = train_test_split(X, y, test_size=0.4, random_state=0, stratify=y)
+            sc = StandardScaler().fit(Xtr)
+            cls.data = (sc.transform(Xtr), sc.transform(Xva), ytr, yva)
+        return cls.data
+
+
+def _objective(task: str, seed: int, spent: list[int], log: list[tuple[int, float, float]]) -> Any:
+    import optuna
+
+    def curves(trial: optuna.Trial) -> float:
+        u = np.array([trial.suggest_float(f"u{i}", 0.0, 1.0) for i in range(4)])
+        rng = np.random.default_rng([seed, trial.number])
+        value = 0.0
+        for t in range(1, T + 1):
+            spent[0] += 1
+            value = float(curve_loss(u, t) + 0.01 * rng.standard_normal())
+            trial.report(value, t)
+            if t < T and trial.should_prune():
+                raise optuna.TrialPruned()
+        log.append((spent[0], value, float(curve_loss(u, T))))
+        return value
+
+    def sgd(trial: optuna.Trial) -> float:
+        from sklearn.linear_model import SGDClassifier
+
+        Xtr, Xva, ytr, yva = _Digits.get()
+        clf = SGDClassifier(
+            loss="log_loss",
+            penalty="elasticnet",
+            alpha=trial.suggest_float("alpha", 1e-7, 1e-1, log=True),
+            l1_ratio=trial.suggest_float("l1_ratio", 0.0, 1.0),
+            eta0=trial.suggest_float("eta0", 1e-5, 1.0, log=True),
+            learning_rate=trial.suggest_categorical(
+                "learning_rate", ["constant", "invscaling", "adaptive"]
+            ),
+            random_state=int(seed % 2**31),
+        )
+        rng = np.random.default_rng([seed, trial.number])
+        classes = np.unique(ytr)
+        value = 1.0
+        for t in range(1, T + 1):
+            spent[0] += 1
+            order = rng.permutation(ytr.size)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                clf.partial_fit(Xtr[order], ytr[order], classes=classes)
+            value = float(np.mean(clf.predict(Xva) != yva))
+            trial.report(value, t)
+            if t < T and trial.should_prune():
+                raise optuna.TrialPruned()
+        log.append((spent[0], value, value))
+        return value
+
+    return curves if task == "curves" else sgd
+
+
+def _make_sampler(name: str, seed: int) -> Any:
+    import optuna
+
+    from optuna_treeucb import TreeUCBSampler
+
+    if name == "tpe":
+        return optuna.samplers.TPESampler(seed=seed)
+    if name == "random":
+        return optuna.samplers.RandomSampler(seed=seed)
+    if name == "treeucb-context":
+        return ContextSampler(seed)
+    rule = name.split("-", 1)[1] if "-" in name else "last_value"
+    return TreeUCBSampler(seed=seed, pruned=rule, warn_independent_sampling=False)
+
+
+def _make_pruner(name: str) -> Any:
+    import optuna
+
+    if name == "hyperband":
+        return optuna.pruners.HyperbandPruner(min_resource=1, max_resource=T, reduction_factor=3)
+    if name == "sha":
+        return optuna.pruners.SuccessiveHalvingPruner(min_resource=1, reduction_factor=3)
+    if name == "median":
+        return optuna.pruners.MedianPruner(n_startup_trials=5, n_warmup_steps=2)
+    return optuna.pruners.NopPruner()
+
+
+def run_one(job: tuple[str, str, str, int, int]) -> list[tuple[int, float, float]]:
+    """One study: the complete trials as (steps spent at the end, reported, true final)."""
+    import optuna
+
+    task, pruner, sampler, seed, fulls = job
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    budget = fulls * T
+    spent = [0]
+    log: list[tuple[int, float, float]] = []
+    # HyperbandPruner assigns brackets by a hash of the study name: a fixed name per seed
+    # makes a run reproducible and gives every sampler of a seed the same assignment
+    study = optuna.create_study(
+        study_name=f"fidelity-{task}-{seed}",
+        sampler=_make_sampler(sampler, seed),
+        pruner=_make_pruner(pruner),
+    )
+
+    def stop(study: optuna.Study, trial: Any) -> None:
+        if spent[0] >= budget:
+            study.stop()
+
+    study.optimize(_objective(task, seed, spent, log), n_trials=100 * fulls, callbacks=[stop])
+    return [(s, v, f) for s, v, f in log if s <= budget]
+
+
+def regret_at(log: list[tuple[int, float, float]], steps: float, best: float) -> float:
+    """Regret of the best complete trial (by reported value) finished within ``steps``."""
+    done = [(v, f) for s, v, f in log if s <= steps]
+    if not done:
+        return float("nan")
+    return min(done)[1] - best
+
+
+def _mean_se(values: np.ndarray) -> str:
+    if np.isnan(values).any():
+        return "-"
+    se = values.std(ddof=1) / np.sqrt(values.size) if values.size > 1 else 0.0
+    return f"{fmt(float(values.mean()))} ± {fmt(float(se))}"
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the benchmark and write fidelity.md (or ``--name``.md) into ``--out``."""
+    p = argparse.ArgumentParser(prog="python -m benchmarks fidelity", description=__doc__)
+    p.add_argument("--quick", action="store_true", help="3 seeds, the curves task only")
+    p.add_argument("--tasks", default=None, help=f"comma-separated subset of {TASKS}")
+    p.add_argument("--pruners", default=None, help=f"comma-separated subset of {PRUNERS}")
+    p.add_argument("--seeds", type=int, default=None, help="default 20 (curves), 10 (others)")
+    p.add_argument("--seed-offset", type=int, default=SEED_OFFSET)
+    p.add_argument("--fulls", type=int, default=60, help="resource in full trainings")
+    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--name", default="fidelity")
+    add_out_argument(p)
+    a = p.parse_args(argv)
+    tasks = a.tasks.split(",") if a.tasks else (["curves"] if a.quick else list(TASKS))
+    pruners = a.pruners.split(",") if a.pruners else list(PRUNERS)
+    for what, given, allowed in (("task", tasks, TASKS), ("pruner", pruners, PRUNERS)):
+        for g in given:
+            if g not in allowed:
+                p.error(f"unknown {what} {g!r}; choose from {allowed}")
+    print(stamp_core(), flush=True)
+    started = time.time()
+
+    def n_seeds(task: str) -> int:
+        return a.seeds or (3 if a.quick else (20 if task == "curves" else 10))
+
+    jobs = [
+        (task, pruner, sampler, a.seed_offset + s, a.fulls)
+        for task in tasks
+        for pruner in pruners
+        for sampler in _samplers(pruner, task)
+        for s in range(n_seeds(task))
+    ]
+    logs = dict(zip(jobs, pmap(run_one, jobs, a.jobs), strict=True))
+    budget = a.fulls * T
+    sections = []
+    for task in tasks:
+        if task == "curves":
+            best = curve_optimum()
+        else:
+            best = min(f for (tk, *_), log in logs.items() if tk == task for _, _, f in log)
+        seeds = [a.seed_offset + s for s in range(n_seeds(task))]
+        rows = []
+        for pruner in pruners:
+            base = np.array(
+                [
+                    regret_at(
+                        logs[(task, pruner, _samplers(pruner, task)[0], s, a.fulls)], budget, best
+                    )
+                    for s in seeds
+                ]
+            )
+            for sampler in _samplers(pruner, task):
+                runs = [logs[(task, pruner, sampler, s, a.fulls)] for s in seeds]
+                reg = {
+                    frac: np.array([regret_at(log, frac * budget, best) for log in runs])
+                    for frac in FRACTIONS
+                }
+                diff = np.log(np.maximum(reg[1.0], FLOOR)) - np.log(np.maximum(base, FLOOR))
+                se = diff.std(ddof=1) / np.sqrt(diff.size) if diff.size > 1 else 0.0
+                n_complete = np.mean(
+                    [len(logs[(task, pruner, sampler, s, a.fulls)]) for s in seeds]
+                )
+                rows.append(
+                    [
+                        pruner,
+                        sampler,
+                        *(_mean_se(reg[f]) for f in FRACTIONS),
+                        f"{diff.mean():+.3f} ± {se:.3f}",
+                        f"{n_complete:.1f}",
+                    ]
+                )
+        header = [
+            "pruner",
+            "sampler",
+            *(f"regret at {int(100 * f)}%" for f in FRACTIONS),
+            "log-ratio to treeucb-last_value ± s.e.",
+            "complete trials",
+        ]
+        sections.append(
+            f"## {task} ({len(seeds)} seeds {seeds[0]}+, best final value {fmt(best, 4)})\n\n"
+            + md_table(header, rows)
+        )
+    text = (
+        "# Multi-fidelity: rules for pruned trials\n\n"
+        f"Resource: {a.fulls} full trainings of {T} steps per study. Regret of the best complete "
+        "trial (mean ± s.e. over seeds); the log-ratio is paired with TreeUCB's `last_value` "
+        "rule under the same pruner and seed (negative: lower regret; without a pruner the "
+        "baseline is TreeUCB itself). "
+        f"Command: `{command_line('fidelity', argv)}`.\n\n"
+        + "\n".join(sections)
+        + "\n"
+        + machine_note("quick" if a.quick else "full", started)
+    )
+    path = results_dir(a.out) / f"{a.name}.md"
+    path.write_text(text)
+    print(text)
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,33 @@
+"""Print the options table of TreeUCB, or write it into a file between its marker comments.
+
+Run ``python -m optuna_treeucb.core --write README.md`` after changing
+:data:`~optuna_treeucb.core.OPTIONS`; ``tests/docs_tests/test_readme.py`` fails until then.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+from optuna_treeucb.core._options import options_table
+from optuna_treeucb.core._options import splice_table
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m optuna_treeucb.core",
+        description="Print the options table of TreeUCB (Markdown), or write it into a file "
+        "between its <!-- options-table:start --> and <!-- options-table:end --> comments.",
+    )
+    parser.add_argument("--write", metavar="FILE", help="the file to update, e.g. README.md")
+    args = parser.parse_args(argv)
+    if args.write is None:
+        print(options_table(), end="")
+        return
+    path = Path(args.write)
+    path.write_text(splice_table(path.read_text()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,172 @@
+from __future__ import annotations
+
+import inspect
+import math
+import re
+from typing import Any
+
+import numpy as np
+import pytest
+
+from optuna_treeucb.core import OPTIONS
+from optuna_treeucb.core import IncrementalPartition
+from optuna_treeucb.core import RefitPartition
+from optuna_treeucb.core import TreeUCB
+from optuna_treeucb.core import options_table
+from optuna_treeucb.core import validate_options
+from optuna_treeucb.core._options import SEED_LIMIT
+from optuna_treeucb.core._options import TABLE_END
+from optuna_treeucb.core._options import TABLE_START
+from optuna_treeucb.core._options import invalid_values
+from optuna_treeucb.core._options import splice_table
+
+# every bad value the table implies, for every option: (name, value, error)
+BAD = [(name, v, e) for name, option in OPTIONS.items() for v, e in invalid_values(option)]
+
+
+def assert_names(err: pytest.ExceptionInfo, owner: str, key: str, value: Any) -> None:
+    """The message names the class the user called, the option, the value and what is allowed."""
+    message = str(err.value)
+    assert message.startswith(f"The {key!r} parameter of {owner} must be "), message
+    assert f"Got {value!r}" in message, message
+
+
+# -- the table ------------------------------------------------------------------------------------
+def test_treeucb_signature_matches_the_table() -> None:
+    params = inspect.signature(TreeUCB).parameters
+    assert [n for n in params if n != "space"] == list(OPTIONS)
+    for name, option in OPTIONS.items():
+        assert params[name].default == option.default, name
+        assert params[name].kind == inspect.Parameter.KEYWORD_ONLY
+
+
+def test_treeucb_docstring_describes_every_option() -> None:
+    doc = TreeUCB.__doc__ or ""
+    args = doc[doc.index("Args:") : doc.index("Raises:")]
+    described = re.findall(r"^ {8}(\w+):$", args, flags=re.M)
+    assert described == ["space", *OPTIONS]
+
+
+@pytest.mark.parametrize("cls", [RefitPartition, IncrementalPartition])
+def test_partition_defaults_are_treeucb_defaults(cls: type) -> None:
+    params = inspect.signature(cls).parameters
+    shared = set(params) & set(OPTIONS) - {"seed"}  # a partition's seed is the tree's own
+    assert len(shared) >= 3
+    for name in shared:
+        assert params[name].default == OPTIONS[name].default, name
+
+
+def test_every_default_is_valid() -> None:
+    defaults = {name: option.default for name, option in OPTIONS.items()}
+    assert validate_options("TreeUCB", defaults) == defaults
+
+
+def test_allowed_values_in_words() -> None:
+    assert OPTIONS["seed"].allowed() == "an int in [0, 2**32) or None"
+    assert OPTIONS["cap_gamma"].allowed() == "a float in (0, 1) or None"
+    assert OPTIONS["alpha"].allowed() == "a float > 0 or inf"
+    assert OPTIONS["C"].allowed() == "a float >= 0"
+    assert OPTIONS["n_boxes"].allowed() == "an int >= 1"
+    assert OPTIONS["rule"].allowed() == "one of ['refit', 'incremental']"
+
+
+def test_invalid_values_cover_type_and_range_of_every_option() -> None:
+    for name, option in OPTIONS.items():
+        errors = {e for v, e in invalid_values(option)}
+        assert errors == {TypeError, ValueError}, name
+
+
+# -- validation -----------------------------------------------------------------------------------
+@pytest.mark.parametrize(("name", "value", "error"), BAD)
+def test_treeucb_rejects_every_bad_value(name: str, value: Any, error: type[Exception]) -> None:
+    with pytest.raises(error) as err:
+        TreeUCB(2, **{name: value})
+    assert_names(err, "TreeUCB", name, value)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        # the inconsistencies reported in issue 11 (defect 5)
+        ({"seed": "0"}, TypeError),  # was numpy's "SeedSequence expects int..."
+        ({"seed": 2**70}, ValueError),  # accepted by numpy, refused by Optuna's RandomSampler
+        ({"seed": SEED_LIMIT}, ValueError),
+        ({"seed": -1}, ValueError),
+        ({"seed": 1.0}, TypeError),
+        ({"alpha": True}, TypeError),  # was ValueError
+        ({"alpha": "x"}, TypeError),  # was ValueError
+        ({"n_boxes": "x"}, TypeError),  # was ValueError
+        ({"n_candidates": 2.0}, TypeError),  # was ValueError
+        ({"n_startup": "x"}, TypeError),
+        ({"rule": 1}, TypeError),  # was ValueError
+        ({"C": math.inf}, ValueError),
+        ({"M": 10**400}, ValueError),  # beyond a double
+        ({"n_startup": -(10**400)}, ValueError),
+    ],
+)
+def test_treeucb_bad_values_raise_by_kind(kwargs: dict[str, Any], error: type) -> None:
+    with pytest.raises(error) as err:
+        TreeUCB(2, **kwargs)
+    ((name, value),) = kwargs.items()
+    assert_names(err, "TreeUCB", name, value)
+
+
+def test_huge_ints_are_compared_exactly() -> None:
+    assert validate_options("TreeUCB", {"n_boxes": 10**400}) == {"n_boxes": 10**400}
+    with pytest.raises(ValueError, match="'seed'"):
+        validate_options("TreeUCB", {"seed": 10**400})
+
+
+@pytest.mark.parametrize("seed", [None, 0, SEED_LIMIT - 1, np.int64(7), np.uint32(3)])
+def test_seeds_in_range_are_accepted_as_plain_ints(seed: Any) -> None:
+    bandit = TreeUCB(2, seed=seed)
+    assert bandit.seed == seed and (seed is None or type(bandit.seed) is int)
+
+
+def test_values_are_normalised_to_plain_python() -> None:
+    opts = validate_options("TreeUCB", {"C": np.float32(0.5), "n_boxes": np.int64(3), "M": 1})
+    assert opts == {"C": 0.5, "n_boxes": 3, "M": 1.0}
+    assert [type(v) for v in opts.values()] == [float, int, float]
+    assert validate_options("TreeUCB", {"alpha": math.inf, "cap_gamma": None}) == {
+        "alpha": math.inf,
+        "cap_gamma": None,
+    }
+
+
+def test_unknown_option_suggests_the_closest_name() -> None:
+    with pytest.raises(TypeError, match=r"TreeUCBX got an unexpected option 'n_boxs'\. Did you "):
+        validate_options("TreeUCBX", {"n_boxs": 3})
+    with pytest.raises(TypeError, match=r"Did you mean 'n_boxes'\?.*'n_candidates'"):
+        validate_options("TreeUCBX", {"n_boxs": 3})
+    with pytest.raises(TypeError, match=r"unexpected option 'zzz'\. The options are \['seed'"):
+        validate_options("TreeUCBX", {"zzz": 3})
+
+
+def test_wrapper_names() -> None:
+    assert validate_options("W", {"n_startup_trials": 3}, wrapper=True) == {"n_startup": 3}
+    assert validate_options("W", {"n_startup": 3}, wrapper=True) == {"n_startup": 3}
+    with pytest.raises(TypeError, match="'n_startup_trials'"):
+        validate_options("W", {"n_startup_trials": 1.5}, wrapper=True)
+    with pytest.raises(TypeError, match="W got both 'n_startup' and 'n_startup_trials'"):
+        validate_options("W", {"n_startup": 3, "n_startup_trials": 3}, wrapper=True)
+    with pytest.raises(TypeError, match="unexpected option 'direction'"):
+        validate_options("W", {"direction": "minimize"}, wrapper=True)
+    with pytest.raises(TypeError, match="unexpected option 'n_startup_trials'"):
+        validate_options("TreeUCB", {"n_startup_trials": 3})
+
+
+# -- the README's table ---------------------------------------------------------------------------
+def test_options_table_has_one_row_per_option() -> None:
+    lines = options_table().splitlines()
+    assert len(lines) == 2 + len(OPTIONS)
+    assert lines[2].startswith("| `seed` | `None` | an int in [0, 2**32) or None |")
+    assert any(line.startswith("| `n_startup_trials` (`n_startup` in `TreeUCB`") for line in lines)
+    assert all(line.count(" | ") == 4 for line in lines[2:])
+
+
+def test_splice_table_replaces_only_between_the_markers() -> None:
+    text = f"intro\n{TABLE_START}\nold table\n{TABLE_END}\nend\n"
+    assert splice_table(text) == f"intro\n{TABLE_START}\n{options_table()}{TABLE_END}\nend\n"
+    assert splice_table(splice_table(text)) == splice_table(text)
+    with pytest.raises(ValueError, match="markers"):
+        splice_table("no markers")
