@@ -1,6 +1,6 @@
 """``python -m benchmarks COMMAND [--quick] [--out DIR] ...``.
 
-Commands: bandit, ablation, optimize, overhead, paired, memory, core_cost, fidelity, scale.
+Commands: bandit, ablation, optimize, overhead, paired, memory, core_cost, fidelity, scale, inbox.
 
 Results go to ``--out DIR`` (a scratch folder unless given; ``--out benchmarks/results``
 updates the committed ones).
@@ -21,6 +21,7 @@ COMMANDS = {
     "core_cost": "benchmarks.core_cost",
     "fidelity": "benchmarks.fidelity",
     "scale": "benchmarks.scale",
+    "inbox": "benchmarks.inbox",
 }
 
 

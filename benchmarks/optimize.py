@@ -5,6 +5,11 @@ Problems (all minimised):
 * continuous: BBOB-like functions of :mod:`benchmarks._testfunctions` in 2/5/10-D, each also
   with Gaussian noise; regret on the noiseless value of the best *observed* trial, divided by
   the median regret of a uniform random point;
+* bbob (not in the default run; name them with ``--problems``, e.g. ``--problems bbob-5d``):
+  the real BBOB suite of :mod:`benchmarks._bbob` (24 rotated functions, 2/5/10-D, and noisy
+  variants); regret ``f(x) - f_opt`` of the best *observed* trial, divided by the median regret
+  of a uniform random point.  Seeds 0-999 use the instances 1-3 (tuning), seeds 1000+
+  (``--seed-offset 1000``) the instances 4-15 (report);
 * sklearn: cross-validated error of small scikit-learn models on bundled datasets with mixed
   log/int/categorical spaces (fixed folds and model seeds, so they are deterministic); regret
   ``(v - best) / (median_random - best)`` where ``best`` is the best value any run found and
@@ -19,11 +24,16 @@ Usage::
     python -m benchmarks optimize --quick        # 100 trials, 2 seeds, no GPSampler
     python -m benchmarks optimize --quick --gp   # the same with GPSampler (slow)
     python -m benchmarks optimize                # 200 trials, 5 seeds, GPSampler included
+    python -m benchmarks optimize --problems bbob-5d,bbob-10d --seed-offset 1000 \
+        --samplers TPE,CmaEs,Random,QMC --save /tmp/base.pkl   # baselines once, then
+    python -m benchmarks optimize --problems bbob-5d,bbob-10d --seed-offset 1000 \
+        --samplers "TreeUCB,TreeUCB uniform" --load /tmp/base.pkl   # report all together
 """
 
 from __future__ import annotations
 
 import argparse
+import pickle
 import time
 import warnings
 from collections.abc import Callable
@@ -32,6 +42,8 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks import _bbob
+from benchmarks._bbob import BBOBFunction
 from benchmarks._common import add_out_argument
 from benchmarks._common import command_line
 from benchmarks._common import fmt
@@ -57,6 +69,9 @@ SAMPLERS = (
     "QMC",
 )
 
+# TreeUCB with one in-box sampler each (``"TreeUCB <sampling>"``), for ``--samplers``
+SAMPLINGS = ("uniform", "trust_region", "parzen")
+
 
 def make_sampler(name: str, seed: int) -> Any:
     """A fresh sampler by name (defaults except the seed)."""
@@ -66,6 +81,8 @@ def make_sampler(name: str, seed: int) -> Any:
 
     if name == "TreeUCB":
         return TreeUCBSampler(seed=seed)
+    if name.startswith("TreeUCB ") and name[8:] in SAMPLINGS:
+        return TreeUCBSampler(seed=seed, sampling=name[8:])
     if name == "TreeUCB incremental":
         return TreeUCBSampler(seed=seed, rule="incremental")
     if name == "TreeUCB soft_gp":
@@ -86,7 +103,8 @@ def make_sampler(name: str, seed: int) -> Any:
 # -- problems ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ProblemSpec:
-    """A problem by name; ``group`` in {"continuous", "continuous-noisy", "sklearn"}."""
+    """A problem by name; ``group`` in {"continuous", "continuous-noisy", "sklearn"} or a BBOB
+    group ("bbob-<d>d" for the noiseless functions, "bbob-noisy" for the noisy ones)."""
 
     name: str
     group: str
@@ -211,9 +229,14 @@ def run_one(job: tuple[str, ProblemSpec, int, int]) -> dict[str, Any]:
     warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
     sampler_name, prob, seed, n_trials = job
     trues: list[float] = []
-    if prob.group.startswith("continuous"):
-        fname, dim, noise = _continuous(prob.name)
-        tf = TestFunction(fname, dim, seed, noise)
+    if prob.group.startswith(("continuous", "bbob")):
+        tf: TestFunction | BBOBFunction
+        if prob.group.startswith("bbob"):
+            fid, dim, noisy = _bbob.parse(prob.name)
+            tf = BBOBFunction(fid, dim, seed, noisy)
+        else:
+            fname, dim, noise = _continuous(prob.name)
+            tf = TestFunction(fname, dim, seed, noise)
 
         def objective(trial: Any) -> float:
             x = np.array([trial.suggest_float(f"x{i}", LOW, HIGH) for i in range(dim)])
@@ -267,7 +290,7 @@ def normalised_regret(results: list[dict[str, Any]]) -> None:
     for r in results:
         by_problem.setdefault(r["problem"], []).append(r)
     for rs in by_problem.values():
-        if rs[0]["group"].startswith("continuous"):
+        if rs[0]["group"].startswith(("continuous", "bbob")):
             for r in rs:
                 r["regret"] = np.maximum(_best_of_observed(r["obs"], r["true"]), 0.0) / r["scale"]
             continue
@@ -399,6 +422,43 @@ def problems(quick: bool) -> list[ProblemSpec]:
     return out
 
 
+def bbob_problems(name: str) -> list[ProblemSpec]:
+    """BBOB problems named ``name``: one problem, or ``bbob`` / ``bbob-<d>d`` /
+    ``bbob-noisy`` / ``bbob-<d>d-noisy`` / ``bbob-<d>d-noiseless`` for a whole group."""
+    groups = {
+        "bbob": _bbob.problem_names(),
+        "bbob-noisy": [n for n in _bbob.problem_names() if n.endswith("noisy")],
+        "bbob-noiseless": _bbob.problem_names(noisy=False),
+    }
+    for d in _bbob.DIMS:
+        every = _bbob.problem_names((d,))
+        groups[f"bbob-{d}d"] = every
+        groups[f"bbob-{d}d-noisy"] = [n for n in every if n.endswith("noisy")]
+        groups[f"bbob-{d}d-noiseless"] = _bbob.problem_names((d,), noisy=False)
+    names = groups.get(name, [name])
+    out = []
+    for n in names:
+        _, d, noisy = _bbob.parse(n)
+        out.append(ProblemSpec(n, "bbob-noisy" if noisy else f"bbob-{d}d"))
+    return out
+
+
+def select_problems(quick: bool, names: str | None) -> list[ProblemSpec]:
+    """The mode's problems, or those named (any problem of the full mode, or BBOB names)."""
+    if not names:
+        return problems(quick)
+    known = {pr.name: pr for pr in problems(False)}
+    out: list[ProblemSpec] = []
+    for name in names.split(","):
+        if name in known:
+            out.append(known[name])
+        elif name.startswith("bbob"):
+            out += bbob_problems(name)
+        else:
+            raise SystemExit(f"Unknown problem {name!r}.")
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the comparison and write <name>.md and <name>.png into ``--out``."""
     p = argparse.ArgumentParser(prog="python -m benchmarks optimize", description=__doc__)
@@ -410,6 +470,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--name", default="optimize", help="stem of the result files")
     add_out_argument(p)
+    p.add_argument("--seed-offset", type=int, default=0, help="first seed (1000+: report)")
+    p.add_argument("--samplers", default=None, help="comma-separated subset of sampler names")
+    p.add_argument("--save", default=None, help="pickle the raw results to this path")
+    p.add_argument(
+        "--load", default=None, help="comma-separated pickles of earlier runs to report with"
+    )
     a = p.parse_args(argv)
     require("cmaes", "CmaEsSampler", "optimize")
     print(stamp_core(), flush=True)
@@ -419,14 +485,32 @@ def main(argv: list[str] | None = None) -> None:
     samplers = [s for s in SAMPLERS if s != "GP" or a.gp or not a.quick]
     if "GP" in samplers:
         require("torch", "GPSampler", "optimize")
-    probs = problems(a.quick)
-    if a.problems:
-        keep = set(a.problems.split(","))
-        probs = [pr for pr in probs if pr.name in keep]
-    jobs = [(s, pr, seed, n_trials) for pr in probs for seed in range(n_seeds) for s in samplers]
+    if a.samplers:
+        samplers = a.samplers.split(",")
+        for s in samplers:
+            make_sampler(s, 0)  # unknown names fail now
+    probs = select_problems(a.quick, a.problems)
+    seeds = range(a.seed_offset, a.seed_offset + n_seeds)
+    jobs = [(s, pr, seed, n_trials) for pr in probs for seed in seeds for s in samplers]
     # slowest first, so that parallel workers finish together
     jobs.sort(key=lambda j: (j[0] != "GP", j[1].group != "sklearn"))
     results = pmap(run_one, jobs, a.jobs)
+    if a.save:
+        with open(a.save, "wb") as fh:
+            pickle.dump(results, fh)
+    if a.load:
+        names = {pr.name for pr in probs}
+        for path in a.load.split(","):
+            with open(path, "rb") as fh:
+                old = [
+                    r
+                    for r in pickle.load(fh)
+                    if r["problem"] in names
+                    and r["seed"] in seeds
+                    and r["sampler"] not in samplers
+                ]
+            samplers += sorted({r["sampler"] for r in old} - set(samplers))
+            results += old
     checkpoints = [n for n in (50, 100, 200) if n <= n_trials] or [n_trials]
     text, headline = report(results, samplers, checkpoints)
     out = results_dir(a.out)
@@ -437,7 +521,8 @@ def main(argv: list[str] | None = None) -> None:
     mode = "quick" if a.quick else "full"
     body = (
         f"# Optimisation quality vs Optuna samplers ({mode} mode)\n\n"
-        f"{len(probs)} problems ({', '.join(pr.name for pr in probs)}), {n_seeds} seeds, "
+        f"{len(probs)} problems ({', '.join(pr.name for pr in probs)}), {n_seeds} seeds "
+        f"({a.seed_offset}+), "
         f"{n_trials} trials; samplers with default options (seed only). Rank: mean over "
         "(problem, seed) of the rank among samplers (1 = best). Regret: geometric mean of the "
         f"normalised regret (floored at 1e-6). Command: `{command_line('optimize', argv)}`.\n"

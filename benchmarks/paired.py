@@ -12,6 +12,8 @@ Usage::
 
     python -m benchmarks paired --index hoeffding --settings 0.03,0.1 0.01,0.1 0.003,0.03
     python -m benchmarks paired --index soft_gp --settings 0.03,0.1 0.01,0.1 0.003,0.03
+    python -m benchmarks paired --settings 0.01,0.1,uniform 0.01,0.1,trust_region \
+        --name paired_sampling   # a third field names the in-box sampler
 """
 
 from __future__ import annotations
@@ -37,14 +39,17 @@ from benchmarks.bandit import TUNING_SEED_OFFSET
 SEED_OFFSET = TUNING_SEED_OFFSET + 100
 
 
-def _setting(text: str) -> tuple[float, float]:
+def _setting(text: str) -> tuple[float, float, str | None]:
+    parts = text.split(",")
+    sampling = parts.pop() if len(parts) == 3 else None
     try:
-        C, M = (float(v) for v in text.split(","))
+        C, M = (float(v) for v in parts)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"a setting is 'C,M' with two numbers, e.g. 0.01,0.1; got {text!r}"
+            "a setting is 'C,M' with two numbers, e.g. 0.01,0.1, optionally followed by an "
+            f"in-box sampler, e.g. 0.01,0.1,uniform; got {text!r}"
         ) from None
-    return C, M
+    return C, M, sampling
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -55,14 +60,15 @@ def main(argv: list[str] | None = None) -> None:
         "--settings",
         type=_setting,
         nargs="+",
-        default=[(0.03, 0.1), (0.01, 0.1), (0.003, 0.03)],
-        help="C,M pairs; the first is the baseline",
+        default=[(0.03, 0.1, None), (0.01, 0.1, None), (0.003, 0.03, None)],
+        help="C,M pairs (or C,M,sampling); the first is the baseline",
     )
     p.add_argument("--quick", action="store_true", help="3 seeds, 100 trials")
     p.add_argument("--seeds", type=int, default=None, help="seeds (default 10; 3 with --quick)")
     p.add_argument("--trials", type=int, default=None, help="default 200; 100 with --quick")
     p.add_argument("--jobs", type=int, default=1)
     add_out_argument(p)
+    p.add_argument("--name", default=None, help="stem of the result file (paired_<index>)")
     a = p.parse_args(argv)
     a.seeds = a.seeds or (3 if a.quick else 10)
     a.trials = a.trials or (100 if a.quick else 200)
@@ -71,29 +77,52 @@ def main(argv: list[str] | None = None) -> None:
     instances = [(n, d, nz) for d in (2, 5, 10) for n in FUNCTION_NAMES for nz in NOISES]
     seeds = [SEED_OFFSET + s for s in range(a.seeds)]
     jobs = [
-        ({"C": C, "M": M, "index": a.index}, n, d, s, nz, a.trials)
-        for (C, M) in a.settings
+        (
+            {"C": C, "M": M, "index": a.index, **({"sampling": smp} if smp else {})},
+            n,
+            d,
+            s,
+            nz,
+            a.trials,
+        )
+        for (C, M, smp) in a.settings
         for (n, d, nz) in instances
         for s in seeds
     ]
     res = np.array(pmap(simple_regret_run, jobs, a.jobs)).reshape(len(a.settings), -1)
     log_r = np.log(np.maximum(res, 1e-6))
     rows = []
-    for i, (C, M) in enumerate(a.settings):
+    noisy = np.array([nz > 0 for (_, _, nz) in instances for _ in seeds])
+    for i, (C, M, smp) in enumerate(a.settings):
         diff = log_r[i] - log_r[0]
         se = float(diff.std(ddof=1) / np.sqrt(diff.size)) if i else 0.0
         win = float(np.mean(diff < 0) + 0.5 * np.mean(diff == 0))
+        by_noise = []
+        for sel in (~noisy, noisy):
+            dn = diff[sel]
+            sen = float(dn.std(ddof=1) / np.sqrt(dn.size)) if i else 0.0
+            by_noise.append(f"{dn.mean():+.3f} ± {sen:.3f}")
         rows.append(
             [
-                f"C={C:g} M={M:g}" + (" (baseline)" if i == 0 else ""),
+                f"C={C:g} M={M:g}"
+                + (f" sampling={smp}" if smp else "")
+                + (" (baseline)" if i == 0 else ""),
                 fmt(float(np.exp(log_r[i].mean()))),
                 f"{diff.mean():+.3f} ± {se:.3f}",
                 fmt(win, 3),
+                *by_noise,
             ]
         )
-    header = ["setting", "norm. regret (geo. mean)", "log-ratio to baseline ± s.e.", "win rate"]
+    header = [
+        "setting",
+        "norm. regret (geo. mean)",
+        "log-ratio to baseline ± s.e.",
+        "win rate",
+        "log-ratio noiseless",
+        "log-ratio noisy",
+    ]
     text = (
-        f"# Paired check of (C, M), index={a.index}\n\n"
+        f"# Paired check of (C, M) and in-box samplers, index={a.index}\n\n"
         f"Optimisation suite of the ablation ({len(instances)} instances x {a.seeds} seeds "
         f"{SEED_OFFSET}+, {a.trials} trials); a negative log-ratio is lower regret than the "
         "baseline on the same instances. "
@@ -102,7 +131,7 @@ def main(argv: list[str] | None = None) -> None:
         + "\n"
         + machine_note("quick" if a.quick else "full", started)
     )
-    path = results_dir(a.out) / f"paired_{a.index}.md"
+    path = results_dir(a.out) / f"{a.name or 'paired_' + a.index}.md"
     path.write_text(text)
     print(text)
     print(f"wrote {path}")

@@ -68,7 +68,11 @@ def compute(n_samples: int, seed: int, n_grid: int, n_kernel: int) -> dict[str, 
     y = reward_function(X[:, 0]) + NOISE_SD * rng.normal(size=n_samples)
     # "minmax" rewards are an affine map of the values, so the curves keep the function's shape
     bandit = TreeUCB(
-        [ParamSpec("x", "float", low=0.0, high=1.0)], seed=seed, rule="refit", reward="minmax"
+        [ParamSpec("x", "float", low=0.0, high=1.0)],
+        seed=seed,
+        rule="refit",
+        reward="minmax",
+        sampling="uniform",  # the paper's Algorithm 1
     )
     bandit.tell_many(X, y)
     leaves = bandit.fit_leaves()

@@ -69,6 +69,7 @@ def run(n_rounds: int, seed: int) -> TreeUCB:
         seed=seed,
         rule="refit",
         index="hoeffding",
+        sampling="uniform",  # the paper's Algorithm 1
     )
     noise = np.random.default_rng([seed, 1])
     for _ in range(n_rounds):

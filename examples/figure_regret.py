@@ -75,12 +75,14 @@ PROBLEMS = (
     Problem("2-D", 2, f_2d, 1.0),
 )
 
-#: label -> TreeUCB options (``None``: uniform random search)
+#: label -> TreeUCB options (``None``: uniform random search); every TreeUCB draws uniformly
+#: inside the played box, as the paper's Algorithm 1 does
+_PAPER = {"sampling": "uniform"}
 METHODS: dict[str, dict[str, Any] | None] = {
-    "TreeUCB hoeffding, refit": {"index": "hoeffding", "rule": "refit"},
-    "TreeUCB hoeffding, incremental": {"index": "hoeffding", "rule": "incremental"},
-    "TreeUCB soft_gp, refit": {"index": "soft_gp", "rule": "refit"},
-    "TreeUCB soft_gp, incremental": {"index": "soft_gp", "rule": "incremental"},
+    "TreeUCB hoeffding, refit": {"index": "hoeffding", "rule": "refit", **_PAPER},
+    "TreeUCB hoeffding, incremental": {"index": "hoeffding", "rule": "incremental", **_PAPER},
+    "TreeUCB soft_gp, refit": {"index": "soft_gp", "rule": "refit", **_PAPER},
+    "TreeUCB soft_gp, incremental": {"index": "soft_gp", "rule": "incremental", **_PAPER},
     "uniform random": None,
 }
 COLORS = {

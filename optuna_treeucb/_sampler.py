@@ -37,6 +37,7 @@ from optuna_treeucb.core import OPTIONS
 from optuna_treeucb.core import Index
 from optuna_treeucb.core import PrunedRule
 from optuna_treeucb.core import Rule
+from optuna_treeucb.core import Sampling
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
 from optuna_treeucb.core import validate_options
@@ -221,6 +222,7 @@ class TreeUCBSampler(BaseSampler):
         gp_noise: float = _CORE_DEFAULTS["gp_noise"],
         n_boxes: int = _CORE_DEFAULTS["n_boxes"],
         n_candidates: int = _CORE_DEFAULTS["n_candidates"],
+        sampling: Sampling = _CORE_DEFAULTS["sampling"],
         group: bool = True,
         independent_sampler: BaseSampler | None = None,
         warn_independent_sampling: bool = True,
@@ -258,6 +260,7 @@ class TreeUCBSampler(BaseSampler):
             "gp_noise": gp_noise,
             "n_boxes": n_boxes,
             "n_candidates": n_candidates,
+            "sampling": sampling,
         }
         self._core_options = validate_options(owner, options, wrapper=True)
         seed = self._core_options.pop("seed")

@@ -21,12 +21,14 @@ from optuna_treeucb.core._treeucb import Direction
 from optuna_treeucb.core._treeucb import Index
 from optuna_treeucb.core._treeucb import Leaves
 from optuna_treeucb.core._treeucb import Rule
+from optuna_treeucb.core._treeucb import Sampling
 from optuna_treeucb.core._treeucb import TreeUCB
 
 __all__ = [
     "Direction",
     "Index",
     "Rule",
+    "Sampling",
     "IncrementalPartition",
     "Leaves",
     "PrunedRule",

@@ -16,6 +16,11 @@ from threadpoolctl import ThreadpoolController
 
 from optuna_treeucb.core._fidelity import PrunedRule
 from optuna_treeucb.core._fidelity import budget_rewards
+from optuna_treeucb.core._inbox import TrustRegion
+from optuna_treeucb.core._inbox import box_candidates
+from optuna_treeucb.core._inbox import parzen_log_ratio
+from optuna_treeucb.core._inbox import trust_region_bounds
+from optuna_treeucb.core._inbox import trust_region_replay
 from optuna_treeucb.core._index import box_diameters
 from optuna_treeucb.core._index import gp_posterior
 from optuna_treeucb.core._index import hoeffding_index
@@ -50,6 +55,9 @@ def _one_blas_thread() -> Any:
 Rule = Literal["refit", "incremental"]
 Index = Literal["hoeffding", "soft_gp"]
 Direction = Literal["maximize", "minimize"]
+Sampling = Literal["uniform", "trust_region", "parzen"]
+PARZEN_GOOD_FRACTION = 0.25  # share of a box's observations that are "good" for parzen
+PARZEN_N_TOP = 3  # best points of the box that parzen perturbs
 
 
 @dataclass(frozen=True)
@@ -176,7 +184,20 @@ class TreeUCB:
         n_boxes:
             soft_gp: how many of the best boxes (by the Hoeffding index) receive candidates.
         n_candidates:
-            soft_gp: candidate points drawn per box.
+            soft_gp and ``sampling="parzen"``: candidate points drawn per box.
+        sampling:
+            How the point is drawn inside the played box.  ``"uniform"`` is the paper's
+            Algorithm 1.  ``"trust_region"`` draws uniformly in a trust region around the
+            box's best observation, intersected with the box; its side, relative to the
+            box, halves after ``max(4, d)`` told values in a row that do not improve the
+            best value and doubles after 3 that do (TuRBO's rule, Eriksson et al., NeurIPS
+            2019); it depends only on the sequence of told values.  Discrete parameters
+            (ints, grids, categories) are drawn in the whole box.  ``"parzen"`` draws
+            ``n_candidates`` points (uniform in the box, and perturbations of the box's
+            best observations) and keeps the one with the largest ratio of Parzen densities
+            of the box's good and bad observations (pending points count as bad).  With
+            ``index="soft_gp"`` the sampler draws each box's candidates and the GP scores
+            them.  See :mod:`optuna_treeucb.core._inbox`.
 
     Raises:
         ValueError: If an option is out of its range.
@@ -227,6 +248,7 @@ class TreeUCB:
         gp_noise: float = 0.1,
         n_boxes: int = 4,
         n_candidates: int = 32,
+        sampling: Sampling = "trust_region",
     ) -> None:
         self.space = _as_cube(space)
         # the arguments are the only locals so far; they are checked against the one table
@@ -246,6 +268,9 @@ class TreeUCB:
         self.gp_noise: float = opts["gp_noise"]
         self.n_boxes: int = opts["n_boxes"]
         self.n_candidates: int = opts["n_candidates"]
+        self.sampling: Sampling = opts["sampling"]
+        self._tr = TrustRegion()
+        self._discrete = np.array([p.is_discrete for p in self.space.params], dtype=bool)
         d = self.space.dim
         self._rng = np.random.default_rng(self.seed)
         self.partition: RefitPartition | IncrementalPartition
@@ -726,18 +751,64 @@ class TreeUCB:
         idx = np.where(ok, lv.index, -np.inf)
         if self.index == "hoeffding":
             b = self._argmax(idx)
-            return self._sample_in(lv.low[b : b + 1], lv.high[b : b + 1], ctx)[0]
+            return self._draw(b, lv, ctx, 1)[0]
         # soft_gp: candidates in the best boxes, scored by the GP-UCB index
         k = min(self.n_boxes, int(ok.sum()))
         top = np.argsort(-idx, kind="stable")[:k]
-        lows = np.repeat(lv.low[top], self.n_candidates, axis=0)
-        highs = np.repeat(lv.high[top], self.n_candidates, axis=0)
-        cand = self._sample_in(lows, highs, ctx)
+        cand = np.vstack([self._draw(b, lv, ctx, self.n_candidates) for b in top])
         mean, std = self._gp(cand, r)
         t = self.n_observations + self.pending.shape[0] + 1
         diam = np.repeat(box_diameters(lv.low[top], lv.high[top]), self.n_candidates)
         ucb = soft_gp_index(mean, std, diam, t, self.C, self.M, self.gp_noise)
         return cand[self._argmax(ucb)]
+
+    @property
+    def trust_region(self) -> TrustRegion:
+        """State of the trust-region rule after the values told so far (any ``sampling``)."""
+        self._tr = trust_region_replay(self._tr, self._y, self.space.dim, self.n_startup)
+        return self._tr
+
+    def _draw(self, b: int, lv: Leaves, ctx: Mapping[int, float], n: int) -> np.ndarray:
+        """Draw ``n`` points in box ``b`` with the in-box sampler, shape (n, d).
+
+        With the Hoeffding index ``n`` is 1 and parzen returns its best-scored candidate;
+        with the soft-GP index parzen returns its unscored candidates for the GP to score.
+        """
+        low, high = lv.low[b], lv.high[b]
+        if self.sampling == "uniform":
+            return self._sample_in(np.repeat(low[None], n, 0), np.repeat(high[None], n, 0), ctx)
+        mine = np.flatnonzero(self.partition.leaf_of == b)
+        if mine.size == 0:  # an empty cell: nothing to refine around
+            return self._sample_in(np.repeat(low[None], n, 0), np.repeat(high[None], n, 0), ctx)
+        y = self._y[mine]
+        if self.sampling == "trust_region":
+            # the tree routes float32 copies of the points: keep the centre in the box
+            center = np.clip(self._X[mine[self._argmax(y)]], low, high)
+            lo, hi = trust_region_bounds(center, low, high, self.trust_region.rho)
+            # discrete columns (ints, grids, categories) are drawn in the whole box
+            lo[self._discrete], hi[self._discrete] = low[self._discrete], high[self._discrete]
+            return self._sample_in(np.repeat(lo[None], n, 0), np.repeat(hi[None], n, 0), ctx)
+        # parzen: candidates around the box's best points, scored by l(x) / g(x) on the box
+        order = mine[np.argsort(-y, kind="stable")]
+        rng = self._rng
+        cand = box_candidates(rng, low, high, self._X[order[:PARZEN_N_TOP]], self.n_candidates)
+        for j, u in ctx.items():
+            cand[:, j] = u
+        if self.index == "soft_gp":
+            return cand[:n]
+        n_good = max(1, math.ceil(PARZEN_GOOD_FRACTION * order.size))
+        pend = self.pending
+        if pend.shape[0]:
+            pend = pend[self.partition.locate(pend) == b]
+        free = np.array([j for j in range(self.space.dim) if j not in ctx], dtype=np.intp)
+        score = parzen_log_ratio(
+            cand[:, free],
+            self._X[order[:n_good]][:, free],
+            np.vstack((self._X[order[n_good:]], pend))[:, free],
+            low[free],
+            high[free],
+        )
+        return cand[[self._argmax(score)]]
 
     def _gp(self, cand: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         with _one_blas_thread():

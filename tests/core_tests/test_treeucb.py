@@ -52,10 +52,12 @@ def test_hoeffding_ask_falls_in_a_box_of_maximal_index() -> None:
     for t in range(60):
         lv = bandit.fit_leaves()
         x = bandit.ask_x()
-        leaf = int(bandit.partition.locate(x[None])[0])
+        # the boxes that hold x (by its float64 coordinates; the tree routes float32 copies,
+        # which may differ for a box narrower than float32's resolution)
+        holds = np.all((lv.low <= x) & (x <= lv.high), axis=1)
+        assert holds.any()
         if t >= 5:  # after the uniformly random start-up points
-            assert lv.index[leaf] >= lv.index.max() - 1e-12
-        assert np.all(lv.low[leaf] <= x) and np.all(x <= lv.high[leaf])
+            assert lv.index[holds].max() >= lv.index.max() - 1e-12
         bandit.tell_x(x, -np.sum((x - 0.7) ** 2) + 0.01 * rng.standard_normal())
 
 
@@ -279,7 +281,8 @@ def test_regret_falls_on_noisy_lipschitz_functions(rule: str, f, d: int, fmax: f
     first, last, uniform = [], [], []
     for seed in range(seeds):
         rng = np.random.default_rng(seed)
-        bandit = TreeUCB(d, seed=seed, rule=rule, refit_fraction=0.05)  # type: ignore[arg-type]
+        # the paper's Algorithm 1 (uniform draws in the box), whose regret the theorem bounds
+        bandit = TreeUCB(d, seed=seed, rule=rule, refit_fraction=0.05, sampling="uniform")  # type: ignore[arg-type]
         regret = np.empty(T)
         for t in range(T):
             x = bandit.ask_x()

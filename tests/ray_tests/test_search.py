@@ -257,6 +257,12 @@ def test_bad_arguments_raise(kwargs: dict[str, Any], error: type[Exception], mat
         TreeUCBSearch({"x": tune.uniform(0.0, 1.0)}, **kwargs)
 
 
+@pytest.mark.parametrize("sampling", ["uniform", "trust_region", "parzen"])
+def test_sampling_reaches_the_core(sampling: str) -> None:
+    searcher = TreeUCBSearch({"x": tune.uniform(0.0, 1.0)}, "loss", "min", sampling=sampling)  # type: ignore[arg-type]
+    assert searcher._treeucb is not None and searcher._treeucb.sampling == sampling
+
+
 def test_docstring_describes_only_the_searchers_own_arguments() -> None:
     doc = TreeUCBSearch.__doc__ or ""
     args = doc[doc.index("Args:") : doc.index("Raises:")]

@@ -1,0 +1,211 @@
+"""In-box samplers: where TreeUCB draws its next point inside the box it plays.
+
+The paper (Wang, Ye, Geng, Rudin, arXiv:1901.09277, Algorithm 1) draws the point uniformly in
+the played box.  The box choice is kept; these pure functions refine the draw inside it:
+
+* trust region (Eriksson et al., "Scalable Global Optimization via Local Bayesian
+  Optimization", NeurIPS 2019, TuRBO): a box of relative side ``rho`` around the played box's
+  best point, intersected with the box.  ``rho`` halves after ``max(4, d)`` failures in a row
+  and doubles after 3 successes in a row (a success is a new best of the study), within
+  ``[rho_min, rho_max]``; below ``rho_min`` it restarts at ``rho_init``.  The state is a
+  function of the sequence of told values only (:func:`trust_region_replay`).  TreeUCB
+  narrows only the continuous columns: a discrete parameter keeps the box's whole range, so a
+  category is never locked in by the trust region (only by the box).
+* Parzen candidates: uniform points in the box plus Gaussian perturbations of the box's best
+  points, scored by the ratio ``l(x) / g(x)`` of Parzen densities of the box's good and bad
+  observations (TPE's criterion, Bergstra et al., NeurIPS 2011, restricted to the box);
+  pending points count as bad, so concurrent asks spread out.
+
+Notations:
+    d: number of dimensions; k: number of candidates; n_b: observations in the played box.
+    low, high: bounds of the played box, shape (d,), values in [0, 1].
+    center: the box's best point, shape (d,).
+    rho: side of the trust region relative to the box's side, > 0.
+    X_good, X_bad: observations of the box split by reward, shapes (n_good, d), (n_bad, d).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+RHO_INIT = 1.0
+RHO_MAX = 2.0  # a side of 2 box sides covers the box wherever the centre is
+RHO_MIN = 2.0**-7  # TuRBO's L_min relative to its L_init (0.5^7 vs 0.8, rounded)
+SUCCESS_TOL = 3
+BANDWIDTH = 0.1
+
+
+@dataclass(frozen=True)
+class TrustRegion:
+    """State of the trust-region rule.
+
+    Attributes:
+        rho: Side of the trust region relative to the played box.
+        n_success: Successes in a row.
+        n_failure: Failures in a row.
+        best: Best value so far (larger is better; ``-inf`` before the first).
+        n_seen: Number of values consumed.
+    """
+
+    rho: float = RHO_INIT
+    n_success: int = 0
+    n_failure: int = 0
+    best: float = -math.inf
+    n_seen: int = 0
+
+
+def failure_tolerance(d: int) -> int:
+    """Failures in a row that halve the region: ``max(4, d)`` (TuRBO with batch size 1)."""
+    return max(4, d)
+
+
+def trust_region_step(state: TrustRegion, value: float, d: int, *, count: bool) -> TrustRegion:
+    """Consume one told value (larger is better).
+
+    A value above the best so far is a success, any other a failure.  After
+    :data:`SUCCESS_TOL` successes in a row ``rho`` doubles (at most :data:`RHO_MAX`); after
+    ``max(4, d)`` failures in a row it halves; below :data:`RHO_MIN` it restarts at
+    :data:`RHO_INIT`.  The counters restart after every change of ``rho``.
+
+    Args:
+        state: The state before the value.
+        value: The told value (internal sign: larger is better).
+        d: Number of dimensions.
+        count: Whether the value counts as a success or failure (start-up values and the
+            first value only set the best).
+
+    Returns:
+        The state after the value.
+    """
+    first = math.isinf(state.best) and state.best < 0
+    improved = value > state.best
+    best = max(state.best, value)
+    if not count or first:
+        return TrustRegion(state.rho, state.n_success, state.n_failure, best, state.n_seen + 1)
+    rho, n_s, n_f = state.rho, state.n_success, state.n_failure
+    if improved:
+        n_s, n_f = n_s + 1, 0
+    else:
+        n_s, n_f = 0, n_f + 1
+    if n_s >= SUCCESS_TOL:
+        rho, n_s = min(2.0 * rho, RHO_MAX), 0
+    elif n_f >= failure_tolerance(d):
+        rho, n_f = rho / 2.0, 0
+        if rho < RHO_MIN:
+            rho = RHO_INIT
+    return TrustRegion(rho, n_s, n_f, best, state.n_seen + 1)
+
+
+def trust_region_replay(
+    state: TrustRegion, values: np.ndarray, d: int, n_startup: int
+) -> TrustRegion:
+    """Consume the told values ``values[state.n_seen:]`` in order.
+
+    The state is a function of the sequence of values only, so a bandit rebuilt from the
+    same observations (as the Optuna sampler does) gets the same state.
+
+    Args:
+        state: The state after ``values[:state.n_seen]``.
+        values: Every told value so far in order, shape (n,), larger is better.
+        d: Number of dimensions.
+        n_startup: The first ``n_startup`` values only set the best.
+
+    Returns:
+        The state after all of ``values``.
+    """
+    for i in range(state.n_seen, values.shape[0]):
+        state = trust_region_step(state, float(values[i]), d, count=i >= n_startup)
+    return state
+
+
+def trust_region_bounds(
+    center: np.ndarray, low: np.ndarray, high: np.ndarray, rho: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The trust region ``[c - rho w / 2, c + rho w / 2]`` intersected with the box.
+
+    Args:
+        center: Shape (d,), inside the box.
+        low, high: The box, shape (d,).
+        rho: Side relative to the box's side ``w = high - low``.
+
+    Returns:
+        ``(lo, hi)``, each shape (d,), with ``low <= lo <= center <= hi <= high``.
+    """
+    half = 0.5 * rho * (high - low)
+    return np.maximum(center - half, low), np.minimum(center + half, high)
+
+
+def box_candidates(
+    rng: np.random.Generator,
+    low: np.ndarray,
+    high: np.ndarray,
+    X_top: np.ndarray,
+    k: int,
+    scale: float = 0.1,
+) -> np.ndarray:
+    """``k`` candidates in the box: half uniform, half perturbations of the best points.
+
+    Args:
+        rng: Random generator.
+        low, high: The box, shape (d,).
+        X_top: The box's best observations, shape (m, d) (``m = 0``: all uniform).
+        k: Number of candidates.
+        scale: Standard deviation of a perturbation relative to the box's side.
+
+    Returns:
+        Shape (k, d), inside the box.
+    """
+    d = low.shape[0]
+    n_pert = k // 2 if X_top.shape[0] else 0
+    uni = low + rng.random((k - n_pert, d)) * (high - low)
+    if not n_pert:
+        return uni
+    base = X_top[rng.integers(0, X_top.shape[0], size=n_pert)]
+    pert = base + scale * (high - low) * rng.standard_normal((n_pert, d))
+    return np.vstack((uni, np.clip(pert, low, high)))
+
+
+def parzen_log_ratio(
+    cand: np.ndarray,
+    X_good: np.ndarray,
+    X_bad: np.ndarray,
+    low: np.ndarray,
+    high: np.ndarray,
+) -> np.ndarray:
+    """``log l(x) - log g(x)`` of Parzen densities restricted to the box.
+
+    Each density is a mixture of Gaussian kernels on its points and one uniform component
+    on the box (the prior, weight of one point), with bandwidth ``h_j = w_j n^(-1 / (d + 4))``
+    per dimension (Scott's rule on the box's side ``w``, ``n`` points of the density).
+
+    Args:
+        cand: Candidates, shape (k, d).
+        X_good: Good observations of the box, shape (n_good, d).
+        X_bad: Bad observations and pending points of the box, shape (n_bad, d).
+        low, high: The box, shape (d,).
+
+    Returns:
+        Shape (k,); larger is more promising.
+    """
+    w = np.maximum(high - low, 1e-12)
+    d = w.shape[0]
+    log_uniform = -float(np.sum(np.log(w)))
+
+    def log_density(P: np.ndarray) -> np.ndarray:
+        n = P.shape[0]
+        if n == 0:
+            return np.full(cand.shape[0], log_uniform)
+        h = BANDWIDTH * w * (n + 1) ** (-1.0 / (d + 4))
+        z = (cand[:, None, :] - P[None]) / h
+        log_k = -0.5 * np.sum(z * z, axis=2) - float(
+            np.sum(np.log(h)) + 0.5 * d * math.log(2 * math.pi)
+        )
+        terms = np.concatenate((log_k, np.full((cand.shape[0], 1), log_uniform)), axis=1)
+        top = terms.max(axis=1, keepdims=True)
+        out: np.ndarray = top[:, 0] + np.log(np.exp(terms - top).sum(axis=1)) - math.log(n + 1)
+        return out
+
+    return log_density(X_good) - log_density(X_bad)
