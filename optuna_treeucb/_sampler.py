@@ -49,6 +49,7 @@ _logger = logging.getLogger(__name__)
 
 # The core's options are declared once, in optuna_treeucb.core.OPTIONS (defaults included).
 _CORE_DEFAULTS: dict[str, Any] = {name: option.default for name, option in OPTIONS.items()}
+_WRAPPER_OPTIONS = frozenset(o.face_name for o in OPTIONS.values() if not o.core_only)
 _MAX_MODELS_PER_SPACE = 8  # e.g. one per HyperbandPruner bracket
 _Space = tuple[tuple[str, BaseDistribution], ...]  # (name, distribution), sorted by name
 # A trial's relative sample, shared with other processes through its system attributes (as
@@ -228,40 +229,9 @@ class TreeUCBSampler(BaseSampler):
         warn_independent_sampling: bool = True,
     ) -> None:
         owner = "TreeUCBSampler"
-        for name, flag in (
-            ("group", group),
-            ("warn_independent_sampling", warn_independent_sampling),
-        ):
-            if not isinstance(flag, bool):
-                raise TypeError(f"The '{name}' parameter of {owner} must be a bool. Got {flag!r}.")
-        if independent_sampler is not None and not isinstance(independent_sampler, BaseSampler):
-            raise TypeError(
-                f"The 'independent_sampler' parameter of {owner} must be an "
-                f"optuna.samplers.BaseSampler or None. Got {independent_sampler!r}."
-            )
-        options = {
-            "seed": seed,
-            "n_startup_trials": n_startup_trials,
-            "rule": rule,
-            "index": index,
-            "C": C,
-            "M": M,
-            "reward": reward,
-            "pruned": pruned,
-            "n_min": n_min,
-            "criterion": criterion,
-            "min_impurity_decrease": min_impurity_decrease,
-            "refit_fraction": refit_fraction,
-            "cap_gamma": cap_gamma,
-            "gamma": gamma,
-            "max_leaves_coef": max_leaves_coef,
-            "alpha": alpha,
-            "sigma": sigma,
-            "gp_noise": gp_noise,
-            "n_boxes": n_boxes,
-            "n_candidates": n_candidates,
-            "sampling": sampling,
-        }
+        _check_own_arguments(group, warn_independent_sampling, independent_sampler)
+        # the core's options are the only locals so far named as in the one table
+        options = {k: v for k, v in locals().items() if k in _WRAPPER_OPTIONS}
         self._core_options = validate_options(owner, options, wrapper=True)
         seed = self._core_options.pop("seed")
         self._seed = seed
@@ -608,6 +578,25 @@ class TreeUCBSampler(BaseSampler):
 
 
 # -- helpers -------------------------------------------------------------------------------------
+def _check_own_arguments(
+    group: Any, warn_independent_sampling: Any, independent_sampler: Any
+) -> None:
+    """Type checks of the sampler's own arguments (the core's options have the table)."""
+    for name, flag in (
+        ("group", group),
+        ("warn_independent_sampling", warn_independent_sampling),
+    ):
+        if not isinstance(flag, bool):
+            raise TypeError(
+                f"The '{name}' parameter of TreeUCBSampler must be a bool. Got {flag!r}."
+            )
+    if independent_sampler is not None and not isinstance(independent_sampler, BaseSampler):
+        raise TypeError(
+            "The 'independent_sampler' parameter of TreeUCBSampler must be an "
+            f"optuna.samplers.BaseSampler or None. Got {independent_sampler!r}."
+        )
+
+
 def _fresh_seed() -> int:
     """A random seed in the range every seed of the package is checked against."""
     return int(np.random.SeedSequence().generate_state(1)[0])

@@ -18,10 +18,7 @@ import ray_treeucb
 MAX_LINES = 60
 # Over the limit, in code other branches were rewriting when this test came (issue 12): split
 # them, then remove them here.  Keyed "package/module.py:qualified name".
-KNOWN_LONG = {
-    "optuna_treeucb/_sampler.py:TreeUCBSampler.__init__",
-    "optuna_treeucb/core/_treeucb.py:TreeUCB.__init__",
-}
+KNOWN_LONG: set[str] = set()  # none: every function is under the limit
 PACKAGES = [pathlib.Path(p.__file__).parent for p in (optuna_treeucb, ray_treeucb)]
 _NOT_CODE = {
     tokenize.COMMENT,

@@ -99,6 +99,27 @@ def _as_cube(space: Any) -> UnitCube:
     )
 
 
+def _new_partition(
+    rule: Rule, d: int, opts: Mapping[str, Any]
+) -> RefitPartition | IncrementalPartition:
+    """The empty partition of the cube [0, 1]^d for a tree rule and validated options."""
+    if rule == "refit":
+        return RefitPartition(
+            d,
+            criterion=opts["criterion"],
+            min_impurity_decrease=opts["min_impurity_decrease"],
+            refit_fraction=opts["refit_fraction"],
+            cap_gamma=opts["cap_gamma"],
+            seed=0,
+        )
+    return IncrementalPartition(
+        d,
+        gamma=opts["gamma"],
+        max_leaves_coef=opts["max_leaves_coef"],
+        min_impurity_decrease=opts["min_impurity_decrease"],
+    )
+
+
 class TreeUCB:
     """TreeUCB: a Lipschitz bandit over a box whose partition is learned by a regression tree.
 
@@ -273,23 +294,7 @@ class TreeUCB:
         self._discrete = np.array([p.is_discrete for p in self.space.params], dtype=bool)
         d = self.space.dim
         self._rng = np.random.default_rng(self.seed)
-        self.partition: RefitPartition | IncrementalPartition
-        if self.rule == "refit":
-            self.partition = RefitPartition(
-                d,
-                criterion=opts["criterion"],
-                min_impurity_decrease=opts["min_impurity_decrease"],
-                refit_fraction=opts["refit_fraction"],
-                cap_gamma=opts["cap_gamma"],
-                seed=0,
-            )
-        else:
-            self.partition = IncrementalPartition(
-                d,
-                gamma=opts["gamma"],
-                max_leaves_coef=opts["max_leaves_coef"],
-                min_impurity_decrease=opts["min_impurity_decrease"],
-            )
+        self.partition = _new_partition(self.rule, d, opts)
         # observations in buffers that grow geometrically: appending is amortised O(d)
         self._Xbuf = np.zeros((16, d))
         self._ybuf = np.zeros(16)  # internal values: larger is better
@@ -297,7 +302,12 @@ class TreeUCB:
         self._n = 0
         self._told: dict[int, dict[str, Any]] = {}  # observation -> parameters as told
         self._init_pending()
-        # soft_gp cache: features and Gram matrix of the observations for one partition
+        self._clear_gp_cache()
+
+    def _clear_gp_cache(self) -> None:
+        """Drop the soft_gp cache (features and Gram matrix of the observations for one
+        partition); it is rebuilt on demand."""
+        d = self.space.dim
         self._gp_version = -1
         self._gp_low = np.zeros((0, d))
         self._gp_high = np.zeros((0, d))
