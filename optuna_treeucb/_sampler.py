@@ -258,7 +258,7 @@ class TreeUCBSampler(BaseSampler):
         self._models: dict[tuple[Any, ...], list[_Model]] = {}
         # finished trials logged so far: number -> (trial, value for the model or None)
         self._values: dict[int, tuple[FrozenTrial, float | None]] = {}
-        self._log: list[int] = []  # their numbers, in the order they were logged
+        self._logged_numbers: list[int] = []  # their numbers, in the order they were logged
         self._n_obs = 0
         # every trial before position _frontier of the study's trial list has ended
         self._frontier = 0
@@ -266,7 +266,15 @@ class TreeUCBSampler(BaseSampler):
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        derived = ("_lock", "_study_name", "_tracker", "_models", "_values", "_log", "_n_obs")
+        derived = (
+            "_lock",
+            "_study_name",
+            "_tracker",
+            "_models",
+            "_values",
+            "_logged_numbers",
+            "_n_obs",
+        )
         for name in (*derived, "_view_for", "_first", "_frontier", "_frontier_key"):
             del state[name]
         return state
@@ -332,8 +340,8 @@ class TreeUCBSampler(BaseSampler):
             return False
         if self._frontier and not same(self._frontier - 1, self._frontier_key):
             return False
-        if self._log:
-            last = self._log[-1]
+        if self._logged_numbers:
+            last = self._logged_numbers[-1]
             return same(last, _key(self._values[last][0]))
         return True
 
@@ -367,7 +375,7 @@ class TreeUCBSampler(BaseSampler):
         for t in new:
             value = _value(t)
             self._values[t.number] = (t, value)
-            self._log.append(t.number)
+            self._logged_numbers.append(t.number)
             self._n_obs += value is not None
         self._tracker.update(study.study_name, new)
 
@@ -517,8 +525,8 @@ class TreeUCBSampler(BaseSampler):
             if len(entries) > _MAX_MODELS_PER_SPACE:
                 entries.pop(0)
         if view.finished is None:
-            candidates = [self._values[n] for n in self._log[model.pos :]]
-            model.pos = len(self._log)
+            candidates = [self._values[n] for n in self._logged_numbers[model.pos :]]
+            model.pos = len(self._logged_numbers)
         else:
             candidates = [self._values[t.number] for t in view.finished]
         _tell_new(model, space, candidates)
@@ -551,7 +559,7 @@ class TreeUCBSampler(BaseSampler):
         with self._lock:
             view = self._scan(study)
             if view.finished is None:
-                observations = [self._values[n] for n in sorted(self._log)]
+                observations = [self._values[n] for n in sorted(self._logged_numbers)]
             else:
                 observations = [self._values[t.number] for t in view.finished]
             if params is None:

@@ -349,7 +349,7 @@ class TreeUCBSearch(Searcher):
     ``lograndint(a, b)``       int in [a, b - 1], log
     ``qrandint(a, b, q)``      int, step q, multiples of q in [a, b] (q = 1: [a, b - 1])
     ``qlograndint(a, b, q)``   as ``qrandint``, log
-    ``choice(values)``         categorical with the very values (any objects)
+    ``choice(values)``         categorical, any objects; a config holds an equal deep copy
     =========================  ==========================================================
 
     ``randn``, ``qrandn``, ``grid_search`` and ``sample_from`` raise ``ValueError``.  (In a
