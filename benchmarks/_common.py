@@ -46,6 +46,15 @@ def results_dir(out: Path | str | None = None) -> Path:
     return folder
 
 
+def write_result(out: Path | str | None, name: str, text: str) -> Path:
+    """Write ``text`` to ``<results_dir(out)>/<name>.md``, print it and say where it went."""
+    path = results_dir(out) / f"{name}.md"
+    path.write_text(text)
+    print(text)
+    print(f"wrote {path}", flush=True)
+    return path
+
+
 def command_line(command: str, argv: Sequence[str] | None) -> str:
     """The exact command of a run, ``argv`` (``sys.argv[1:]`` if ``None``) shell-quoted."""
     args = sys.argv[1:] if argv is None else list(argv)

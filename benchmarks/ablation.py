@@ -34,8 +34,8 @@ from benchmarks._common import geomean
 from benchmarks._common import machine_note
 from benchmarks._common import md_table
 from benchmarks._common import pmap
-from benchmarks._common import results_dir
 from benchmarks._common import stamp_core
+from benchmarks._common import write_result
 from benchmarks._testfunctions import HIGH
 from benchmarks._testfunctions import LOW
 from benchmarks._testfunctions import TestFunction
@@ -211,10 +211,7 @@ def main(argv: list[str] | None = None) -> None:
         + "\n"
         + machine_note(mode, started)
     )
-    out = results_dir(a.out) / f"{a.name}.md"
-    out.write_text(text)
-    print(text)
-    print(f"wrote {out}")
+    write_result(a.out, a.name, text)
 
 
 if __name__ == "__main__":

@@ -50,8 +50,8 @@ from benchmarks._common import fmt
 from benchmarks._common import machine_note
 from benchmarks._common import md_table
 from benchmarks._common import pmap
-from benchmarks._common import results_dir
 from benchmarks._common import stamp_core
+from benchmarks._common import write_result
 
 T = 27  # steps of a full training
 FRACTIONS = (0.25, 0.5, 1.0)
@@ -378,10 +378,7 @@ def main(argv: list[str] | None = None) -> None:
         + "\n"
         + machine_note("quick" if a.quick else "full", started)
     )
-    path = results_dir(a.out) / f"{a.name}.md"
-    path.write_text(text)
-    print(text)
-    print(f"wrote {path}")
+    write_result(a.out, a.name, text)
 
 
 if __name__ == "__main__":

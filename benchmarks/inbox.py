@@ -38,8 +38,8 @@ from benchmarks._common import fmt
 from benchmarks._common import machine_note
 from benchmarks._common import md_table
 from benchmarks._common import pmap
-from benchmarks._common import results_dir
 from benchmarks._common import stamp_core
+from benchmarks._common import write_result
 
 CHECKPOINTS = (50, 100, 200)
 
@@ -151,10 +151,7 @@ def main(argv: list[str] | None = None) -> None:
         + "\n"
         + machine_note("full", started)
     )
-    path = results_dir(a.out) / f"{a.name}.md"
-    path.write_text(text)
-    print(text)
-    print(f"wrote {path}")
+    write_result(a.out, a.name, text)
 
 
 if __name__ == "__main__":

@@ -32,8 +32,8 @@ from benchmarks._common import add_out_argument
 from benchmarks._common import command_line
 from benchmarks._common import machine_note
 from benchmarks._common import md_table
-from benchmarks._common import results_dir
 from benchmarks._common import stamp_core
+from benchmarks._common import write_result
 
 SAMPLER_NAMES = ("Random", "TreeUCB")
 MB = 2**20
@@ -208,8 +208,7 @@ def main(argv: list[str] | None = None) -> None:
         "(main at 2caa038) the same study raised MemoryError (7.28 TiB) at its first model "
         "trial.\n\n" + machine_note(mode, started)
     )
-    (results_dir(a.out) / "memory.md").write_text(text)
-    print(text)
+    write_result(a.out, "memory", text)
 
 
 if __name__ == "__main__":

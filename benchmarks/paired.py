@@ -29,8 +29,8 @@ from benchmarks._common import fmt
 from benchmarks._common import machine_note
 from benchmarks._common import md_table
 from benchmarks._common import pmap
-from benchmarks._common import results_dir
 from benchmarks._common import stamp_core
+from benchmarks._common import write_result
 from benchmarks.ablation import FUNCTION_NAMES
 from benchmarks.ablation import NOISES
 from benchmarks.ablation import simple_regret_run
@@ -131,10 +131,7 @@ def main(argv: list[str] | None = None) -> None:
         + "\n"
         + machine_note("quick" if a.quick else "full", started)
     )
-    path = results_dir(a.out) / f"{a.name or 'paired_' + a.index}.md"
-    path.write_text(text)
-    print(text)
-    print(f"wrote {path}")
+    write_result(a.out, a.name or "paired_" + a.index, text)
 
 
 if __name__ == "__main__":

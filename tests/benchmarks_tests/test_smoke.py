@@ -159,3 +159,19 @@ def test_scale(results_in_tmp: Path) -> None:
     searcher = [r for r in rows if r[0] == "TreeUCBSearch"]
     assert [r[1] for r in searcher] == ["1", "4"] and all(r[-1] == "0" for r in searcher)
     assert [r[:2] for r in rows if r[0] == "30"] == [["30", "0"], ["30", "64"]]
+
+
+def test_inbox(results_in_tmp: Path) -> None:
+    argv = ["--settings", "sampling=uniform", "sampling=trust_region", "--dims", "2"]
+    argv += ["--functions", "1,2", "--noise", "noiseless", "--seeds", "1", "--trials", "15"]
+    cli.main(["inbox", *argv])
+    text = (results_in_tmp / "inbox.md").read_text()
+    assert f"Command: `python -m benchmarks inbox {' '.join(argv)}`." in text
+    rows = _rows(text)
+    assert [r[:2] for r in rows] == [
+        ["sampling=uniform (baseline)", "2d"],
+        ["sampling=uniform (baseline)", "overall"],
+        ["sampling=trust_region", "2d"],
+        ["sampling=trust_region", "overall"],
+    ]
+    assert rows[0][4] == "+0.000 ± 0.000" and rows[2][2] == "2"  # paired with itself; 2 runs
