@@ -41,6 +41,7 @@ from optuna_treeucb.core import Sampling
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
 from optuna_treeucb.core import validate_options
+from optuna_treeucb.core._options import ignored_options
 
 if TYPE_CHECKING:
     from optuna.trial import FrozenTrial
@@ -233,6 +234,8 @@ class TreeUCBSampler(BaseSampler):
         # the core's options are the only locals so far named as in the one table
         options = {k: v for k, v in locals().items() if k in _WRAPPER_OPTIONS}
         self._core_options = validate_options(owner, options, wrapper=True)
+        for name in ignored_options(self._core_options):  # warned about; the core's default
+            del self._core_options[name]
         seed = self._core_options.pop("seed")
         self._seed = seed
         self._base_seed = seed if seed is not None else _fresh_seed()

@@ -24,6 +24,7 @@ from optuna_treeucb.core import ParamSpec
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
 from optuna_treeucb.core import validate_options
+from optuna_treeucb.core._options import ignored_options
 
 try:
     from ray.tune.result import DEFAULT_METRIC
@@ -475,6 +476,8 @@ class TreeUCBSearch(Searcher):
             given["n_startup_trials"] = n_startup_trials
         # checked now, not at the first trial; keyed by the core's names
         self._options = validate_options("TreeUCBSearch", given, wrapper=True)
+        for name in ignored_options(self._options):  # warned about; the core's default
+            del self._options[name]
         self._seed = self._options.pop("seed")
         if points_to_evaluate is not None and not isinstance(points_to_evaluate, list):
             raise TypeError(

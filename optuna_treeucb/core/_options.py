@@ -18,6 +18,7 @@ from __future__ import annotations
 import difflib
 import math
 import numbers
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -407,7 +408,46 @@ def validate_options(
             )
         given[option.name] = key
         out[option.name] = option.check(owner, key, value)
+    for name in ignored_options(out):
+        warnings.warn(
+            f"{owner} ignores {given[name]}={out[name]!r}: it has an effect only when "
+            f"{OPTIONS[name].applies}. Remove it, or set that option too.",
+            UserWarning,
+            stacklevel=3,
+        )
     return out
+
+
+def _has_effect(option: Option, options: Mapping[str, Any]) -> bool:
+    """Whether ``option`` has an effect under ``options`` (core names, defaults filled in).
+
+    ``option.applies`` is ``"always"`` or clauses ``name="value"`` joined by ``" or "``, all
+    written in this module (never user input).
+    """
+    if option.applies == "always":
+        return True
+    for clause in option.applies.split(" or "):
+        name, _, value = clause.partition("=")
+        if options.get(name) == value.strip('"'):
+            return True
+    return False
+
+
+def ignored_options(options: Mapping[str, Any]) -> list[str]:
+    """Options (core names) set to a value other than their default that have no effect.
+
+    Args:
+        options: Validated options by the core's names (missing ones take their defaults).
+
+    Returns:
+        Their names, in the table's order: e.g. ``gamma`` given with ``rule="refit"``.
+    """
+    full = {name: o.default for name, o in OPTIONS.items()} | dict(options)
+    return [
+        name
+        for name, option in OPTIONS.items()
+        if name in options and options[name] != option.default and not _has_effect(option, full)
+    ]
 
 
 def invalid_values(option: Option) -> list[tuple[Any, type[Exception]]]:

@@ -17,6 +17,7 @@ from optuna_treeucb.core import validate_options
 from optuna_treeucb.core._options import SEED_LIMIT
 from optuna_treeucb.core._options import TABLE_END
 from optuna_treeucb.core._options import TABLE_START
+from optuna_treeucb.core._options import _has_effect
 from optuna_treeucb.core._options import invalid_values
 from optuna_treeucb.core._options import splice_table
 
@@ -170,3 +171,62 @@ def test_splice_table_replaces_only_between_the_markers() -> None:
     assert splice_table(splice_table(text)) == splice_table(text)
     with pytest.raises(ValueError, match="markers"):
         splice_table("no markers")
+
+
+def _non_default(name: str) -> Any:
+    """A legal value other than the default of option ``name``."""
+    option = OPTIONS[name]
+    if option.choices:
+        return next(c for c in option.choices if c != option.default)
+    if option.kind == "int":
+        return (option.default or 2) + 1
+    return option.default * 0.5 if option.default else 0.5
+
+
+_DEFAULTS = {n: o.default for n, o in OPTIONS.items()}
+# options that depend on another option, and have no effect under the defaults
+IDLE_BY_DEFAULT = [n for n, o in OPTIONS.items() if not _has_effect(o, _DEFAULTS)]
+
+
+def test_some_options_have_no_effect_under_the_defaults() -> None:
+    assert {"gamma", "alpha", "n_min"} <= set(IDLE_BY_DEFAULT)
+    assert "C" not in IDLE_BY_DEFAULT and "cap_gamma" not in IDLE_BY_DEFAULT
+
+
+@pytest.mark.parametrize("name", IDLE_BY_DEFAULT)
+def test_an_option_that_has_no_effect_warns_naming_owner_option_and_condition(
+    name: str,
+) -> None:
+    # Nothing a user gives is dropped in silence: an option whose condition the other options
+    # (here the defaults) do not meet is a UserWarning, never a silent no-op.
+    value = _non_default(name)
+    with pytest.warns(UserWarning, match=rf"TreeUCB ignores {name}=.*only when") as record:
+        TreeUCB(2, **{name: value})
+    assert OPTIONS[name].applies in str(record[0].message)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"rule": "incremental", "gamma": 0.3},
+        {"index": "soft_gp", "alpha": 50.0, "n_boxes": 2},
+        {"sampling": "parzen", "n_candidates": 8},
+        {"pruned": "bohb", "n_min": 3},
+        {"cap_gamma": 0.5, "refit_fraction": 0.1},
+    ],
+)
+def test_options_that_have_an_effect_do_not_warn(options: dict[str, Any]) -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        TreeUCB(2, **options)
+
+
+def test_ignored_options_lists_only_non_default_values_without_effect() -> None:
+    from optuna_treeucb.core._options import ignored_options
+
+    assert ignored_options({"gamma": 0.3, "C": 0.5}) == ["gamma"]
+    assert ignored_options({"gamma": OPTIONS["gamma"].default}) == []  # the default: no-op
+    assert ignored_options({"rule": "incremental", "gamma": 0.3}) == []
+    assert ignored_options({"alpha": 50.0, "sampling": "parzen", "n_candidates": 8}) == ["alpha"]

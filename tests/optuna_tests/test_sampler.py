@@ -951,3 +951,16 @@ def test_trials_finishing_out_of_order_are_all_told() -> None:
     assert sorted(model.values.tolist()) == sorted(
         t.value for t in study.get_trials(states=(TrialState.COMPLETE,))
     )
+
+
+def test_an_option_without_effect_warns_once_naming_the_sampler() -> None:
+    import warnings
+
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        sampler = TreeUCBSampler(seed=0, n_startup_trials=2, gamma=0.3)  # rule="refit"
+        study = optuna.create_study(sampler=sampler)
+        study.optimize(sphere, n_trials=6)  # builds the core: no second warning from it
+    ignored = [w for w in record if "ignores gamma=0.3" in str(w.message)]
+    assert len(ignored) == 1 and "TreeUCBSampler" in str(ignored[0].message)
+    assert 'rule="incremental"' in str(ignored[0].message)

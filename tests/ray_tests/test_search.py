@@ -744,3 +744,19 @@ def test_beats_random_search(problem: str) -> None:
             )
         )
     assert np.median(treeucb) < 0.5 * np.median(random), (treeucb, random)
+
+
+def test_an_option_without_effect_warns_naming_the_searcher() -> None:
+    import warnings
+
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        search = TreeUCBSearch(
+            {"x": tune.uniform(0.0, 1.0)}, metric="loss", mode="min", seed=0, alpha=50.0
+        )
+        for i in range(3):  # builds the core: no second warning from it
+            config = search.suggest(f"t{i}")
+            search.on_trial_complete(f"t{i}", {"loss": config["x"]})
+    ignored = [w for w in record if "ignores alpha=50.0" in str(w.message)]
+    assert len(ignored) == 1 and "TreeUCBSearch" in str(ignored[0].message)
+    assert 'index="soft_gp"' in str(ignored[0].message)
