@@ -143,7 +143,7 @@ def test_tell_many_needs_one_budget_per_value() -> None:
 
 def test_n_min_defaults_to_the_number_of_parameters_plus_one() -> None:
     assert TreeUCB(4).n_min == 5
-    assert TreeUCB(4, n_min=2).n_min == 2
+    assert TreeUCB(4, n_min=2, pruned="bohb").n_min == 2
 
 
 def test_budgets_survive_pickling_and_an_old_state_reads_as_full() -> None:

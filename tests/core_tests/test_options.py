@@ -113,7 +113,8 @@ def test_treeucb_bad_values_raise_by_kind(kwargs: dict[str, Any], error: type) -
 
 
 def test_huge_ints_are_compared_exactly() -> None:
-    assert validate_options("TreeUCB", {"n_boxes": 10**400}) == {"n_boxes": 10**400}
+    opts = {"index": "soft_gp", "n_boxes": 10**400}
+    assert validate_options("TreeUCB", opts) == opts
     with pytest.raises(ValueError, match="'seed'"):
         validate_options("TreeUCB", {"seed": 10**400})
 
@@ -125,12 +126,16 @@ def test_seeds_in_range_are_accepted_as_plain_ints(seed: Any) -> None:
 
 
 def test_values_are_normalised_to_plain_python() -> None:
-    opts = validate_options("TreeUCB", {"C": np.float32(0.5), "n_boxes": np.int64(3), "M": 1})
-    assert opts == {"C": 0.5, "n_boxes": 3, "M": 1.0}
-    assert [type(v) for v in opts.values()] == [float, int, float]
-    assert validate_options("TreeUCB", {"alpha": math.inf, "cap_gamma": None}) == {
+    soft_gp = {"index": "soft_gp"}  # n_boxes and alpha have an effect only then
+    opts = validate_options(
+        "TreeUCB", {"C": np.float32(0.5), "n_boxes": np.int64(3), "M": 1, **soft_gp}
+    )
+    assert opts == {"C": 0.5, "n_boxes": 3, "M": 1.0, **soft_gp}
+    assert [type(v) for v in opts.values()] == [float, int, float, str]
+    assert validate_options("TreeUCB", {"alpha": math.inf, "cap_gamma": None, **soft_gp}) == {
         "alpha": math.inf,
         "cap_gamma": None,
+        **soft_gp,
     }
 
 
