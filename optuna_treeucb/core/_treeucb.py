@@ -674,7 +674,7 @@ class TreeUCB:
             p_sum = np.bincount(part.parent, weights=sums)
             parent_mean = np.where(p_n > 0, p_sum / np.maximum(p_n, 1), 1.0)
             prior = parent_mean[part.parent]
-        t = self.n_observations + len(self._pending) + 1
+        t = self._round()
         # A box without observations holds its prior as one virtual observation (the paper's
         # m = 1, n = 1 for an empty box); its pending points add to that n, as elsewhere.
         idx = hoeffding_index(
@@ -767,10 +767,14 @@ class TreeUCB:
         top = np.argsort(-idx, kind="stable")[:k]
         cand = np.vstack([self._draw(b, lv, ctx, self.n_candidates) for b in top])
         mean, std = self._gp(cand, r)
-        t = self.n_observations + self.pending.shape[0] + 1
+        t = self._round()
         diam = np.repeat(box_diameters(lv.low[top], lv.high[top]), self.n_candidates)
         ucb = soft_gp_index(mean, std, diam, t, self.C, self.M, self.gp_noise)
         return cand[self._argmax(ucb)]
+
+    def _round(self) -> int:
+        """The round t of the index: observations and pending points so far, plus this one."""
+        return self.n_observations + self.n_pending + 1
 
     @property
     def trust_region(self) -> TrustRegion:

@@ -655,14 +655,7 @@ def test_reused_sampler_starts_afresh_on_a_new_study_of_the_same_name(
 def test_same_study_loaded_again_keeps_the_cache(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    told: list[int] = []
-    original = TreeUCB.tell_many
-
-    def tell_many(core: TreeUCB, X: Any, values: Any, *args: Any, **kwargs: Any) -> None:
-        told.append(len(values))
-        original(core, X, values, *args, **kwargs)
-
-    monkeypatch.setattr(TreeUCB, "tell_many", tell_many)
+    told = _spy_tell_many(monkeypatch)
     sampler = TreeUCBSampler(seed=0, n_startup_trials=5)
     storage = _storage("journal", tmp_path)
     optuna.create_study(storage=storage, study_name="s")
@@ -838,7 +831,8 @@ def test_seed_reproducibility_across_hash_seeds(tmp_path: Path) -> None:
     assert len(runs[0]) == 25 and runs[0] == runs[1]
 
 
-def test_cache_tells_each_trial_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def _spy_tell_many(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Record the number of observations of every ``TreeUCB.tell_many`` call (and tell them)."""
     told: list[int] = []
     original = TreeUCB.tell_many
 
@@ -847,6 +841,11 @@ def test_cache_tells_each_trial_once(monkeypatch: pytest.MonkeyPatch) -> None:
         original(core, X, values, *args, **kwargs)
 
     monkeypatch.setattr(TreeUCB, "tell_many", tell_many)
+    return told
+
+
+def test_cache_tells_each_trial_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    told = _spy_tell_many(monkeypatch)
     _run(TreeUCBSampler(seed=0, n_startup_trials=5), sphere, 20)
     # trial 5 tells the first five, then each trial tells its predecessor only
     assert told == [5] + [1] * 14
