@@ -454,12 +454,15 @@ def resolve_args(
             )
         enqueued.append(point)
     a.enqueue = enqueued
-    partial = [p for p in enqueued if set(p) != set(spec.space)]
+    # with a pruner or scheduler the resource is not tuned (checked in _resolve_pruning)
+    epochs = (a.pruner or "none") != "none" or (a.scheduler or "fifo") != "fifo"
+    names = set(spec.space) - ({spec.resource} if epochs else set())
+    partial = [p for p in enqueued if set(p) != names]
     via_optuna_search = [s for s in a.samplers if s != "treeucb"]
     if a.backend == "ray" and partial and via_optuna_search:
         parser.error(
             f"--enqueue with --backend ray and --samplers {' '.join(via_optuna_search)} (run "
-            f"through Ray's OptunaSearch) must name every parameter {sorted(spec.space)}. "
+            f"through Ray's OptunaSearch) must name every parameter {sorted(names)}. "
             f"Got {json.dumps(partial[0])} instead; partial points work with treeucb or "
             "--backend optuna."
         )

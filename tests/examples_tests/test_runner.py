@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from dataclasses import replace
@@ -285,6 +286,10 @@ def test_partial_points_are_accepted_where_they_work() -> None:
     assert _parse(mnist.STUDY, ["--enqueue", point]).enqueue == [{"dropout": 0.5}]
     ray = _parse(mnist.STUDY, ["--backend", "ray", "--samplers", "treeucb", "--enqueue", point])
     assert ray.enqueue == [{"dropout": 0.5}]
+    # with ASHA, a full point is every parameter but the resource
+    full = {"hidden_units": 10, "learning_rate": 0.1, "dropout": 0.5, "batch_size": 10}
+    asha = ["--backend", "ray", "--scheduler", "asha", "--samplers", "tpe"]
+    assert _parse(mnist.STUDY, [*asha, "--enqueue", json.dumps(full)]).enqueue == [full]
 
 
 def test_an_untimed_warm_up_runs_before_the_first_run(tmp_path: Path) -> None:
