@@ -9,6 +9,11 @@ bias correction divides by zero). Training stops at that step and the trial's va
 accuracy, ``1 / n_classes``. The trial still completes normally (no exception, no NaN value),
 so every sampler sees the region as poor and moves on; the result also records
 ``diverged=True``.
+
+Epochs: a trial may be cut into ``epochs`` parts of equal length (rounded to whole minibatch
+steps, as Keras's ``steps_per_epoch`` defines an epoch), each ending with a validation accuracy
+passed to a ``report(epoch, steps, accuracy)`` callback. A pruner or scheduler stops the trial
+by raising from the callback; the exception propagates unchanged.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+from collections.abc import Callable
 from collections.abc import Iterator
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -39,6 +45,9 @@ LEARNING_RATE_GRID: tuple[float, ...] = tuple(
 # Minibatch size of the CNN studies (not tuned in the paper).
 CNN_BATCH_SIZE = 100
 _EVAL_BATCH_SIZE = 500
+
+# report(epoch, steps, accuracy): called after each epoch with the minibatch steps run so far.
+Report = Callable[[int, int, float], None]
 
 
 @dataclass(frozen=True)
@@ -247,6 +256,18 @@ def _minibatches(n: int, batch_size: int, steps: int, seed: int) -> Iterator[np.
         pos += size
 
 
+def _val_accuracy(model: keras.Model, data: Split) -> float | None:
+    """Validation accuracy of ``model``, or ``None`` if an output is NaN or infinite."""
+    correct = 0
+    for start in range(0, len(data.y_val), _EVAL_BATCH_SIZE):
+        stop = start + _EVAL_BATCH_SIZE
+        probs = np.asarray(model(data.x_val[start:stop], training=False))
+        if not np.all(np.isfinite(probs)):
+            return None
+        correct += int(np.sum(np.argmax(probs, axis=1) == data.y_val[start:stop]))
+    return correct / len(data.y_val)
+
+
 def train_and_evaluate(
     model: keras.Model,
     optimizer: keras.optimizers.Optimizer,
@@ -256,6 +277,8 @@ def train_and_evaluate(
     iterations: int,
     lr_drops: int = 0,
     seed: int,
+    epochs: int = 1,
+    report: Report | None = None,
 ) -> TrialResult:
     """Train ``model`` for ``iterations`` minibatch steps and measure validation accuracy.
 
@@ -275,17 +298,33 @@ def train_and_evaluate(
             (``iterations * i / (lr_drops + 1)`` for ``i = 1, ..., lr_drops``).
         seed:
             Seed of the minibatch order.
+        epochs:
+            Parts the training is cut into; epoch ``e`` ends after
+            ``round(iterations * e / epochs)`` steps. At most ``iterations``.
+        report:
+            Called as ``report(epoch, steps, accuracy)`` after each epoch (the last one
+            included), or ``None``. It may raise to stop training (a pruned trial).
 
     Returns:
         The validation accuracy, or chance accuracy with ``diverged=True`` under the module's
         divergence rule.
+
+    Raises:
+        ValueError: If ``epochs`` is not in [1, ``iterations``].
     """
+    if not 1 <= epochs <= iterations:
+        raise ValueError(
+            f"The 'epochs' parameter of train_and_evaluate must be an int in [1, iterations="
+            f"{iterations}] (each epoch needs a minibatch step). Got {epochs} instead."
+        )
     # XLA compilation (Keras's "auto" default) costs seconds per new model, more than a trial.
     model.compile(optimizer=optimizer, loss="sparse_categorical_crossentropy", jit_compile=False)
     base_lr = float(optimizer.learning_rate)
     drops = {iterations * i // (lr_drops + 1): base_lr / 10**i for i in range(1, lr_drops + 1)}
+    ends = {round(iterations * e / epochs): e for e in range(1, epochs + 1)}
     chance = 1.0 / data.n_classes
     steps = 0
+    accuracy: float | None = None
     for step, idx in enumerate(_minibatches(len(data.y_train), batch_size, iterations, seed)):
         if step in drops:
             optimizer.learning_rate = drops[step]
@@ -293,17 +332,26 @@ def train_and_evaluate(
         steps += 1
         if not math.isfinite(float(np.asarray(loss).reshape(-1)[0])):
             return TrialResult(accuracy=chance, diverged=True, steps=steps)
-    correct = 0
-    for start in range(0, len(data.y_val), _EVAL_BATCH_SIZE):
-        stop = start + _EVAL_BATCH_SIZE
-        probs = np.asarray(model(data.x_val[start:stop], training=False))
-        if not np.all(np.isfinite(probs)):
-            return TrialResult(accuracy=chance, diverged=True, steps=steps)
-        correct += int(np.sum(np.argmax(probs, axis=1) == data.y_val[start:stop]))
-    return TrialResult(accuracy=correct / len(data.y_val), diverged=False, steps=steps)
+        if report is not None and steps in ends:
+            accuracy = _val_accuracy(model, data)
+            if accuracy is None:
+                return TrialResult(accuracy=chance, diverged=True, steps=steps)
+            report(ends[steps], steps, accuracy)
+    if accuracy is None:
+        accuracy = _val_accuracy(model, data)
+    if accuracy is None:
+        return TrialResult(accuracy=chance, diverged=True, steps=steps)
+    return TrialResult(accuracy=accuracy, diverged=False, steps=steps)
 
 
-def evaluate_mlp(params: Mapping[str, Any], data: Split, settings: Settings) -> TrialResult:
+def evaluate_mlp(
+    params: Mapping[str, Any],
+    data: Split,
+    settings: Settings,
+    *,
+    epochs: int = 1,
+    report: Report | None = None,
+) -> TrialResult:
     """Objective of the MLP studies (MNIST, digits): plain SGD on the paper's MLP.
 
     Args:
@@ -313,6 +361,10 @@ def evaluate_mlp(params: Mapping[str, Any], data: Split, settings: Settings) -> 
             Training and validation arrays.
         settings:
             Iteration scaling and seed.
+        epochs:
+            Parts the training is cut into (see :func:`train_and_evaluate`).
+        report:
+            Called after each epoch (see :func:`train_and_evaluate`), or ``None``.
 
     Returns:
         The trial's result.
@@ -334,10 +386,19 @@ def evaluate_mlp(params: Mapping[str, Any], data: Split, settings: Settings) -> 
         batch_size=int(params["batch_size"]),
         iterations=scaled_iterations(int(params["iterations"]), settings.iter_scale),
         seed=settings.seed,
+        epochs=epochs,
+        report=report,
     )
 
 
-def evaluate_cnn(params: Mapping[str, Any], data: Split, settings: Settings) -> TrialResult:
+def evaluate_cnn(
+    params: Mapping[str, Any],
+    data: Split,
+    settings: Settings,
+    *,
+    epochs: int = 1,
+    report: Report | None = None,
+) -> TrialResult:
     """Objective of the CNN studies (SVHN, CIFAR-10): Adam on the paper's CNN.
 
     Args:
@@ -349,6 +410,10 @@ def evaluate_cnn(params: Mapping[str, Any], data: Split, settings: Settings) -> 
             Training and validation arrays.
         settings:
             Iteration and width scaling and seed.
+        epochs:
+            Parts the training is cut into (see :func:`train_and_evaluate`).
+        report:
+            Called after each epoch (see :func:`train_and_evaluate`), or ``None``.
 
     Returns:
         The trial's result.
@@ -380,4 +445,6 @@ def evaluate_cnn(params: Mapping[str, Any], data: Split, settings: Settings) -> 
         iterations=scaled_iterations(int(params["iterations"]), settings.iter_scale),
         lr_drops=int(params.get("lr_drops", 0)),
         seed=settings.seed,
+        epochs=epochs,
+        report=report,
     )

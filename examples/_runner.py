@@ -12,6 +12,13 @@ and writes the results:
   trials, one line per sampler, averaged over repeats;
 * a comparison table on stdout (sampler, runs, trials, mean best accuracy, mean run time).
 
+Pruning (``--pruner`` on Optuna, ``--scheduler asha`` on Ray): the training length is then the
+resource, not a tuned parameter. The study's ``resource`` parameter (``iterations``) leaves the
+search space; every trial trains up to its upper bound, cut into ``--epochs`` epochs of equal
+length, and reports its validation accuracy after each. The pruner or scheduler stops the
+trials it judges unpromising; the files then list pruned trials too (``state``, ``epochs``), the
+best accuracy counts complete trials only, and the plot's second panel is against epochs spent.
+
 Progress shows as Optuna's tqdm bar or as Ray Tune's trial table.
 """
 
@@ -51,6 +58,8 @@ from examples._datasets import split_train_val
 from examples._datasets import synthetic
 from examples._models import Settings
 from examples._models import TrialResult
+from examples._models import scaled_iterations
+from optuna_treeucb.core import OPTIONS
 
 if TYPE_CHECKING:
     from ray.tune.search import Searcher
@@ -59,6 +68,10 @@ SAMPLERS = ("treeucb", "tpe", "gp", "random")
 _GP_INSTALL = "pip install 'optuna-treeucb[gp]' (from a clone: pip install -e '.[gp]')"
 _RAY_INSTALL = "pip install 'optuna-treeucb[ray]' (from a clone: pip install -e '.[ray]')"
 BACKENDS = ("optuna", "ray")
+PRUNERS = ("none", "median", "hyperband")  # Optuna backend
+SCHEDULERS = ("fifo", "asha")  # Ray backend
+PRUNED_RULES: tuple[str, ...] = tuple(OPTIONS["pruned"].choices or ())
+EPOCHS = 27
 METRIC = "accuracy"
 _REPO_ROOT = Path(__file__).resolve().parent.parent
 # What --smoke changes, unless the option is given explicitly.
@@ -69,6 +82,7 @@ SMOKE_DEFAULTS: dict[str, Any] = {
     "iter_scale": 0.01,
     "width_scale": 0.02,
     "n_startup_trials": 1,
+    "epochs": 2,
 }
 
 
@@ -87,7 +101,9 @@ class StudySpec:
         load:
             ``load(data_dir, download=...)`` returning the dataset.
         evaluate:
-            ``evaluate(params, split, settings)`` training one configuration.
+            ``evaluate(params, split, settings)`` training one configuration; with a pruner
+            or scheduler it is called with the keywords ``epochs`` and ``report`` of
+            :func:`examples._models.evaluate_mlp`.
         input_shape:
             Shape of one input, used for synthetic ``--smoke`` data.
         val_size:
@@ -105,13 +121,17 @@ class StudySpec:
         bundled_data:
             Whether the data ship with a package, so ``--smoke`` uses them instead of
             synthetic arrays.
+        resource:
+            The parameter of ``space`` that sets the training length (an int distribution,
+            minibatch steps). With a pruner or scheduler it leaves the space and every trial
+            trains up to its upper bound, in epochs.
     """
 
     name: str
     description: str
     space: Mapping[str, BaseDistribution]
     load: Callable[..., Dataset]
-    evaluate: Callable[[Mapping[str, Any], Split, Settings], TrialResult]
+    evaluate: Callable[..., TrialResult]
     input_shape: tuple[int, ...]
     val_size: int
     n_trials: int = 50
@@ -120,11 +140,16 @@ class StudySpec:
     iter_scale: float = 1.0
     width_scale: float | None = None
     bundled_data: bool = False
+    resource: str = "iterations"
 
 
 @dataclass
 class TrialRecord:
-    """One finished trial, as written to ``trials.csv`` and ``trials.json``."""
+    """One finished trial, as written to ``trials.csv`` and ``trials.json``.
+
+    ``state`` is ``"COMPLETE"`` or ``"PRUNED"`` (stopped by a pruner or scheduler; ``value`` is
+    its last reported accuracy); ``epochs`` is the epochs it trained, ``None`` without pruning.
+    """
 
     study: str
     backend: str
@@ -138,11 +163,17 @@ class TrialRecord:
     duration_s: float
     elapsed_s: float
     params: dict[str, Any] = field(default_factory=dict)
+    state: str = "COMPLETE"
+    epochs: int | None = None
 
 
 @dataclass
 class RunSummary:
-    """One run: one sampler for one repeat."""
+    """One run: one sampler for one repeat.
+
+    ``best`` is the best complete trial's accuracy; ``n_pruned`` and ``epochs`` (spent by all
+    trials) are set with pruning only.
+    """
 
     sampler: str
     repeat: int
@@ -150,6 +181,8 @@ class RunSummary:
     n_trials: int
     best: float
     wall_s: float
+    n_pruned: int = 0
+    epochs: int | None = None
 
 
 @dataclass
@@ -318,6 +351,37 @@ def build_parser(spec: StudySpec) -> argparse.ArgumentParser:
         "OptunaSearch need every parameter)",
     )
     parser.add_argument(
+        "--pruner",
+        choices=PRUNERS,
+        default=None,
+        help="Optuna only: stop unpromising trials early with Optuna's MedianPruner or "
+        f"HyperbandPruner (reduction factor 3, 1 to --epochs epochs); with a pruner, "
+        f"'{spec.resource}' is the resource, no longer tuned (default: none)",
+    )
+    parser.add_argument(
+        "--scheduler",
+        choices=SCHEDULERS,
+        default=None,
+        help="Ray only: Ray Tune's trial scheduler; asha is ASHAScheduler with max_t = --epochs, "
+        f"and '{spec.resource}' is then the resource, no longer tuned (default: fifo)",
+    )
+    parser.add_argument(
+        "--epochs",
+        metavar="N",
+        type=_positive_int,
+        default=None,
+        help=f"with --pruner or --scheduler asha: a trial trains the upper bound of "
+        f"'{spec.resource}' (times --iter-scale) minibatch steps, cut into N epochs of equal "
+        f"length, each ending with a validation report (default: {EPOCHS}; {_smoke('epochs')})",
+    )
+    parser.add_argument(
+        "--pruned",
+        choices=PRUNED_RULES,
+        default=None,
+        help="treeucb only, with --pruner or --scheduler asha: how TreeUCB ranks early-stopped "
+        "trials (its 'pruned' option; default: the sampler's own)",
+    )
+    parser.add_argument(
         "--max-concurrent",
         metavar="N",
         type=_positive_int,
@@ -390,12 +454,15 @@ def resolve_args(
             )
         enqueued.append(point)
     a.enqueue = enqueued
-    partial = [p for p in enqueued if set(p) != set(spec.space)]
+    # with a pruner or scheduler the resource is not tuned (checked in _resolve_pruning)
+    epochs = (a.pruner or "none") != "none" or (a.scheduler or "fifo") != "fifo"
+    names = set(spec.space) - ({spec.resource} if epochs else set())
+    partial = [p for p in enqueued if set(p) != names]
     via_optuna_search = [s for s in a.samplers if s != "treeucb"]
     if a.backend == "ray" and partial and via_optuna_search:
         parser.error(
             f"--enqueue with --backend ray and --samplers {' '.join(via_optuna_search)} (run "
-            f"through Ray's OptunaSearch) must name every parameter {sorted(spec.space)}. "
+            f"through Ray's OptunaSearch) must name every parameter {sorted(names)}. "
             f"Got {json.dumps(partial[0])} instead; partial points work with treeucb or "
             "--backend optuna."
         )
@@ -405,7 +472,104 @@ def resolve_args(
         parser.error(f"--backend ray needs Ray Tune: {_RAY_INSTALL}.")
     if a.max_concurrent is not None and a.backend != "ray":
         parser.error(f"--max-concurrent applies to --backend ray only. Got --backend {a.backend}.")
+    _resolve_pruning(spec, a, parser)
     return a
+
+
+def uses_epochs(a: argparse.Namespace) -> bool:
+    """Whether the resolved options train in epochs (a pruner or the ASHA scheduler)."""
+    return a.pruner != "none" or a.scheduler != "fifo"
+
+
+def _resolve_pruning(
+    spec: StudySpec, a: argparse.Namespace, parser: argparse.ArgumentParser
+) -> None:
+    """Check and fill ``--pruner``, ``--scheduler``, ``--epochs`` and ``--pruned``."""
+    if a.pruner is not None and a.backend != "optuna":
+        parser.error(
+            f"--pruner {a.pruner} applies to --backend optuna (Optuna's pruners). Got --backend "
+            f"{a.backend}; with Ray use --scheduler asha."
+        )
+    if a.scheduler is not None and a.backend != "ray":
+        parser.error(
+            f"--scheduler {a.scheduler} applies to --backend ray (Ray Tune's schedulers). Got "
+            f"--backend {a.backend}; with Optuna use --pruner median or --pruner hyperband."
+        )
+    a.pruner = a.pruner or "none"
+    a.scheduler = a.scheduler or "fifo"
+    if not uses_epochs(a):
+        for flag, value in (("--epochs", a.epochs), ("--pruned", a.pruned)):
+            if value is not None:
+                parser.error(
+                    f"{flag} applies with --pruner median or hyperband (--backend optuna) or "
+                    f"--scheduler asha (--backend ray). Got {flag} {value} with neither."
+                )
+        return
+    if a.pruned is not None and "treeucb" not in a.samplers:
+        parser.error(
+            f"--pruned is TreeUCB's option. Got --pruned {a.pruned} with --samplers "
+            f"{' '.join(a.samplers)}; add treeucb."
+        )
+    dist = spec.space.get(spec.resource)
+    if not isinstance(dist, IntDistribution):  # a study's own error, not the user's
+        raise TypeError(
+            f"The 'resource' of StudySpec {spec.name!r} must name an IntDistribution of its "
+            f"space. Got {spec.resource!r} instead."
+        )
+    a.epochs = a.epochs or (SMOKE_DEFAULTS["epochs"] if a.smoke else EPOCHS)
+    steps = scaled_iterations(dist.high, a.iter_scale)
+    if a.epochs > steps:
+        parser.error(
+            f"--epochs must be at most {steps}, the minibatch steps of a full training (the "
+            f"upper bound of '{spec.resource}', {dist.high}, times --iter-scale {a.iter_scale:g}"
+            f"), so that each epoch has a step. Got --epochs {a.epochs} instead."
+        )
+    named = [p for p in a.enqueue if spec.resource in p]
+    if named:
+        parser.error(
+            f"--enqueue must not name '{spec.resource}' with a pruner or scheduler: it is the "
+            f"resource, no longer tuned. Got {json.dumps(named[0])} instead."
+        )
+
+
+def tuned_space(spec: StudySpec, a: argparse.Namespace) -> dict[str, BaseDistribution]:
+    """The parameters the samplers tune: the study's space, less its resource with epochs."""
+    if not uses_epochs(a):
+        return dict(spec.space)
+    return {name: d for name, d in spec.space.items() if name != spec.resource}
+
+
+def _full_training(spec: StudySpec, params: Mapping[str, Any]) -> dict[str, Any]:
+    """``params`` with the resource at its upper bound (trained in epochs)."""
+    high = spec.space[spec.resource].high  # type: ignore[attr-defined]
+    return {**params, spec.resource: high}
+
+
+def make_pruner(name: str, *, epochs: int) -> optuna.pruners.BasePruner:
+    """An Optuna pruner by ``--pruner`` name.
+
+    Args:
+        name:
+            One of ``"none"``, ``"median"``, ``"hyperband"``.
+        epochs:
+            Epochs of a full training (Hyperband's maximum resource).
+
+    Returns:
+        ``NopPruner``, ``MedianPruner`` with Optuna's defaults, or ``HyperbandPruner`` from 1
+        to ``epochs`` epochs with reduction factor 3.
+
+    Raises:
+        ValueError: If ``name`` is unknown.
+    """
+    if name == "none":
+        return optuna.pruners.NopPruner()
+    if name == "median":
+        return optuna.pruners.MedianPruner()
+    if name == "hyperband":
+        return optuna.pruners.HyperbandPruner(
+            min_resource=1, max_resource=epochs, reduction_factor=3
+        )
+    raise ValueError(f"The pruner name must be one of {PRUNERS}. Got {name!r} instead.")
 
 
 # --------------------------------------------------------------------------- samplers
@@ -424,7 +588,7 @@ def _require(module: str, sampler: str, hint: str) -> None:
 
 
 def make_optuna_sampler(
-    name: str, *, seed: int, n_startup_trials: int | None = None
+    name: str, *, seed: int, n_startup_trials: int | None = None, pruned: str | None = None
 ) -> optuna.samplers.BaseSampler:
     """An Optuna sampler by name.
 
@@ -435,6 +599,9 @@ def make_optuna_sampler(
             Sampler seed.
         n_startup_trials:
             Random trials before the model starts, or ``None`` for the sampler's default.
+        pruned:
+            TreeUCB's ``pruned`` option, or ``None`` for its default; the other samplers
+            have no such option and ignore it.
 
     Returns:
         The sampler.
@@ -450,7 +617,8 @@ def make_optuna_sampler(
         _require("optuna_treeucb", name, "Install this repository: pip install -e .")
         from optuna_treeucb import TreeUCBSampler
 
-        return TreeUCBSampler(seed=seed, **startup)
+        rule: dict[str, Any] = {} if pruned is None else {"pruned": pruned}
+        return TreeUCBSampler(seed=seed, **startup, **rule)
     if name == "tpe":
         return optuna.samplers.TPESampler(seed=seed, **startup)
     if name == "gp":
@@ -467,6 +635,7 @@ def make_ray_searcher(
     seed: int,
     n_startup_trials: int | None = None,
     points_to_evaluate: list[dict[str, Any]] | None = None,
+    pruned: str | None = None,
 ) -> Searcher:
     """A Ray Tune searcher by sampler name, maximizing ``"accuracy"``.
 
@@ -482,6 +651,9 @@ def make_ray_searcher(
             Random trials before the model starts, or ``None`` for the searcher's default.
         points_to_evaluate:
             Configurations evaluated first.
+        pruned:
+            TreeUCBSearch's ``pruned`` option, or ``None`` for its default; ignored by the
+            others.
 
     Returns:
         The searcher.
@@ -490,12 +662,14 @@ def make_ray_searcher(
         _require("ray_treeucb", name, "Install this repository: pip install -e '.[ray]'.")
         from ray_treeucb import TreeUCBSearch
 
+        rule: dict[str, Any] = {} if pruned is None else {"pruned": pruned}
         return TreeUCBSearch(
             metric=METRIC,
             mode="max",
             seed=seed,
             points_to_evaluate=points_to_evaluate,
             n_startup_trials=n_startup_trials,
+            **rule,
         )
     from ray.tune.search.optuna import OptunaSearch
 
@@ -612,30 +786,67 @@ def trial_seed(seed: int, params: Mapping[str, Any]) -> int:
 def _run_optuna(
     spec: StudySpec, data: Split, sampler_name: str, repeat: int, seed: int, a: argparse.Namespace
 ) -> tuple[list[TrialRecord], RunSummary, optuna.Study]:
-    sampler = make_optuna_sampler(sampler_name, seed=seed, n_startup_trials=a.n_startup_trials)
+    sampler = make_optuna_sampler(
+        sampler_name, seed=seed, n_startup_trials=a.n_startup_trials, pruned=a.pruned
+    )
+    epochs = uses_epochs(a)
     study = optuna.create_study(
-        direction="maximize", sampler=sampler, study_name=f"{spec.name}-{sampler_name}-{seed}"
+        direction="maximize",
+        sampler=sampler,
+        pruner=make_pruner(a.pruner, epochs=a.epochs or 1),
+        # HyperbandPruner draws each trial's bracket from a hash of the study name: one name
+        # per seed gives every sampler the same brackets
+        study_name=f"{spec.name}-{a.pruner}-{seed}"
+        if epochs
+        else f"{spec.name}-{sampler_name}-{seed}",
     )
     for point in a.enqueue:
         study.enqueue_trial(point)
     base = Settings(iter_scale=a.iter_scale, width_scale=a.width_scale, seed=seed)
+    space = tuned_space(spec, a)
     start = time.perf_counter()
 
     def objective(trial: optuna.Trial) -> float:
-        params = {name: suggest(trial, name, dist) for name, dist in spec.space.items()}
+        params = {name: suggest(trial, name, dist) for name, dist in space.items()}
+        settings = replace(base, seed=trial_seed(seed, params))
         t0 = time.perf_counter()
-        result = spec.evaluate(params, data, replace(base, seed=trial_seed(seed, params)))
+
+        def timing(steps: int) -> None:
+            trial.set_user_attr("steps", steps)
+            trial.set_user_attr("duration_s", time.perf_counter() - t0)
+            trial.set_user_attr("elapsed_s", time.perf_counter() - start)
+
+        if not epochs:
+            result = spec.evaluate(params, data, settings)
+        else:
+
+            def report(epoch: int, steps: int, accuracy: float) -> None:
+                trial.report(accuracy, epoch)
+                trial.set_user_attr("epochs", epoch)
+                if epoch < a.epochs and trial.should_prune():
+                    timing(steps)
+                    raise optuna.TrialPruned(f"pruned after epoch {epoch}")
+
+            trial.set_user_attr("epochs", 0)
+            result = spec.evaluate(
+                _full_training(spec, params), data, settings, epochs=a.epochs, report=report
+            )
+            if result.diverged:  # it stopped in the epoch after its last report
+                trial.set_user_attr("epochs", trial.user_attrs["epochs"] + 1)
         trial.set_user_attr("diverged", result.diverged)
-        trial.set_user_attr("steps", result.steps)
-        trial.set_user_attr("duration_s", time.perf_counter() - t0)
-        trial.set_user_attr("elapsed_s", time.perf_counter() - start)
+        timing(result.steps)
         return result.accuracy
 
     study.optimize(objective, n_trials=a.n_trials, timeout=a.timeout, show_progress_bar=True)
     wall = time.perf_counter() - start
     records = []
-    for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,)):
-        assert t.value is not None
+    states = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
+    for t in study.get_trials(deepcopy=False, states=states):
+        pruned = t.state == optuna.trial.TrialState.PRUNED
+        if pruned and t.last_step is None:  # pruned before its first report: nothing measured
+            continue
+        value = t.intermediate_values[t.last_step] if pruned else t.value  # type: ignore[index]
+        assert value is not None
         records.append(
             TrialRecord(
                 study=spec.name,
@@ -644,12 +855,14 @@ def _run_optuna(
                 repeat=repeat,
                 seed=seed,
                 trial=t.number,
-                value=float(t.value),
-                diverged=bool(t.user_attrs["diverged"]),
+                value=float(value),
+                diverged=bool(t.user_attrs.get("diverged", False)),
                 steps=int(t.user_attrs["steps"]),
                 duration_s=float(t.user_attrs["duration_s"]),
                 elapsed_s=float(t.user_attrs["elapsed_s"]),
                 params=dict(t.params),
+                state=t.state.name,
+                epochs=t.user_attrs.get("epochs"),
             )
         )
     return records, _summary(sampler_name, repeat, seed, records, wall), study
@@ -660,22 +873,40 @@ def _ray_trainable(
     spec: StudySpec,
     data: Split,
     settings: Settings,
+    epochs: int | None = None,
 ) -> None:
-    """Ray Tune function trainable: one configuration, one report."""
+    """Ray Tune function trainable: one configuration, one report (or one per epoch)."""
     from ray import tune
 
-    params = {name: config[name] for name in spec.space}
+    tuned = [name for name in spec.space if epochs is None or name != spec.resource]
+    params = {name: config[name] for name in tuned}
+    settings = replace(settings, seed=trial_seed(settings.seed, params))
     t0 = time.perf_counter()
-    result = spec.evaluate(params, data, replace(settings, seed=trial_seed(settings.seed, params)))
-    tune.report(
-        {
-            METRIC: result.accuracy,
-            "diverged": result.diverged,
-            "steps": result.steps,
+
+    def metrics(accuracy: float, diverged: bool, steps: int) -> dict[str, Any]:
+        return {
+            METRIC: accuracy,
+            "diverged": diverged,
+            "steps": steps,
             "duration_s": time.perf_counter() - t0,
             "end_time": time.time(),
         }
+
+    if epochs is None:
+        result = spec.evaluate(params, data, settings)
+        tune.report(metrics(result.accuracy, result.diverged, result.steps))
+        return
+    last = [0]
+
+    def report(epoch: int, steps: int, accuracy: float) -> None:
+        last[0] = epoch
+        tune.report({**metrics(accuracy, False, steps), "epoch": epoch})
+
+    result = spec.evaluate(
+        _full_training(spec, params), data, settings, epochs=epochs, report=report
     )
+    if result.diverged:  # it stopped in the epoch after its last report
+        tune.report({**metrics(result.accuracy, True, result.steps), "epoch": last[0] + 1})
 
 
 def _ray_init() -> bool:
@@ -702,16 +933,30 @@ def _run_ray(
         seed=seed,
         n_startup_trials=a.n_startup_trials,
         points_to_evaluate=[dict(p) for p in a.enqueue] or None,
+        pruned=a.pruned,
     )
     settings = Settings(iter_scale=a.iter_scale, width_scale=a.width_scale, seed=seed)
-    trainable = tune.with_parameters(_ray_trainable, spec=spec, data=data, settings=settings)
+    epochs = a.epochs if uses_epochs(a) else None
+    trainable = tune.with_parameters(
+        _ray_trainable, spec=spec, data=data, settings=settings, epochs=epochs
+    )
+    scheduler = None
+    if a.scheduler == "asha":
+        from ray.tune.schedulers import ASHAScheduler
+
+        # one report per epoch, so Tune's training_iteration (what TreeUCBSearch reads) is
+        # the epoch too
+        scheduler = ASHAScheduler(
+            time_attr="epoch", max_t=a.epochs, grace_period=1, reduction_factor=3
+        )
     tuner = tune.Tuner(
         trainable,
-        param_space=to_tune_space(spec.space),
+        param_space=to_tune_space(tuned_space(spec, a)),
         tune_config=tune.TuneConfig(
             metric=METRIC,
             mode="max",
             search_alg=searcher,
+            scheduler=scheduler,
             num_samples=a.n_trials,
             time_budget_s=a.timeout,
             max_concurrent_trials=a.max_concurrent,
@@ -747,18 +992,35 @@ def _run_ray(
             steps=int(m["steps"]),
             duration_s=float(m["duration_s"]),
             elapsed_s=float(m["end_time"]) - start_wall,
-            params={name: m["config"][name] for name in spec.space},
+            params={name: m["config"][name] for name in tuned_space(spec, a)},
+            state="COMPLETE" if epochs is None or _finished(m, epochs) else "PRUNED",
+            epochs=None if epochs is None else int(m["epoch"]),
         )
         for number, m in enumerate(finished)
     ]
     return records, _summary(sampler_name, repeat, seed, records, wall)
 
 
+def _finished(metrics: Mapping[str, Any], epochs: int) -> bool:
+    """Whether a Ray trial's last result ends its training (all epochs, or diverged)."""
+    return int(metrics["epoch"]) >= epochs or bool(metrics["diverged"])
+
+
 def _summary(
     sampler: str, repeat: int, seed: int, records: list[TrialRecord], wall: float
 ) -> RunSummary:
-    best = max((r.value for r in records), default=float("nan"))
-    return RunSummary(sampler, repeat, seed, len(records), best, wall)
+    best = max((r.value for r in records if r.state == "COMPLETE"), default=float("nan"))
+    epochs = [r.epochs for r in records if r.epochs is not None]
+    return RunSummary(
+        sampler,
+        repeat,
+        seed,
+        len(records),
+        best,
+        wall,
+        n_pruned=sum(r.state == "PRUNED" for r in records),
+        epochs=sum(epochs) if epochs else None,
+    )
 
 
 # --------------------------------------------------------------------------- outputs
@@ -806,17 +1068,30 @@ def write_results(
     return {"csv": csv_path, "json": json_path}
 
 
-def _best_so_far(records: list[TrialRecord]) -> tuple[np.ndarray, np.ndarray]:
+def _best_so_far(records: list[TrialRecord]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Finish times, best complete value so far (NaN before the first) and epochs spent."""
     ordered = sorted(records, key=lambda r: r.elapsed_s)
     times = np.array([r.elapsed_s for r in ordered])
-    return times, np.maximum.accumulate(np.array([r.value for r in ordered]))
+    values = np.array([r.value if r.state == "COMPLETE" else -np.inf for r in ordered])
+    best = np.maximum.accumulate(values)
+    best[np.isneginf(best)] = np.nan
+    spent = np.cumsum([r.epochs or 0 for r in ordered])
+    return times, best, spent
+
+
+def _on_grid(x: np.ndarray, best: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """The step function ``best`` (changing at ``x``) read on ``grid``; NaN before ``x[0]``."""
+    i = np.searchsorted(x, grid, side="right") - 1
+    return np.where(i >= 0, best[np.maximum(i, 0)], np.nan)
 
 
 def plot_best(records: list[TrialRecord], path: Path, title: str) -> Path:
-    """Plot best validation accuracy against wall-clock time and against trials.
+    """Plot best validation accuracy against wall-clock time and against trials or epochs.
 
     One line per sampler, the mean over its repeats: against trials, over the repeats that ran
-    that many trials; against time, from the moment every repeat has finished a trial.
+    that many trials; against time, from the moment every repeat has a complete trial. When the
+    records carry epochs (a pruned study), the second panel is against epochs spent by all
+    trials, pruned ones included, and the best counts complete trials only.
 
     Args:
         records:
@@ -832,6 +1107,7 @@ def plot_best(records: list[TrialRecord], path: Path, title: str) -> Path:
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
+    by_epochs = bool(records) and all(r.epochs is not None for r in records)
     fig = Figure(figsize=(10, 4), layout="constrained")
     ax_time, ax_trials = fig.subplots(1, 2, sharey=True)
     for sampler in dict.fromkeys(r.sampler for r in records):
@@ -841,26 +1117,27 @@ def plot_best(records: list[TrialRecord], path: Path, title: str) -> Path:
         ]
         runs = [run for run in runs if len(run[0])]
         label = f"{sampler} ({len(runs)} run{'s' if len(runs) > 1 else ''})"
-        n_max = max(len(best) for _, best in runs)
-        by_trial = np.full((len(runs), n_max), np.nan)
-        for i, (_, best) in enumerate(runs):
-            by_trial[i, : len(best)] = best
-        (line,) = ax_trials.plot(
-            np.arange(1, n_max + 1),
-            np.nanmean(by_trial, axis=0),
-            drawstyle="steps-post",  # the best so far changes at a trial, not between trials
-            label=label,
-        )
-        t0 = max(times[0] for times, _ in runs)
-        t1 = max(times[-1] for times, _ in runs)
+        if by_epochs:
+            end = max(spent[-1] for _, _, spent in runs)
+            x = np.arange(1, end + 1)
+            y = np.array([_on_grid(spent, best, x) for _, best, spent in runs]).mean(axis=0)
+        else:
+            n_max = max(len(best) for _, best, _ in runs)
+            by_trial = np.full((len(runs), n_max), np.nan)
+            for i, (_, best, _) in enumerate(runs):
+                by_trial[i, : len(best)] = best
+            x, y = np.arange(1, n_max + 1), np.nanmean(by_trial, axis=0)
+        # the best so far changes when a trial ends, not between trials
+        (line,) = ax_trials.plot(x, y, drawstyle="steps-post", label=label)
+        t0 = max(times[0] for times, _, _ in runs)
+        t1 = max(times[-1] for times, _, _ in runs)
         grid = np.linspace(t0, t1, 200) if t1 > t0 else np.array([t0])
-        by_time = np.array(
-            [best[np.searchsorted(times, grid, side="right") - 1] for times, best in runs]
-        )
+        by_time = np.array([_on_grid(times, best, grid) for times, best, _ in runs])
         ax_time.plot(grid, by_time.mean(axis=0), drawstyle="steps-post", color=line.get_color())
     ax_time.set_xlabel("wall-clock time (s)")
-    ax_time.set_ylabel("best validation accuracy")
-    ax_trials.set_xlabel("trials")
+    ylabel = "best validation accuracy"
+    ax_time.set_ylabel(ylabel + (" (complete trials)" if by_epochs else ""))
+    ax_trials.set_xlabel("epochs spent (all trials)" if by_epochs else "trials")
     ax_trials.xaxis.set_major_locator(MaxNLocator(integer=True))
     for ax in (ax_time, ax_trials):
         ax.grid(alpha=0.3)
@@ -874,6 +1151,8 @@ def plot_best(records: list[TrialRecord], path: Path, title: str) -> Path:
 def format_table(runs: list[RunSummary]) -> str:
     """Comparison table: per sampler, runs, mean trials, mean best accuracy, mean run time.
 
+    With pruning, two more columns: mean pruned trials and mean epochs spent per run.
+
     Args:
         runs:
             The run summaries.
@@ -881,17 +1160,21 @@ def format_table(runs: list[RunSummary]) -> str:
     Returns:
         The table as text.
     """
-    lines = [
-        f"{'sampler':<10}{'runs':>5}{'trials':>8}{'best accuracy (mean ± sd)':>28}"
-        f"{'time s (mean)':>15}"
-    ]
+    pruning = any(r.epochs is not None for r in runs)
+    head = f"{'sampler':<10}{'runs':>5}{'trials':>8}"
+    if pruning:
+        head += f"{'pruned':>8}{'epochs':>8}"
+    lines = [head + f"{'best accuracy (mean ± sd)':>28}{'time s (mean)':>15}"]
     for sampler in dict.fromkeys(r.sampler for r in runs):
         mine = [r for r in runs if r.sampler == sampler]
         best = np.array([r.best for r in mine])
         sd = float(np.std(best, ddof=1)) if len(best) > 1 else 0.0
+        line = f"{sampler:<10}{len(mine):>5}{np.mean([r.n_trials for r in mine]):>8.1f}"
+        if pruning:
+            line += f"{np.mean([r.n_pruned for r in mine]):>8.1f}"
+            line += f"{np.mean([r.epochs or 0 for r in mine]):>8.1f}"
         lines.append(
-            f"{sampler:<10}{len(mine):>5}{np.mean([r.n_trials for r in mine]):>8.1f}"
-            f"{f'{np.mean(best):.4f} ± {sd:.4f}':>28}"
+            line + f"{f'{np.mean(best):.4f} ± {sd:.4f}':>28}"
             f"{np.mean([r.wall_s for r in mine]):>15.1f}"
         )
     return "\n".join(lines)
@@ -965,10 +1248,14 @@ def run(spec: StudySpec, a: argparse.Namespace) -> RunResult:
         else:
             make_optuna_sampler(name, seed=0)
     data = load_split(spec, a)
+    pruning = ""
+    if uses_epochs(a):
+        how = f"pruner {a.pruner}" if a.backend == "optuna" else f"scheduler {a.scheduler}"
+        pruning = f"; {how}, {a.epochs} epochs, '{spec.resource}' is the resource"
     print(
         f"[{spec.name}] {len(data.y_train)} training / {len(data.y_val)} validation examples; "
         f"backend {a.backend}; samplers {', '.join(a.samplers)}; seeds {a.seeds}; "
-        f"{a.n_trials} trials per run" + (f" or {a.timeout:g} s" if a.timeout else ""),
+        f"{a.n_trials} trials per run" + (f" or {a.timeout:g} s" if a.timeout else "") + pruning,
         flush=True,
     )
     if a.backend == "optuna":

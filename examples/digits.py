@@ -11,6 +11,7 @@ Run from the repository root::
     python -m examples.digits
     python -m examples.digits --repeats 5 --n-trials 50 --samplers treeucb tpe random
     python -m examples.digits --backend ray
+    python -m examples.digits --pruner hyperband        # iterations become epochs, the resource
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from examples.mnist import SPACE
 
 # Parameters drawn in partition.png (x axis first); the others are held at the best trial's.
 PARTITION_PARAMS = ("learning_rate", "iterations")
+# With a pruner, iterations is the resource, not tuned: batch size takes its place.
+PARTITION_PARAMS_PRUNED = ("learning_rate", "batch_size")
 
 STUDY = StudySpec(
     name="digits",
@@ -46,6 +49,8 @@ STUDY = StudySpec(
 def plot_treeucb_partition(result: RunResult, path: Path) -> Path | None:
     """Draw the partition of the first TreeUCB study over :data:`PARTITION_PARAMS`.
 
+    With a pruner, over :data:`PARTITION_PARAMS_PRUNED`.
+
     Args:
         result:
             The finished run (Optuna backend).
@@ -62,8 +67,10 @@ def plot_treeucb_partition(result: RunResult, path: Path) -> Path | None:
 
     from optuna_treeucb.visualization import plot_partition
 
+    tuned = {name for t in study.get_trials(deepcopy=False) for name in t.params}
+    params = PARTITION_PARAMS if set(PARTITION_PARAMS) <= tuned else PARTITION_PARAMS_PRUNED
     fig = Figure(figsize=(6.5, 5), layout="constrained")
-    plot_partition(study, params=PARTITION_PARAMS, ax=fig.subplots())
+    plot_partition(study, params=params, ax=fig.subplots())
     fig.savefig(path, dpi=120)
     return path
 

@@ -106,3 +106,34 @@ def test_missing_data_prints_what_to_download(
     err = capsys.readouterr().err
     assert "mnist.npz" in err and "Download https://storage.googleapis.com" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_digits_with_a_pruner_records_pruned_trials(tmp_path: Path) -> None:
+    # 24 minibatch steps in 8 epochs; the median pruner stops trials below the median epoch
+    out = tmp_path / "out"
+    argv = ["--smoke", "--out", str(out), "--samplers", "treeucb", "--seeds", "0"]
+    argv += ["--iter-scale", "0.1", "--n-trials", "10", "--pruner", "median", "--epochs", "8"]
+    result = run_cli(digits.STUDY, [*argv, "--pruned", "tpe"])
+    assert result is not None
+    study = result.studies[("treeucb", 0)]
+    pruned = study.get_trials(states=(optuna.trial.TrialState.PRUNED,))
+    complete = study.get_trials(states=(optuna.trial.TrialState.COMPLETE,))
+    assert pruned and complete and len(pruned) + len(complete) == 10
+    for t in pruned:
+        assert 1 <= t.last_step < 8 and sorted(t.intermediate_values) == list(
+            range(1, t.last_step + 1)
+        )
+    for t in complete:
+        assert sorted(t.intermediate_values) == list(range(1, 9))
+        assert t.value == t.intermediate_values[8] and t.user_attrs["steps"] == 24
+    assert all("iterations" not in t.params for t in study.trials)  # the resource
+    rows = _rows(out / "trials.csv")
+    assert sorted(r["state"] for r in rows) == sorted(t.state.name for t in study.trials)
+    by_number = {t.number: t for t in study.trials}
+    for r in rows:
+        t = by_number[int(r["trial"])]
+        assert int(r["epochs"]) == (t.last_step if r["state"] == "PRUNED" else 8)
+        assert float(r["value"]) == t.intermediate_values[int(r["epochs"])]
+    (run,) = result.runs
+    assert run.best == study.best_value and run.n_pruned == len(pruned)
+    assert run.epochs == sum(int(r["epochs"]) for r in rows)

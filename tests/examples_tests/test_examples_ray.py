@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from examples import digits
 from examples import svhn
 
 pytestmark = pytest.mark.slow  # Ray start-up and a TensorFlow import per Ray worker.
@@ -37,3 +38,21 @@ def test_svhn_smoke_on_ray(svhn_files: tuple[Path, dict], tmp_path: Path) -> Non
         assert all(float(r["value"]) == 0.1 for r in mine if r["diverged"] == "True")
     assert (out / "best_accuracy.png").stat().st_size > 10_000
     assert any((out / "ray_results").iterdir())
+
+
+@pytest.mark.usefixtures("ray_session")
+def test_digits_with_asha_stops_trials(tmp_path: Path) -> None:
+    # one trial at a time, so ASHA's decisions (rungs 1, 3, 9 of 9 epochs) are reproducible
+    out = tmp_path / "out"
+    argv = ["--smoke", "--backend", "ray", "--out", str(out), "--samplers", "treeucb"]
+    argv += ["--seeds", "0", "--n-trials", "8", "--max-concurrent", "1", "--iter-scale", "0.1"]
+    assert digits.main([*argv, "--scheduler", "asha", "--epochs", "9", "--pruned", "tpe"]) == 0
+    with (out / "trials.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 8 and "iterations" not in rows[0]  # the resource, not tuned
+    states = {r["state"] for r in rows}
+    assert states == {"COMPLETE", "PRUNED"}
+    for r in rows:
+        epochs = int(r["epochs"])
+        assert epochs == 9 if r["state"] == "COMPLETE" else epochs in (1, 3)
+    assert (out / "best_accuracy.png").stat().st_size > 10_000

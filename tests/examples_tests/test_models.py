@@ -94,3 +94,36 @@ def test_cnn_with_lr_drops_and_mlp_measure_accuracy() -> None:
     again = evaluate_mlp(mlp, mlp_data, TINY)
     assert first.steps == 2 and not first.diverged
     assert math.isclose(first.accuracy, again.accuracy)  # Seeded: the same run twice.
+
+
+def test_epochs_report_after_each_part_and_a_raise_stops_training() -> None:
+    data = split_train_val(
+        synthetic((28, 28), 80, n_classes=10, seed=2), train_size=40, val_size=20
+    )
+    mlp = {"hidden_units": 16, "learning_rate": 0.1, "dropout": 0.5, "batch_size": 10}
+    reports: list[tuple[int, int, float]] = []
+    result = evaluate_mlp(
+        {**mlp, "iterations": 10},
+        data,
+        Settings(),
+        epochs=3,
+        report=lambda e, s, acc: reports.append((e, s, acc)),
+    )
+    # epoch e ends after round(10 e / 3) steps; the last report is the result
+    assert [(e, s) for e, s, _ in reports] == [(1, 3), (2, 7), (3, 10)]
+    assert not result.diverged and result.steps == 10 and result.accuracy == reports[-1][2]
+    plain = evaluate_mlp({**mlp, "iterations": 10}, data, Settings())
+    assert math.isclose(plain.accuracy, result.accuracy)  # reporting does not change training
+
+    class Stop(Exception):
+        pass
+
+    def stop_after_first(epoch: int, steps: int, accuracy: float) -> None:
+        raise Stop(epoch)
+
+    with pytest.raises(Stop):
+        evaluate_mlp(
+            {**mlp, "iterations": 10}, data, Settings(), epochs=5, report=stop_after_first
+        )
+    with pytest.raises(ValueError, match="'epochs' parameter .* Got 11 instead"):
+        evaluate_mlp({**mlp, "iterations": 10}, data, Settings(), epochs=11)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from dataclasses import replace
@@ -23,18 +24,21 @@ from examples import mnist
 from examples import svhn
 from examples._models import Settings
 from examples._models import TrialResult
+from examples._runner import PRUNED_RULES
 from examples._runner import RunSummary
 from examples._runner import StudySpec
 from examples._runner import TrialRecord
 from examples._runner import build_parser
 from examples._runner import format_table
 from examples._runner import make_optuna_sampler
+from examples._runner import make_pruner
 from examples._runner import plot_best
 from examples._runner import resolve_args
 from examples._runner import run
 from examples._runner import suggest
 from examples._runner import to_tune_space
 from examples._runner import trial_seed
+from examples._runner import tuned_space
 
 STUDIES = [mnist.STUDY, svhn.STUDY, cifar10.STUDY, digits.STUDY]
 
@@ -119,6 +123,29 @@ def test_smoke_defaults_and_explicit_values_win() -> None:
         (["--seeds", "1", "1"], "distinct"),
         (["--iter-scale", "0"], "finite float > 0"),
         (["--n-trials", "0"], "int >= 1"),
+        (
+            ["--backend", "ray", "--pruner", "median"],
+            "--pruner median applies to --backend optuna (Optuna's pruners). Got --backend ray",
+        ),
+        (
+            ["--scheduler", "asha"],
+            "--scheduler asha applies to --backend ray (Ray Tune's schedulers). Got --backend "
+            "optuna",
+        ),
+        (["--epochs", "9"], "--epochs applies with --pruner median or hyperband"),
+        (["--pruner", "none", "--pruned", "tpe"], "Got --pruned tpe with neither"),
+        (
+            ["--pruner", "hyperband", "--samplers", "tpe", "--pruned", "tpe"],
+            "--pruned is TreeUCB's option. Got --pruned tpe with --samplers tpe",
+        ),
+        (
+            ["--pruner", "median", "--iter-scale", "0.1", "--epochs", "25"],
+            "--epochs must be at most 24",
+        ),
+        (
+            ["--pruner", "median", "--enqueue", '{"iterations": 30}'],
+            "must not name 'iterations' with a pruner or scheduler",
+        ),
     ],
 )
 def test_bad_options_exit_with_a_message(
@@ -128,6 +155,47 @@ def test_bad_options_exit_with_a_message(
         _parse(mnist.STUDY, argv)
     assert info.value.code == 2
     assert match in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("spec", STUDIES, ids=lambda s: s.name)
+def test_every_example_offers_pruning(spec: StudySpec, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser(spec).parse_args(["--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    for flag in (
+        "--pruner {none,median,hyperband}",
+        "--scheduler {fifo,asha}",
+        "--epochs N",
+        f"--pruned {{{','.join(PRUNED_RULES)}}}",
+    ):
+        assert flag in help_text
+    a = _parse(spec, ["--smoke", "--pruner", "hyperband"])
+    assert (a.pruner, a.scheduler, a.epochs) == ("hyperband", "fifo", 2)
+    assert set(tuned_space(spec, a)) == set(spec.space) - {"iterations"}
+    b = _parse(spec, ["--backend", "ray", "--scheduler", "asha", "--pruned", "tpe"])
+    assert (b.pruner, b.scheduler, b.epochs, b.pruned) == ("none", "asha", 27, "tpe")
+    c = _parse(spec, [])
+    assert (c.pruner, c.scheduler, c.epochs) == ("none", "fifo", None)
+    assert tuned_space(spec, c) == dict(spec.space)
+
+
+def test_the_pruned_choices_are_the_samplers_and_reach_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import optuna_treeucb
+
+    assert set(PRUNED_RULES) >= {"last_value", "tpe", "bohb"}
+    given: list[dict[str, Any]] = []
+
+    def spy(**kwargs: Any) -> Any:
+        given.append(kwargs)
+        return optuna.samplers.RandomSampler()
+
+    monkeypatch.setattr(optuna_treeucb, "TreeUCBSampler", spy)
+    make_optuna_sampler("treeucb", seed=0, pruned="bohb")
+    make_optuna_sampler("treeucb", seed=0)
+    assert given == [{"seed": 0, "pruned": "bohb"}, {"seed": 0}]  # None: the sampler's default
+    assert isinstance(make_pruner("median", epochs=27), optuna.pruners.MedianPruner)
+    with pytest.raises(ValueError, match="'asha'"):
+        make_pruner("asha", epochs=3)
 
 
 def test_unknown_sampler_name() -> None:
@@ -159,6 +227,21 @@ def test_plot_and_table_average_over_repeats(tmp_path: Path) -> None:
     assert lines[0].split()[:3] == ["sampler", "runs", "trials"]
     assert lines[1].split() == ["a", "2", "1.5", "0.6500", "±", "0.0707", "15.0"]
     assert lines[2].split() == ["b", "1", "1.0", "0.9000", "±", "0.0000", "5.0"]
+
+
+def test_a_pruned_run_plots_against_epochs_and_counts_complete_trials(tmp_path: Path) -> None:
+    records = [
+        replace(_record("a", 0, 0, 0.5, 1.0), epochs=9),
+        replace(_record("a", 0, 1, 0.9, 2.0), state="PRUNED", epochs=1),  # not a best
+        replace(_record("a", 0, 2, 0.6, 3.0), epochs=9),
+    ]
+    assert plot_best(records, tmp_path / "plot.png", "toy").stat().st_size > 1000
+    lines = format_table([RunSummary("a", 0, 0, 3, 0.6, 10.0, n_pruned=1, epochs=19)])
+    assert lines.splitlines()[0].split()[:5] == ["sampler", "runs", "trials", "pruned", "epochs"]
+    assert lines.splitlines()[1].split() == ["a", "1", "3.0", "1.0", "19.0", "0.6000", "±"] + [
+        "0.0000",
+        "10.0",
+    ]
 
 
 @pytest.mark.parametrize("spec", STUDIES, ids=lambda s: s.name)
@@ -203,6 +286,10 @@ def test_partial_points_are_accepted_where_they_work() -> None:
     assert _parse(mnist.STUDY, ["--enqueue", point]).enqueue == [{"dropout": 0.5}]
     ray = _parse(mnist.STUDY, ["--backend", "ray", "--samplers", "treeucb", "--enqueue", point])
     assert ray.enqueue == [{"dropout": 0.5}]
+    # with ASHA, a full point is every parameter but the resource
+    full = {"hidden_units": 10, "learning_rate": 0.1, "dropout": 0.5, "batch_size": 10}
+    asha = ["--backend", "ray", "--scheduler", "asha", "--samplers", "tpe"]
+    assert _parse(mnist.STUDY, [*asha, "--enqueue", json.dumps(full)]).enqueue == [full]
 
 
 def test_an_untimed_warm_up_runs_before_the_first_run(tmp_path: Path) -> None:
