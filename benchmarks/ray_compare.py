@@ -82,9 +82,18 @@ _RAY_STARTED = False
 
 
 def start_ray() -> None:
-    """A local 2-CPU Ray without the dashboard, once per process (kept if already running)."""
+    """A local 2-CPU Ray without the dashboard, once per process (kept if already running).
+
+    Also turns Tune's per-trial CSV, JSON and TensorBoard loggers off (they would be most of a
+    zero-cost trial) and with them the warning that the results cannot read their files.
+    """
     global _RAY_STARTED
+    import logging
+
     import ray
+
+    os.environ.setdefault("TUNE_DISABLE_AUTO_CALLBACK_LOGGERS", "1")
+    logging.getLogger("ray.tune.analysis.experiment_analysis").setLevel(logging.ERROR)
 
     if not ray.is_initialized():
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
@@ -323,8 +332,6 @@ def main(argv: list[str] | None = None) -> None:
     seeds = range(a.seed_offset, a.seed_offset + n_seeds)
     print(stamp_core(), flush=True)
     started = time.time()
-    # Tune's per-trial CSV, JSON and TensorBoard loggers would be most of a zero-cost trial
-    os.environ.setdefault("TUNE_DISABLE_AUTO_CALLBACK_LOGGERS", "1")
     start_ray()
     results = []
     for pr in problems:  # one Tune run at a time; searchers interleaved so load hits all alike
@@ -342,6 +349,7 @@ def main(argv: list[str] | None = None) -> None:
 
     checkpoints = [n for n in (50, 100) if n <= n_trials] or [n_trials]
     text, _ = report(good, ranked, checkpoints, reference=REFERENCE) if ranked else ("", {})
+    text = text.replace("| sampler |", "| searcher |")
     out = results_dir(a.out)
     mode = "quick" if a.quick else "full"
     parts = [
