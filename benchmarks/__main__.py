@@ -1,6 +1,7 @@
 """``python -m benchmarks COMMAND [--quick] [--out DIR] ...``.
 
-Commands: bandit, ablation, optimize, overhead, paired, memory, core_cost, fidelity, scale, inbox.
+Commands: bandit, ablation, optimize, overhead, paired, memory, core_cost, fidelity, scale, inbox,
+ray_compare.
 
 Results go to ``--out DIR`` (a scratch folder unless given; ``--out benchmarks/results``
 updates the committed ones).
@@ -22,6 +23,7 @@ COMMANDS = {
     "fidelity": "benchmarks.fidelity",
     "scale": "benchmarks.scale",
     "inbox": "benchmarks.inbox",
+    "ray_compare": "benchmarks.ray_compare",
 }
 
 

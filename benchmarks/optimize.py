@@ -303,9 +303,13 @@ def normalised_regret(results: list[dict[str, Any]]) -> None:
 
 
 def report(
-    results: list[dict[str, Any]], samplers: list[str], checkpoints: list[int]
+    results: list[dict[str, Any]],
+    samplers: list[str],
+    checkpoints: list[int],
+    reference: str = "TPE",
 ) -> tuple[str, dict[int, Any]]:
-    """Markdown tables (rank, regret, win rate vs TPE) and a dict of headline numbers."""
+    """Markdown tables (rank, regret, win rate vs ``reference``) and a dict of headline
+    numbers."""
     normalised_regret(results)
     groups = sorted({r["group"] for r in results})
     keyed = {(r["sampler"], r["problem"], r["seed"]): r for r in results}
@@ -323,8 +327,8 @@ def report(
                 for g in (group, "overall"):
                     ranks.setdefault((s, g), []).append(float(k))
                     regs.setdefault((s, g), []).append(float(v))
-            if "TPE" in samplers:
-                tpe = vals[samplers.index("TPE")]
+            if reference in samplers:
+                tpe = vals[samplers.index(reference)]
                 for s, v in zip(samplers, vals, strict=True):
                     wins.setdefault(s, []).append(1.0 if v < tpe else (0.5 if v == tpe else 0.0))
         cols = [*groups, "overall"]
@@ -343,7 +347,7 @@ def report(
             "sampler",
             *[f"rank {g}" for g in cols],
             *[f"regret {g}" for g in cols],
-            "win rate vs TPE",
+            f"win rate vs {reference}",
         ]
         text += f"\n### After {n} trials\n\n" + md_table(header, rows)
         headline[n] = {

@@ -19,12 +19,18 @@ Three parts, each a table of the result file:
 * ``sampler``: time of one ``study.ask`` + ``study.tell`` with TreeUCBSampler on a study that
   already holds n finished trials and W running ones (the oldest is told after each ask), with
   RandomSampler's time in the same loop (Optuna's own cost) beside it.
+* ``tune``: real ``tune.Tuner`` runs on a local 2-CPU Ray with ``max_concurrent_trials=32``
+  and a zero-cost function trainable (1/16 CPU each, so that 32 trials fit), TreeUCBSearch
+  and BasicVariantGenerator (random) alternating in the same process: wall time per trial
+  (the whole ``Tuner.fit``), the searcher's own time, and the most trials Tune held running
+  at once.
 
 Usage::
 
     python -m benchmarks scale --quick          # minutes
     python -m benchmarks scale                  # 10,000 trials, 8 processes
     python -m benchmarks scale --parts searcher sampler
+    python -m benchmarks scale --parts tune --tune-trials 300
 """
 
 from __future__ import annotations
@@ -50,7 +56,7 @@ from benchmarks._common import md_table
 from benchmarks._common import results_dir
 from benchmarks._common import stamp_core
 
-PARTS = ("processes", "searcher", "sampler")
+PARTS = ("processes", "searcher", "sampler", "tune")
 STORAGES = ("journal", "sqlite", "postgresql")
 WORKER = "_worker"
 
@@ -441,6 +447,132 @@ def run_sampler(sizes: list[int], widths: list[int], k: int) -> str:
     return md_table(header, rows)
 
 
+# -- a real Tune run with many concurrent trials -------------------------------------------
+def _tune_trainable(seconds: float) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A trainable that sleeps ``seconds`` (no CPU) and reports :func:`_loss`."""
+
+    def trainable(config: dict[str, Any]) -> dict[str, Any]:
+        time.sleep(seconds)
+        return {"loss": _loss(config)}
+
+    return trainable
+
+
+def _running_counter() -> Any:
+    """A Tune callback that counts the trials Tune holds running, and their peak."""
+    from ray.tune import Callback
+
+    class RunningCounter(Callback):
+        running = 0
+        peak = 0
+
+        def on_trial_start(self, iteration: int, trials: list, trial: Any, **info: Any) -> None:
+            self.running += 1
+            self.peak = max(self.peak, self.running)
+
+        def on_trial_complete(self, iteration: int, trials: list, trial: Any, **info: Any) -> None:
+            self.running -= 1
+
+        def on_trial_error(self, iteration: int, trials: list, trial: Any, **info: Any) -> None:
+            self.running -= 1
+
+    return RunningCounter()
+
+
+def tune_run(name: str, n: int, concurrency: int, seconds: float = 0.0) -> dict[str, float]:
+    """One ``Tuner.fit`` of ``n`` trials (each sleeps ``seconds``), ``concurrency`` at a time."""
+    import shutil
+
+    from ray import tune
+    from ray.tune.search import BasicVariantGenerator
+
+    from benchmarks.ray_compare import time_variant_generator
+    from benchmarks.ray_compare import timed_limiter
+    from ray_treeucb import TreeUCBSearch
+
+    if name == "TreeUCBSearch":
+        # the ConcurrencyLimiter that max_concurrent_trials would build, timed
+        search_alg = timed_limiter(TreeUCBSearch(seed=0), max_concurrent=concurrency)
+    else:
+        # Tune's max_concurrent_trials ignores a BasicVariantGenerator passed in: its own limit
+        generator = BasicVariantGenerator(random_state=0, max_concurrent=concurrency)
+        search_alg = time_variant_generator(generator)
+    counter = _running_counter()
+    storage = tempfile.mkdtemp(prefix="treeucb-scale-tune-")
+    try:
+        tuner = tune.Tuner(
+            tune.with_resources(_tune_trainable(seconds), {"cpu": 2 / concurrency}),
+            param_space=_tune_space(),
+            tune_config=tune.TuneConfig(
+                search_alg=search_alg,
+                metric="loss",
+                mode="min",
+                num_samples=n,
+                reuse_actors=True,
+            ),
+            run_config=tune.RunConfig(
+                storage_path=storage, name="run", verbose=0, callbacks=[counter]
+            ),
+        )
+        start = time.perf_counter()
+        grid = tuner.fit()
+        wall = time.perf_counter() - start
+    finally:
+        shutil.rmtree(storage, ignore_errors=True)
+    metrics = [grid[i].metrics or {} for i in range(len(grid))]
+    done = [m for m in metrics if "loss" in m]
+    configs = [grid[i].config or {} for i in range(len(grid))]
+    points = [tuple(sorted((k, c.get(k)) for k in _tune_space())) for c in configs]
+    return {
+        "wall_ms": 1e3 * wall / n,
+        "searcher_ms": 1e3 * float(getattr(search_alg, "seconds", math.nan)) / n,
+        "peak": float(counter.peak),
+        "errors": float(sum(grid[i].error is not None for i in range(len(grid)))),
+        "missing": float(n - len(done)),
+        "duplicates": float(len(points) - len(set(points))),
+    }
+
+
+def run_tune(n: int, concurrency: int, repeats: int, seconds: float) -> str:
+    from benchmarks.ray_compare import start_ray
+
+    start_ray()
+    names = ("BasicVariantGenerator (random)", "TreeUCBSearch")
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name in names}
+    for rep in range(repeats):
+        for name in names if rep % 2 == 0 else names[::-1]:
+            runs[name].append(tune_run(name, n, concurrency, seconds))
+            print(f"  {name}: {runs[name][-1]}", flush=True)
+    rows = []
+    random_wall = float(np.median([r["wall_ms"] for r in runs[names[0]]]))
+    for name in names:
+        wall = float(np.median([r["wall_ms"] for r in runs[name]]))
+        rows.append(
+            [
+                name,
+                f"{n} x {repeats}",
+                f"{wall:.1f}",
+                f"{float(np.median([r['searcher_ms'] for r in runs[name]])):.2f}",
+                f"{wall / random_wall:.2f}x",
+                str(int(max(r["peak"] for r in runs[name]))),
+                *[str(int(sum(r[k] for r in runs[name]))) for k in ("errors", "missing")],
+                str(int(sum(r["duplicates"] for r in runs[name]))),
+            ]
+        )
+    header = [
+        "searcher",
+        "trials x runs",
+        "wall ms per trial (median of runs)",
+        "searcher ms per trial",
+        "ratio to random",
+        "most trials running at once (Tune's count)",
+        "errors",
+        "missing results",
+        "duplicates",
+    ]
+    return md_table(header, rows)
+
+
 # -- main -----------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> None:
     args_in = sys.argv[1:] if argv is None else list(argv)
@@ -460,6 +592,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--widths", type=int, nargs="+", default=[1, 8, 64, 256])
     parser.add_argument("--sizes", type=int, nargs="+", default=None, help="sampler part")
     parser.add_argument("--sampler-trials", type=int, default=None, help="sampler part")
+    parser.add_argument("--tune-trials", type=int, default=None, help="tune part, per run")
+    parser.add_argument("--tune-repeats", type=int, default=None, help="tune part")
+    parser.add_argument("--concurrency", type=int, default=32, help="tune part")
+    parser.add_argument(
+        "--trial-seconds", type=float, default=0.0, help="tune part: each trial sleeps this long"
+    )
     parser.add_argument("--name", default="scale", help="stem of the result file")
     add_out_argument(parser)
     args = parser.parse_args(args_in)
@@ -492,8 +630,8 @@ def main(argv: list[str] | None = None) -> None:
             f"## TreeUCBSearch with W pending trials (up to {n:,} trials)",
             "",
             "Milliseconds per `suggest` + `on_trial_complete` (median over the last tenth of "
-            f"the trials before the checkpoint); OptunaSearch runs {n_optuna:,} trials, W = 1 "
-            "and 64 only.",
+            f"the trials before the checkpoint); OptunaSearch and HyperOptSearch run {n_optuna:,} "
+            "trials, W = 1 and 64 only.",
             "",
             run_searcher(n, args.widths, n_optuna),
         ]
@@ -508,6 +646,26 @@ def main(argv: list[str] | None = None) -> None:
             "`study.ask(distributions)`); each step asks one trial and tells the oldest.",
             "",
             run_sampler(args.sizes or [1_000, 10_000], [0, 64] if quick else [0, 8, 64], k),
+        ]
+        write(done=False)
+    if "tune" in args.parts:
+        print("tune", flush=True)
+        n_tune = args.tune_trials or (100 if quick else 300)
+        tune_repeats = args.tune_repeats or (1 if quick else 2)
+        sections += [
+            f"## A real Tune run with max_concurrent_trials={args.concurrency}",
+            "",
+            f"`tune.Tuner` on a local `ray.init(num_cpus=2)`, {n_tune} zero-cost trials per run "
+            f"(each asks for 2/{args.concurrency} CPU so that {args.concurrency} fit), "
+            "`reuse_actors=True`, Tune's file loggers off; the two searchers alternate in one "
+            "process.  The limit is the `ConcurrencyLimiter` that `max_concurrent_trials` "
+            "builds (timed) for TreeUCBSearch, and `BasicVariantGenerator(max_concurrent=...)` "
+            "for random (Tune ignores `max_concurrent_trials` for a generator passed in).  "
+            "Wall = the whole `Tuner.fit` per trial; searcher = `suggest` + `on_trial_complete` "
+            "(`next_trial` for BasicVariantGenerator).  Ratio = wall time per trial against "
+            "random's.",
+            "",
+            run_tune(n_tune, args.concurrency, tune_repeats, args.trial_seconds),
         ]
         write(done=False)
     if "processes" in args.parts:

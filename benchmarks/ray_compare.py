@@ -1,0 +1,388 @@
+"""Ray-side comparison: TreeUCBSearch beside Tune's other searchers, in real Tuner runs.
+
+Every searcher runs the same ``tune.Tuner`` setup on the same problems and seeds: a zero-cost
+function trainable that evaluates one point of a real BBOB function (:mod:`benchmarks._bbob`,
+5-D unless ``--problems`` says otherwise) on a local ``ray.init(num_cpus=2)`` started once per
+process, one trial at a time (a ``ConcurrencyLimiter`` with ``max_concurrent=1``, which also
+times the searcher's own calls).  Searchers, each with its defaults and the run's seed:
+
+* ``TreeUCBSearch(seed=seed)``;
+* ``HyperOptSearch(random_state_seed=seed)`` (TPE of hyperopt);
+* ``OptunaSearch(seed=seed)`` (Optuna's TPESampler);
+* ``NevergradSearch`` with nevergrad's ``CMA`` told the budget, its parametrization seeded
+  (``NGOpt`` picks Cobyla here, which cannot be pickled, and Tune pickles the searcher);
+* ``BasicVariantGenerator(random_state=seed, max_concurrent=1)`` (random search).
+
+The noisy variants apply :mod:`benchmarks._bbob`'s moderate Gaussian noise model; the noise of
+a point is drawn from a generator seeded with the run's seed and the point's coordinates, so
+every searcher sees the same noise at the same point.  Regret is that of
+``python -m benchmarks optimize``: the noiseless ``f(x) - f_opt`` of the best *observed* trial,
+divided by the median regret of a uniform random point.  Seeds 1000+ (``--seed-offset 1000``)
+use the report instances 4-15.
+
+Reported at 50 and 100 trials (or the budget): mean rank per group and overall (ranks among
+searchers per problem and seed), geometric mean of the normalised regret, win rate against
+OptunaSearch (TPE); and the wall time per trial (the whole ``Tuner.fit``, Tune's own overhead
+included) beside the searcher's time per trial (``suggest`` + ``on_trial_complete``).
+
+Usage::
+
+    python -m benchmarks ray_compare --quick     # 2 problems, 1 seed, 50 trials
+    python -m benchmarks ray_compare --seed-offset 1000 --out benchmarks/results
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import tempfile
+import time
+import traceback
+import warnings
+from typing import Any
+
+import numpy as np
+
+from benchmarks import _bbob
+from benchmarks._bbob import BBOBFunction
+from benchmarks._common import add_out_argument
+from benchmarks._common import command_line
+from benchmarks._common import fmt
+from benchmarks._common import machine_note
+from benchmarks._common import md_table
+from benchmarks._common import require
+from benchmarks._common import results_dir
+from benchmarks._common import stamp_core
+from benchmarks._common import write_result
+
+SEARCHERS = (
+    "TreeUCBSearch",
+    "HyperOptSearch",
+    "OptunaSearch (TPE)",
+    "NevergradSearch (CMA)",
+    "BasicVariantGenerator (random)",
+)
+REFERENCE = "OptunaSearch (TPE)"
+# a spread of the BBOB groups: separable, low/moderate conditioning, high conditioning,
+# multi-modal with global structure, multi-modal with weak structure
+PROBLEMS = (
+    "bbob-f02-5d",  # separable ellipsoid
+    "bbob-f08-5d",  # Rosenbrock
+    "bbob-f10-5d",  # rotated ellipsoid
+    "bbob-f15-5d",  # rotated Rastrigin
+    "bbob-f17-5d",  # Schaffer F7
+    "bbob-f21-5d",  # Gallagher 101 peaks
+    "bbob-f01-5d-noisy",  # sphere
+    "bbob-f08-5d-noisy",  # Rosenbrock
+)
+QUICK_PROBLEMS = ("bbob-f10-5d", "bbob-f08-5d-noisy")
+
+_RAY_STARTED = False
+
+
+def start_ray() -> None:
+    """A local 2-CPU Ray without the dashboard, once per process (kept if already running).
+
+    Also turns Tune's per-trial CSV, JSON and TensorBoard loggers off (they would be most of a
+    zero-cost trial) and with them the warning that the results cannot read their files.
+    """
+    global _RAY_STARTED
+    import logging
+
+    import ray
+
+    os.environ.setdefault("TUNE_DISABLE_AUTO_CALLBACK_LOGGERS", "1")
+    logging.getLogger("ray.tune.analysis.experiment_analysis").setLevel(logging.ERROR)
+
+    if not ray.is_initialized():
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    _RAY_STARTED = True
+
+
+def make_trainable(fid: int, dim: int, instance: int, seed: int, noisy: bool) -> Any:
+    """A zero-cost trainable for one BBOB instance; reports ``loss`` (observed) and ``regret``.
+
+    Self-contained (only ``ioh`` and numpy are imported in the worker), so Ray pickles it by
+    value and the workers need not import ``benchmarks``.
+    """
+    beta = _bbob.MODERATE_BETA
+
+    def trainable(config: dict[str, Any]) -> dict[str, Any]:
+        import time as _time
+
+        import ioh
+        import numpy as _np
+
+        start = _time.time()
+        problem = ioh.get_problem(fid, instance, dim, ioh.ProblemClass.BBOB)
+        x = _np.array([config[f"x{i}"] for i in range(dim)], dtype=float)
+        regret = float(problem(x)) - float(problem.optimum.y)
+        loss = regret
+        if noisy:
+            key = [seed, fid, dim, *_np.frombuffer(x.tobytes(), dtype=_np.uint32).tolist()]
+            loss = regret * float(_np.exp(beta * _np.random.default_rng(key).standard_normal()))
+            if loss >= 1e-8:
+                loss += 1.01e-8
+        return {"loss": loss, "regret": regret, "start": start}
+
+    return trainable
+
+
+def make_searcher(name: str, seed: int, dim: int, n_trials: int) -> Any:
+    """A fresh searcher by name (defaults except the seed; metric and mode come from Tune)."""
+    if name == "TreeUCBSearch":
+        from ray_treeucb import TreeUCBSearch
+
+        return TreeUCBSearch(seed=seed)
+    if name == "HyperOptSearch":
+        from ray.tune.search.hyperopt import HyperOptSearch
+
+        return HyperOptSearch(random_state_seed=seed)
+    if name == "OptunaSearch (TPE)":
+        from ray.tune.search.optuna import OptunaSearch
+
+        return OptunaSearch(seed=seed)
+    if name == "NevergradSearch (CMA)":
+        import nevergrad as ng
+        from ray.tune.search.nevergrad import NevergradSearch
+
+        # NevergradSearch has no seed: seed the parametrization of an optimizer built here
+        parametrization = NevergradSearch.convert_search_space(space(dim))
+        parametrization.random_state = np.random.RandomState(seed)  # type: ignore[attr-defined]
+        optimizer = ng.optimizers.CMA(parametrization=parametrization, budget=n_trials)
+        return NevergradSearch(optimizer=optimizer, metric="loss", mode="min")
+    if name == "BasicVariantGenerator (random)":
+        from ray.tune.search import BasicVariantGenerator
+
+        # its own limit: Tune's max_concurrent_trials ignores a BasicVariantGenerator passed in
+        return BasicVariantGenerator(random_state=seed, max_concurrent=1)
+    raise ValueError(f"Unknown searcher {name!r}; choose from {', '.join(SEARCHERS)}.")
+
+
+def space(dim: int) -> dict[str, Any]:
+    from ray import tune
+
+    return {f"x{i}": tune.uniform(_bbob.LOW, _bbob.HIGH) for i in range(dim)}
+
+
+def timed_limiter(searcher: Any, max_concurrent: int = 1) -> Any:
+    """``ConcurrencyLimiter(searcher, max_concurrent)`` that adds up, in its ``seconds``
+    attribute, the time spent in ``suggest`` and ``on_trial_complete``."""
+    from ray.tune.search import ConcurrencyLimiter
+    from ray.tune.search import SearchAlgorithm
+
+    if isinstance(searcher, SearchAlgorithm):  # BasicVariantGenerator is no Searcher
+        return searcher
+
+    class TimedLimiter(ConcurrencyLimiter):
+        seconds = 0.0
+
+        def suggest(self, trial_id: str) -> Any:
+            start = time.perf_counter()
+            try:
+                return super().suggest(trial_id)
+            finally:
+                self.seconds += time.perf_counter() - start
+
+        def on_trial_complete(
+            self, trial_id: str, result: dict[str, Any] | None = None, error: bool = False
+        ) -> None:
+            start = time.perf_counter()
+            try:
+                super().on_trial_complete(trial_id, result=result, error=error)
+            finally:
+                self.seconds += time.perf_counter() - start
+
+    return TimedLimiter(searcher, max_concurrent=max_concurrent)
+
+
+def time_variant_generator(searcher: Any) -> Any:
+    """Add up, in ``searcher.seconds``, the time spent in ``next_trial`` of a
+    BasicVariantGenerator (its only per-trial work)."""
+    original = searcher.next_trial
+    searcher.seconds = 0.0
+
+    def next_trial() -> Any:
+        start = time.perf_counter()
+        try:
+            return original()
+        finally:
+            searcher.seconds += time.perf_counter() - start
+
+    searcher.next_trial = next_trial
+    return searcher
+
+
+def run_one(name: str, problem: str, seed: int, n_trials: int) -> dict[str, Any]:
+    """One Tune run; per trial (in creation order) the observed and the noiseless value."""
+    from ray import tune
+    from ray.tune.search import SearchAlgorithm
+
+    fid, dim, noisy = _bbob.parse(problem)
+    bbob = BBOBFunction(fid, dim, seed, noisy)
+    searcher = make_searcher(name, seed, dim, n_trials)
+    if isinstance(searcher, SearchAlgorithm):
+        search_alg = time_variant_generator(searcher)
+    else:
+        search_alg = timed_limiter(searcher)
+    storage = tempfile.mkdtemp(prefix="treeucb-ray-compare-")
+    out: dict[str, Any] = {"sampler": name, "problem": problem, "seed": seed, "error": ""}
+    out["group"] = "bbob-noisy" if noisy else f"bbob-{dim}d"
+    out["scale"] = bbob.median_random
+    try:
+        tuner = tune.Tuner(
+            make_trainable(fid, dim, bbob.instance, seed, noisy),
+            # NevergradSearch holds the space already (its optimizer is built with it)
+            param_space=None if name.startswith("NevergradSearch") else space(dim),
+            tune_config=tune.TuneConfig(
+                search_alg=search_alg,
+                metric="loss",
+                mode="min",
+                num_samples=n_trials,
+                reuse_actors=True,
+            ),
+            run_config=tune.RunConfig(storage_path=storage, name="run", verbose=0),
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            start = time.perf_counter()
+            grid = tuner.fit()
+            out["wall"] = time.perf_counter() - start
+        rows = []
+        for i in range(len(grid)):
+            result = grid[i]
+            if result.error is not None or not result.metrics or "loss" not in result.metrics:
+                raise RuntimeError(f"trial {i} failed: {result.error!r}")
+            m = result.metrics
+            rows.append((m["start"], m["loss"], m["regret"]))
+        if len(rows) != n_trials:
+            raise RuntimeError(f"{len(rows)} of {n_trials} trials came back")
+        rows.sort()
+        out["obs"] = np.array([r[1] for r in rows])
+        out["true"] = np.array([r[2] for r in rows])
+        out["searcher_s"] = float(getattr(search_alg, "seconds", float("nan")))
+    except Exception as exc:  # reported in the table, not raised: the other runs go on
+        out["error"] = f"{type(exc).__name__}: {exc}"
+        traceback.print_exc()
+    finally:
+        shutil.rmtree(storage, ignore_errors=True)
+    return out
+
+
+def time_table(results: list[dict[str, Any]], names: list[str], n_trials: int) -> str:
+    rows = []
+    for s in names:
+        ok = [r for r in results if r["sampler"] == s and not r["error"]]
+        failed = sum(1 for r in results if r["sampler"] == s and r["error"])
+        wall = [r["wall"] / n_trials for r in ok]
+        own = [r["searcher_s"] / n_trials for r in ok]
+        rows.append(
+            [
+                s,
+                str(len(ok)),
+                str(failed),
+                fmt(float(np.median(wall))) if wall else "-",
+                fmt(1e3 * float(np.median(own))) if own else "-",
+            ]
+        )
+    header = [
+        "searcher",
+        "runs",
+        "failed runs",
+        "wall s per trial (median over runs)",
+        "searcher ms per trial",
+    ]
+    return md_table(header, rows)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run every searcher on every problem and seed; write <name>.md and <name>.png."""
+    p = argparse.ArgumentParser(prog="python -m benchmarks ray_compare", description=__doc__)
+    p.add_argument("--quick", action="store_true", help="2 problems, 1 seed, 50 trials")
+    p.add_argument("--trials", type=int, default=None)
+    p.add_argument("--seeds", type=int, default=None)
+    p.add_argument("--seed-offset", type=int, default=0, help="first seed (1000+: report)")
+    p.add_argument("--problems", default=None, help="comma-separated BBOB problem names")
+    p.add_argument("--searchers", default=None, help="comma-separated subset of searchers")
+    p.add_argument("--name", default="ray_compare", help="stem of the result files")
+    p.add_argument("--no-plot", action="store_true", help="write the table only")
+    add_out_argument(p)
+    a = p.parse_args(argv)
+    require("ray.tune", "the Tune runs", "ray_compare")
+    require("ioh", "the BBOB functions", "ray_compare")
+    names = a.searchers.split(",") if a.searchers else list(SEARCHERS)
+    for s in names:
+        if s not in SEARCHERS:
+            raise SystemExit(f"Unknown searcher {s!r}; choose from {', '.join(SEARCHERS)}.")
+        if s == "HyperOptSearch":
+            require("hyperopt", s, "ray_compare")
+        if s.startswith("NevergradSearch"):
+            require("nevergrad", s, "ray_compare")
+    problems = (
+        a.problems.split(",") if a.problems else list(QUICK_PROBLEMS if a.quick else PROBLEMS)
+    )
+    for pr in problems:
+        try:
+            _bbob.parse(pr)
+        except ValueError as exc:
+            raise SystemExit(str(exc)) from None
+    n_trials = a.trials or (50 if a.quick else 100)
+    n_seeds = a.seeds or (1 if a.quick else 2)
+    seeds = range(a.seed_offset, a.seed_offset + n_seeds)
+    print(stamp_core(), flush=True)
+    started = time.time()
+    start_ray()
+    results = []
+    for pr in problems:  # one Tune run at a time; searchers interleaved so load hits all alike
+        for seed in seeds:
+            for s in names:
+                t0 = time.time()
+                results.append(run_one(s, pr, seed, n_trials))
+                err = results[-1]["error"]
+                print(f"  {pr} seed {seed} {s}: {time.time() - t0:.0f} s {err}", flush=True)
+    failed = sorted({r["sampler"] for r in results if r["error"]})
+    ranked = [s for s in names if s not in failed]
+    good = [r for r in results if r["sampler"] in ranked]
+    from benchmarks.optimize import plot
+    from benchmarks.optimize import report
+
+    checkpoints = [n for n in (50, 100) if n <= n_trials] or [n_trials]
+    text, _ = report(good, ranked, checkpoints, reference=REFERENCE) if ranked else ("", {})
+    text = text.replace("| sampler |", "| searcher |")
+    out = results_dir(a.out)
+    mode = "quick" if a.quick else "full"
+    parts = [
+        "# Ray Tune searchers on BBOB functions (issue 15)\n",
+        f"Command: `{command_line('ray_compare', argv)}`.\n",
+        f"{len(problems)} problems ({', '.join(problems)}), {n_seeds} seed(s) "
+        f"({a.seed_offset}+), {n_trials} trials, one trial at a time, every searcher with its "
+        "defaults and the run's seed. Rank: mean over (problem, seed) of the rank among "
+        "searchers (1 = best). Regret: geometric mean of the normalised regret (floored at "
+        "1e-6).\n",
+        text,
+        "\n## Time per trial\n",
+        "Wall: the whole `Tuner.fit` divided by the trials (Tune's scheduling, actors and "
+        "result handling included); searcher: `suggest` + `on_trial_complete` "
+        "(`next_trial` for BasicVariantGenerator).\n",
+        time_table(results, names, n_trials),
+    ]
+    if failed:
+        parts.append(
+            "\nFailed runs (these searchers are left out of the ranks): "
+            + "; ".join(
+                f"{r['sampler']} on {r['problem']} seed {r['seed']}: {r['error']}"
+                for r in results
+                if r["error"]
+            )
+            + "\n"
+        )
+    if ranked and not a.no_plot:
+        plot(good, ranked, str(out / f"{a.name}.png"))
+        parts.append(f"\n![best so far]({a.name}.png)\n")
+    parts.append("\n" + machine_note(mode, started))
+    write_result(a.out, a.name, "\n".join(parts))
+
+
+if __name__ == "__main__":
+    main()
