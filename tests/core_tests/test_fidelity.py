@@ -252,6 +252,13 @@ def test_context_rule_survives_pickling() -> None:
     again = pickle.loads(pickle.dumps(bandit))
     np.testing.assert_array_equal(again.ask_x(), bandit.ask_x())
     assert again.max_budget == 9.0
+    # a state pickled before pruned="context" existed
+    state = TreeUCB(2, seed=0, rule="incremental", gamma=0.4).__getstate__()
+    for name in ("_partition_opts", "max_budget", "_context_B"):
+        del state[name]
+    old = TreeUCB.__new__(TreeUCB)
+    old.__setstate__(state)
+    assert old.max_budget is None and old._partition_opts["gamma"] == 0.4
 
 
 def test_max_budget_without_the_context_rule_is_ignored_with_a_warning() -> None:
