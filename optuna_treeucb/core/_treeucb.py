@@ -317,9 +317,7 @@ class TreeUCB:
         self._discrete = np.array([p.is_discrete for p in self.space.params], dtype=bool)
         d = self.space.dim
         self._rng = np.random.default_rng(self.seed)
-        self._partition_opts = {k: opts[k] for k in _PARTITION_OPTIONS}
-        self.partition = _new_partition(self.rule, d, opts)
-        self._context_B: float | None = None  # pruned="context": the B of the partition
+        self._init_partition(opts)
         # observations in buffers that grow geometrically: appending is amortised O(d)
         self._Xbuf = np.zeros((16, d))
         self._ybuf = np.zeros(16)  # internal values: larger is better
@@ -328,6 +326,12 @@ class TreeUCB:
         self._told: dict[int, dict[str, Any]] = {}  # observation -> parameters as told
         self._init_pending()
         self._clear_gp_cache()
+
+    def _init_partition(self, opts: Mapping[str, Any]) -> None:
+        """The empty partition of the parameters' cube, and the options to rebuild it."""
+        self._partition_opts = {k: opts[k] for k in _PARTITION_OPTIONS}
+        self.partition = _new_partition(self.rule, self.space.dim, opts)
+        self._context_B: float | None = None  # pruned="context": the B of the partition
 
     def _clear_gp_cache(self) -> None:
         """Drop the soft_gp cache (features and Gram matrix of the observations for one
