@@ -23,20 +23,29 @@ is pruned at step s costs s steps).  Tasks (minimised, ``T`` = 27 steps per full
 
 Pruners: none, ``HyperbandPruner`` and ``SuccessiveHalvingPruner`` (min resource 1, reduction
 factor 3) and ``MedianPruner`` (5 start-up trials, 2 warm-up steps).  Samplers: TreeUCB with
-each ``pruned`` rule (one TreeUCB without a pruner: the rules agree when nothing is pruned),
-``treeucb-context`` (a prototype of the budget as a context dimension, see
-:class:`ContextSampler`; float parameters only, so the curves task alone), TPE and random,
-all with their defaults.  The recommendation is the best complete trial (by its
-reported value); its regret is reported at 25%, 50% and 100% of the resource (mean ± standard
-error over seeds; ``-`` if a run has no complete trial yet), with the paired log-ratio of the
-final regret to TreeUCB's ``last_value`` rule under the same pruner and seed (regrets floored
-at 1e-3, about one validation image of ``sgd-digits``).  Report seeds are
-1000+; the rules were developed on seeds 0-4 (``--seed-offset 0``).
+each ``pruned`` rule (one TreeUCB without a pruner: the rules agree when nothing is pruned;
+``context`` with ``max_budget=T``, the pruners' max resource), TPE and random, all with their
+defaults otherwise.  The recommendation is the best complete trial (by its reported value);
+its regret is reported at 25%, 50% and 100% of the resource (mean ± standard error over
+seeds; ``-`` if a run has no complete trial yet), with the paired log-ratio of the final
+regret to TreeUCB's ``last_value`` rule under the same pruner and seed (regrets floored at
+1e-3, about one validation image of ``sgd-digits``), and plotted against the resource spent
+(``<name>_<task>.png``, one panel per pruner: the mean over seeds of the regret floored at
+1e-3, from the point where every seed has a complete trial).  Report seeds are 1000+; the
+rules were developed on seeds 0-4 (``--seed-offset 0``).
+
+``--backend ray`` runs the curves task in Ray Tune instead, on a local Ray (2 CPUs), one
+trial at a time: ``TreeUCBSearch`` with the rules ``last_value``, ``tpe`` and ``context``
+(``max_budget=T``), ``OptunaSearch`` (TPE) and ``HyperOptSearch``, each under
+``ASHAScheduler(max_t=T, grace_period=1, reduction_factor=3)``; a stopper ends the run once
+the steps reported reach the resource.  Its trials' noise is keyed on the configuration, so
+it differs from the Optuna backend's for the same seed.
 
 Usage::
 
     python -m benchmarks fidelity --quick            # 3 seeds, curves only
     python -m benchmarks fidelity --jobs 2           # 20 seeds curves, 10 seeds sgd-digits
+    python -m benchmarks fidelity --backend ray      # 3 seeds, Ray Tune searchers with ASHA
 """
 
 from __future__ import annotations
@@ -44,6 +53,7 @@ from __future__ import annotations
 import argparse
 import time
 import warnings
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -54,12 +64,13 @@ from benchmarks._common import fmt
 from benchmarks._common import machine_note
 from benchmarks._common import md_table
 from benchmarks._common import pmap
+from benchmarks._common import results_dir
 from benchmarks._common import stamp_core
 from benchmarks._common import write_result
 
 T = 27  # steps of a full training
 FRACTIONS = (0.25, 0.5, 1.0)
-RULES = ("last_value", "tpe", "bohb")
+RULES = ("last_value", "tpe", "bohb", "context")
 PRUNERS = ("none", "hyperband", "sha", "median")
 TASKS = ("curves", "sgd-digits", "keras-digits")
 DEFAULT_TASKS = ("curves", "sgd-digits")  # keras-digits costs minutes per study
@@ -68,75 +79,16 @@ FLOOR = 1e-3  # regrets are floored here in log-ratios (one digit of 719 validat
 _C = np.array([0.3, 0.6, 0.45])
 
 
+RAY_SEARCHERS = ("treeucb-last_value", "treeucb-tpe", "treeucb-context", "optuna", "hyperopt")
+
+
 def _samplers(pruner: str, task: str) -> list[str]:
+    if pruner == "asha":  # the Ray backend
+        return list(RAY_SEARCHERS)
     if task == "keras-digits":
         return ["treeucb", "tpe"]
-    if pruner == "none":
-        tree = ["treeucb"]
-    else:
-        tree = [f"treeucb-{r}" for r in RULES] + (["treeucb-context"] if task == "curves" else [])
+    tree = ["treeucb"] if pruner == "none" else [f"treeucb-{r}" for r in RULES]
     return [*tree, "tpe", "random"]
-
-
-class ContextSampler:
-    """Prototype of rule (c): the budget as a context dimension of Contextual TreeUCB.
-
-    The core models (parameters x budget) with one more cube column, ``log(1 + step) /
-    log(1 + T)`` (1 for a complete trial), told every finished trial with its last value, and
-    plays at the full budget (context 1).  Built as an Optuna sampler here only, rebuilt from
-    the trials at every trial; float parameters only.
-    """
-
-    def __new__(cls, seed: int) -> Any:
-        import optuna
-
-        from optuna_treeucb.core import ParamSpec
-        from optuna_treeucb.core import TreeUCB
-
-        class _Sampler(optuna.samplers.BaseSampler):
-            def __init__(self) -> None:
-                self._random = optuna.samplers.RandomSampler(seed=seed)
-                self._space = optuna.search_space.IntersectionSearchSpace()
-
-            def infer_relative_search_space(self, study: Any, trial: Any) -> dict[str, Any]:
-                return dict(self._space.calculate(study))
-
-            def sample_relative(
-                self, study: Any, trial: Any, space: dict[str, Any]
-            ) -> dict[str, Any]:
-                states = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
-                done = [
-                    t
-                    for t in study.get_trials(deepcopy=False, states=states)
-                    if t.state == states[0] or t.last_step is not None
-                ]
-                if not space or len(done) < 10:
-                    return {}
-                names = sorted(space)
-                specs = [
-                    ParamSpec(n, "float", low=space[n].low, high=space[n].high, log=space[n].log)
-                    for n in names
-                ]
-                core = TreeUCB(
-                    [*specs, ParamSpec("_budget", "float", low=0.0, high=1.0)],
-                    seed=(seed * 1_000_003 + trial.number) % 2**32,
-                    direction="minimize",
-                    pruned="last_value",
-                )
-                for t in done:
-                    if t.state == states[0]:
-                        value, b = float(t.value), 1.0
-                    else:
-                        value = float(t.intermediate_values[t.last_step])
-                        b = float(np.log1p(t.last_step) / np.log1p(T))
-                    core.tell({**{n: t.params[n] for n in names}, "_budget": b}, value)
-                params = core.ask({"_budget": 1.0})
-                return {n: params[n] for n in names}
-
-            def sample_independent(self, study: Any, trial: Any, name: str, dist: Any) -> Any:
-                return self._random.sample_independent(study, trial, name, dist)
-
-        return _Sampler()
 
 
 # -- tasks -----------------------------------------------------------------------------------
@@ -274,12 +226,12 @@ def _make_sampler(name: str, seed: int) -> Any:
         return optuna.samplers.TPESampler(seed=seed)
     if name == "random":
         return optuna.samplers.RandomSampler(seed=seed)
-    if name == "treeucb-context":
-        return ContextSampler(seed)
     if name == "treeucb":  # the default rule
         return TreeUCBSampler(seed=seed, warn_independent_sampling=False)
     rule: Any = name.split("-", 1)[1]
-    return TreeUCBSampler(seed=seed, pruned=rule, warn_independent_sampling=False)
+    # the full budget of "context" is the pruners' max_resource, T
+    extra = {"max_budget": T} if rule == "context" else {}
+    return TreeUCBSampler(seed=seed, pruned=rule, warn_independent_sampling=False, **extra)
 
 
 def _make_pruner(name: str) -> Any:
@@ -319,6 +271,113 @@ def run_one(job: tuple[str, str, str, int, int]) -> list[tuple[int, float, float
     return [(s, v, f) for s, v, f in log if s <= budget]
 
 
+# -- the Ray backend: searchers under ASHAScheduler -----------------------------------------
+# Tune's callbacks and stopper run in the driver; they share the state of the running study
+_RAY_RUN: dict[str, Any] = {"spent": 0, "budget": 0, "log": []}
+
+
+def _ray_curves(config: dict[str, Any], seed: int) -> None:
+    """The curves task as a Tune function trainable: one result per step, T steps."""
+    from ray import tune
+
+    u = np.array([config[f"u{i}"] for i in range(4)])
+    # noise keyed on the seed and the configuration (Tune trials have no stable number)
+    rng = np.random.default_rng([seed, *np.frombuffer(u.tobytes(), dtype=np.uint32).tolist()])
+    final = float(curve_loss(u, T))
+    for t in range(1, T + 1):
+        tune.report(
+            {"loss": float(curve_loss(u, t) + 0.01 * rng.standard_normal()), "final": final}
+        )
+
+
+def _make_searcher(name: str, seed: int) -> Any:
+    if name == "optuna":
+        import optuna
+        from ray.tune.search.optuna import OptunaSearch
+
+        return OptunaSearch(sampler=optuna.samplers.TPESampler(seed=seed))
+    if name == "hyperopt":
+        from ray.tune.search.hyperopt import HyperOptSearch
+
+        return HyperOptSearch(random_state_seed=seed)
+    from ray_treeucb import TreeUCBSearch
+
+    rule = name.split("-", 1)[1]
+    # the full budget of "context" is the scheduler's max_t, T
+    extra = {"max_budget": T} if rule == "context" else {}
+    return TreeUCBSearch(seed=seed, pruned=rule, **extra)
+
+
+def run_one_ray(job: tuple[str, str, str, int, int]) -> list[tuple[int, float, float]]:
+    """One Tune run on the running local Ray, one trial at a time; as :func:`run_one`."""
+    import tempfile
+
+    from ray import tune
+    from ray.tune.schedulers import ASHAScheduler
+
+    task, pruner, searcher, seed, fulls = job
+    assert task == "curves" and pruner == "asha"
+    _RAY_RUN.update(spent=0, budget=fulls * T, log=[])
+
+    class Count(tune.Callback):
+        def on_trial_result(
+            self, iteration: int, trials: Any, trial: Any, result: Any, **info: Any
+        ) -> None:
+            _RAY_RUN["spent"] += 1
+
+        def on_trial_complete(self, iteration: int, trials: Any, trial: Any, **info: Any) -> None:
+            r = trial.last_result
+            if r.get("training_iteration") == T:
+                _RAY_RUN["log"].append((_RAY_RUN["spent"], float(r["loss"]), float(r["final"])))
+
+    class Spent(tune.Stopper):
+        def __call__(self, trial_id: str, result: dict[str, Any]) -> bool:
+            return False
+
+        def stop_all(self) -> bool:
+            return bool(_RAY_RUN["spent"] >= _RAY_RUN["budget"])
+
+    with tempfile.TemporaryDirectory() as tmp:
+        tuner = tune.Tuner(
+            tune.with_parameters(_ray_curves, seed=seed),
+            param_space={f"u{i}": tune.uniform(0.0, 1.0) for i in range(4)},
+            tune_config=tune.TuneConfig(
+                search_alg=_make_searcher(searcher, seed),
+                scheduler=ASHAScheduler(max_t=T, grace_period=1, reduction_factor=3),
+                metric="loss",
+                mode="min",
+                num_samples=100 * fulls,
+                max_concurrent_trials=1,
+                reuse_actors=True,
+            ),
+            run_config=tune.RunConfig(
+                storage_path=tmp, stop=Spent(), callbacks=[Count()], verbose=0
+            ),
+        )
+        tuner.fit()
+    budget = fulls * T
+    return [(s, v, f) for s, v, f in _RAY_RUN["log"] if s <= budget]
+
+
+def _run_ray(jobs: list[tuple[str, str, str, int, int]]) -> list[list[tuple[int, float, float]]]:
+    """Every Ray job in turn on one local Ray (2 CPUs, one trial at a time)."""
+    import os
+
+    import ray
+
+    os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        out = []
+        for job in jobs:
+            started = time.time()
+            out.append(run_one_ray(job))
+            print(f"{job}: {len(out[-1])} complete, {time.time() - started:.0f} s", flush=True)
+        return out
+    finally:
+        ray.shutdown()
+
+
 def regret_at(log: list[tuple[int, float, float]], steps: float, best: float) -> float:
     """Regret of the best complete trial (by reported value) finished within ``steps``."""
     done = [(v, f) for s, v, f in log if s <= steps]
@@ -334,22 +393,88 @@ def _mean_se(values: np.ndarray) -> str:
     return f"{fmt(float(values.mean()))} ± {fmt(float(se))}"
 
 
+def plot(
+    logs: dict[tuple[str, str, str, int, int], list[tuple[int, float, float]]],
+    task: str,
+    pruners: list[str],
+    seeds: list[int],
+    fulls: int,
+    best: float,
+    path: Path,
+) -> None:
+    """Regret of the best complete trial against the resource spent, one panel per pruner.
+
+    The curve is the mean over seeds, drawn from the point where every seed has a complete
+    trial.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    grid = np.linspace(0.0, fulls * T, 121)[1:]
+    fig, axes = plt.subplots(
+        1, len(pruners), figsize=(4.2 * len(pruners), 3.6), sharey=True, squeeze=False
+    )
+    cmap = plt.get_cmap("tab10")
+    for ax, pruner in zip(axes[0], pruners, strict=True):
+        for i, sampler in enumerate(_samplers(pruner, task)):
+            curves = np.array(
+                [
+                    [regret_at(logs[(task, pruner, sampler, s, fulls)], g, best) for g in grid]
+                    for s in seeds
+                ]
+            )
+            mean = np.full(grid.size, np.nan)
+            ok = ~np.isnan(curves).any(axis=0)
+            mean[ok] = np.maximum(curves[:, ok], FLOOR).mean(axis=0)
+            style = "-" if sampler.startswith("treeucb") else "--"
+            ax.plot(grid / T, mean, style, color=cmap(i % 10), label=sampler, lw=1.4)
+        ax.set_yscale("log")
+        ax.set_title(f"{task}, pruner: {pruner}")
+        ax.set_xlabel("resource spent (full trainings)")
+        ax.grid(alpha=0.3, which="both")
+    axes[0][0].set_ylabel("regret of the best complete trial\n(mean over seeds)")
+    for ax in axes[0]:
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the benchmark and write fidelity.md (or ``--name``.md) into ``--out``."""
     p = argparse.ArgumentParser(prog="python -m benchmarks fidelity", description=__doc__)
     p.add_argument("--quick", action="store_true", help="3 seeds, the curves task only")
+    p.add_argument(
+        "--backend",
+        choices=("optuna", "ray"),
+        default="optuna",
+        help="optuna: samplers and pruners; ray: searchers under ASHAScheduler on a local Ray "
+        "(curves task only, one trial at a time)",
+    )
     p.add_argument("--tasks", default=None, help=f"comma-separated subset of {TASKS}")
     p.add_argument("--pruners", default=None, help=f"comma-separated subset of {PRUNERS}")
     p.add_argument("--seeds", type=int, default=None, help="default 20 (curves), 10 (others)")
     p.add_argument("--seed-offset", type=int, default=SEED_OFFSET)
     p.add_argument("--fulls", type=int, default=60, help="resource in full trainings")
     p.add_argument("--jobs", type=int, default=1)
-    p.add_argument("--name", default="fidelity")
+    p.add_argument(
+        "--name", default=None, help="default fidelity (fidelity_ray for --backend ray)"
+    )
     add_out_argument(p)
     a = p.parse_args(argv)
-    tasks = a.tasks.split(",") if a.tasks else (["curves"] if a.quick else list(DEFAULT_TASKS))
-    pruners = a.pruners.split(",") if a.pruners else list(PRUNERS)
-    for what, given, allowed in (("task", tasks, TASKS), ("pruner", pruners, PRUNERS)):
+    ray = a.backend == "ray"
+    name = a.name or ("fidelity_ray" if ray else "fidelity")
+    tasks = (
+        a.tasks.split(",") if a.tasks else (["curves"] if a.quick or ray else list(DEFAULT_TASKS))
+    )
+    pruners = a.pruners.split(",") if a.pruners else (["asha"] if ray else list(PRUNERS))
+    allowed_tasks, allowed_pruners = (("curves",), ("asha",)) if ray else (TASKS, PRUNERS)
+    for what, given, allowed in (
+        ("task", tasks, allowed_tasks),
+        ("pruner", pruners, allowed_pruners),
+    ):
         for g in given:
             if g not in allowed:
                 p.error(f"unknown {what} {g!r}; choose from {allowed}")
@@ -357,7 +482,7 @@ def main(argv: list[str] | None = None) -> None:
     started = time.time()
 
     def n_seeds(task: str) -> int:
-        return a.seeds or (3 if a.quick else (20 if task == "curves" else 10))
+        return a.seeds or (3 if a.quick or ray else (20 if task == "curves" else 10))
 
     jobs = [
         (task, pruner, sampler, a.seed_offset + s, a.fulls)
@@ -366,7 +491,8 @@ def main(argv: list[str] | None = None) -> None:
         for sampler in _samplers(pruner, task)
         for s in range(n_seeds(task))
     ]
-    logs = dict(zip(jobs, pmap(run_one, jobs, a.jobs), strict=True))
+    results = _run_ray(jobs) if ray else pmap(run_one, jobs, a.jobs)
+    logs = dict(zip(jobs, results, strict=True))
     budget = a.fulls * T
     sections = []
     for task in tasks:
@@ -412,22 +538,33 @@ def main(argv: list[str] | None = None) -> None:
             "log-ratio to treeucb-last_value ± s.e.",
             "complete trials",
         ]
+        png = f"{name}_{task}.png"
+        plot(logs, task, pruners, seeds, a.fulls, best, results_dir(a.out) / png)
         sections.append(
             f"## {task} ({len(seeds)} seeds {seeds[0]}+, best final value {fmt(best, 4)})\n\n"
             + md_table(header, rows)
+            + f"\n![regret against resource, {task}]({png})\n"
         )
+    setting = (
+        "Ray Tune searchers under `ASHAScheduler(max_t=27, grace_period=1, reduction_factor=3)` "
+        "on a local Ray, one trial at a time; `optuna` is `OptunaSearch` (TPE), `hyperopt` "
+        "`HyperOptSearch`, both with their defaults. "
+        if ray
+        else ""
+    )
     text = (
         "# Multi-fidelity: rules for pruned trials\n\n"
-        f"Resource: {a.fulls} full trainings of {T} steps per study. Regret of the best complete "
-        "trial (mean ± s.e. over seeds); the log-ratio is paired with TreeUCB's `last_value` "
-        "rule under the same pruner and seed (negative: lower regret; without a pruner the "
-        "baseline is TreeUCB itself). "
+        + setting
+        + f"Resource: {a.fulls} full trainings of {T} steps per study. Regret of the best "
+        "complete trial (mean ± s.e. over seeds); the log-ratio is paired with TreeUCB's "
+        "`last_value` rule under the same pruner and seed (negative: lower regret; without a "
+        "pruner the baseline is TreeUCB itself). "
         f"Command: `{command_line('fidelity', argv)}`.\n\n"
         + "\n".join(sections)
         + "\n"
         + machine_note("quick" if a.quick else "full", started)
     )
-    write_result(a.out, a.name, text)
+    write_result(a.out, name, text)
 
 
 if __name__ == "__main__":

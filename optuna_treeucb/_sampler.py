@@ -122,7 +122,13 @@ class TreeUCBSampler(BaseSampler):
       that reached a later step counts as better than one pruned earlier, and every complete
       trial as better than every pruned one, ordered by value within a step; with
       ``"bohb"``, the latest step reached by ``n_min`` trials ranks by value with the
-      complete trials; with ``"last_value"`` the last value counts as if it were final.  A
+      complete trials; with ``"last_value"`` the last value counts as if it were final; with
+      ``"context"`` the step is a context dimension of the tree (Contextual TreeUCB): every
+      finished trial enters at its last step, complete ones included, the tree partitions
+      (step, parameters) jointly, and a new trial is sampled at the full budget.  The full
+      budget is ``max_budget`` (give the pruner's ``max_resource``, e.g. 27 for
+      ``HyperbandPruner(max_resource=27)``) or, when it is ``None``, the largest step any
+      finished trial reported; a complete trial that reported nothing counts as full.  A
       study without pruned trials is unaffected by the option.  A pruned trial that reported
       nothing, ``FAIL`` trials and NaN values are ignored; ``±inf`` values rank as the
       best/worst.  ``RUNNING`` trials whose parameters are known are pending points: their
@@ -213,6 +219,7 @@ class TreeUCBSampler(BaseSampler):
         reward: Literal["rank", "minmax"] = _CORE_DEFAULTS["reward"],
         pruned: PrunedRule = _CORE_DEFAULTS["pruned"],
         n_min: int | None = _CORE_DEFAULTS["n_min"],
+        max_budget: float | None = _CORE_DEFAULTS["max_budget"],
         criterion: str = _CORE_DEFAULTS["criterion"],
         min_impurity_decrease: float = _CORE_DEFAULTS["min_impurity_decrease"],
         refit_fraction: float = _CORE_DEFAULTS["refit_fraction"],
@@ -660,9 +667,14 @@ def _value(trial: FrozenTrial) -> float | None:
     return None if value is None or math.isnan(value) else float(value)
 
 
-def _budget(trial: FrozenTrial) -> int | None:
-    """A finished trial's budget: the last step of a ``PRUNED`` trial, ``None`` (full) else."""
-    if trial.state == TrialState.PRUNED:
+def _budget(trial: FrozenTrial, steps_of_complete: bool) -> int | None:
+    """A finished trial's budget: the last step of a ``PRUNED`` trial, ``None`` (full) else.
+
+    With ``steps_of_complete`` (``pruned="context"``) a ``COMPLETE`` trial has its last step
+    too, so that the largest step reported sets the full budget (``None`` if it reported
+    nothing).
+    """
+    if trial.state == TrialState.PRUNED or steps_of_complete:
         return trial.last_step
     return None
 
@@ -690,6 +702,7 @@ def _tell_new(
     A pruned trial carries its last step as its budget (see ``pruned`` in the class docstring).
     """
     rows, values, budgets = [], [], []
+    steps_of_complete = model.core.pruned == "context"
     for t, value in observations:
         if t.number in model.told:
             continue
@@ -698,7 +711,7 @@ def _tell_new(
         if x is not None:
             rows.append(x)
             values.append(value)
-            budgets.append(_budget(t))
+            budgets.append(_budget(t, steps_of_complete))
     if rows:
         # the pending points are the running trials', kept by _sync_pending
         model.core.tell_many(

@@ -376,9 +376,13 @@ class TreeUCBSearch(Searcher):
     with ``"tpe"`` a trial that went further counts as better, every full evaluation as better
     than every early-stopped one, and trials of one step are ordered by metric; with
     ``"bohb"`` the latest step reached by ``n_min`` trials ranks by metric with the full
-    evaluations; with ``"last_value"`` its last metric counts as if final.  Without a
-    scheduler (every trial runs to its end) nothing counts as stopped early, so the option has
-    no effect.
+    evaluations; with ``"last_value"`` its last metric counts as if final; with ``"context"``
+    the step is a context dimension of the tree (Contextual TreeUCB): every trial enters at
+    the step it reached, full ones included, the tree partitions (step, configuration)
+    jointly, and new configurations are chosen at the full budget.  The full budget is
+    ``max_budget`` (give the scheduler's ``max_t``) or, when it is ``None``, the largest step
+    of a recorded trial.  Without a scheduler (every trial runs to its end) nothing counts as
+    stopped early, so the option has no effect.
 
     Reproducibility: the draws for the k-th configuration (counting the suggested ones and
     those recorded through ``evaluated_rewards`` or :meth:`add_evaluated_point`) are seeded
@@ -696,7 +700,9 @@ class TreeUCBSearch(Searcher):
             else:
                 value, step = None, None
             # stopped early if some result went further; a full evaluation otherwise
-            budget = step if step is not None and step < self._max_step else None
+            # (pruned="context" takes every step: the largest sets the full budget)
+            stopped = step is not None and step < self._max_step
+            budget = step if stopped or self._treeucb.pruned == "context" else None
             told = self._record(params, value, f"trial {trial_id}", budget=budget)
         if not told:  # a told value dropped the trial's pending point itself
             self._treeucb.forget_pending(self._cube.encode(params))

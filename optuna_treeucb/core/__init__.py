@@ -2,7 +2,9 @@
 
 from optuna_treeucb.core._fidelity import PrunedRule
 from optuna_treeucb.core._fidelity import bohb_budget
+from optuna_treeucb.core._fidelity import budget_contexts
 from optuna_treeucb.core._fidelity import budget_rewards
+from optuna_treeucb.core._fidelity import full_budget
 from optuna_treeucb.core._index import gp_posterior
 from optuna_treeucb.core._index import hoeffding_index
 from optuna_treeucb.core._index import normalize_rewards
@@ -39,7 +41,9 @@ __all__ = [
     "TreeUCB",
     "UnitCube",
     "bohb_budget",
+    "budget_contexts",
     "budget_rewards",
+    "full_budget",
     "box_contains",
     "gp_posterior",
     "hoeffding_index",

@@ -24,6 +24,11 @@ Rules (the ``pruned`` option of :class:`~optuna_treeucb.core.TreeUCB`):
     observations stopped below ``b*`` fill in below them, ordered by (budget, value).  With
     ``n_min`` or more full evaluations this is ``"tpe"``; before, the evaluations that reached
     ``b*`` compete by value with the full ones.
+    ``"context"``: the budget is a context dimension of Contextual TreeUCB (the paper's
+    Section 5): rewards are the values' alone, the tree partitions (x, budget context)
+    jointly, and a new point is played at the full budget (context 1).  The context of a
+    budget ``b`` is ``log(1 + b) / log(1 + B)`` (1 for ``b >= B`` and for a full evaluation),
+    with ``B`` the full budget, see :func:`budget_contexts`.
 
 Rewards are the order's mid-ranks for ``kind="rank"``.  For ``kind="minmax"`` the observations
 of each group of equal rank key (budget, or the merged group of ``"bohb"``) share a band of
@@ -34,6 +39,7 @@ mid-ranks.
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 import numpy as np
@@ -41,7 +47,7 @@ import numpy as np
 from optuna_treeucb.core._index import RewardKind
 from optuna_treeucb.core._index import normalize_rewards
 
-PrunedRule = Literal["last_value", "tpe", "bohb"]
+PrunedRule = Literal["last_value", "tpe", "bohb", "context"]
 
 
 def bohb_budget(budget: np.ndarray, n_min: int) -> float:
@@ -66,21 +72,24 @@ def budget_groups(budget: np.ndarray, rule: PrunedRule, n_min: int) -> np.ndarra
 
     Args:
         budget: Shape (n,), values in [0, inf].
-        rule: ``"last_value"``, ``"tpe"`` or ``"bohb"``.
+        rule: ``"last_value"``, ``"tpe"``, ``"bohb"`` or ``"context"``.
         n_min: ``"bohb"``: observations the model's budget needs.
 
     Returns:
-        Shape (n,): ``0`` everywhere for ``"last_value"``, the budget for ``"tpe"``, the
-        budget capped at ``b*`` for ``"bohb"``.
+        Shape (n,): ``0`` everywhere for ``"last_value"`` and ``"context"`` (whose budgets go
+        into the partition, not the rewards), the budget for ``"tpe"``, the budget capped at
+        ``b*`` for ``"bohb"``.
     """
     budget = np.asarray(budget, dtype=float)
-    if rule == "last_value":
+    if rule in ("last_value", "context"):
         return np.zeros(budget.shape)
     if rule == "tpe":
         return budget
     if rule == "bohb":
         return np.minimum(budget, bohb_budget(budget, n_min))
-    raise ValueError(f"The 'pruned' rule must be 'last_value', 'tpe' or 'bohb'. Got {rule!r}.")
+    raise ValueError(
+        f"The 'pruned' rule must be 'last_value', 'tpe', 'bohb' or 'context'. Got {rule!r}."
+    )
 
 
 def budget_rewards(
@@ -96,7 +105,7 @@ def budget_rewards(
         y: Shape (n,), larger is better, no NaN.
         budget: Shape (n,), values in [0, inf] (``inf``: a full evaluation).
         kind: ``"rank"`` or ``"minmax"`` (see :func:`normalize_rewards`).
-        rule: ``"last_value"``, ``"tpe"`` or ``"bohb"``.
+        rule: ``"last_value"``, ``"tpe"``, ``"bohb"`` or ``"context"``.
         n_min: ``"bohb"``: observations the model's budget needs, >= 1.
 
     Returns:
@@ -115,3 +124,39 @@ def budget_rewards(
         members = inverse == g
         r[members] = (offsets[g] + counts[g] * normalize_rewards(y[members], kind)) / n
     return r
+
+
+def full_budget(budget: np.ndarray, max_budget: float | None) -> float | None:
+    """``B``, the full budget of ``"context"``, if some observation is below it, else ``None``.
+
+    Args:
+        budget: Shape (n,), values in [0, inf] (``inf``: a full evaluation).
+        max_budget: The full budget given by the user (e.g. the pruner's ``max_resource``);
+            ``None``: the largest finite budget told.
+
+    Returns:
+        ``B``, or ``None`` when every observation is at the full budget (or above it, or
+        full): the budgets then carry nothing and the partition has no context column.
+    """
+    b = np.asarray(budget, dtype=float)
+    finite = b[np.isfinite(b)]
+    if finite.size == 0:
+        return None
+    B = float(finite.max()) if max_budget is None else float(max_budget)
+    return B if bool(np.any(finite < B)) else None
+
+
+def budget_contexts(budget: np.ndarray, B: float) -> np.ndarray:
+    """The context coordinate of each budget: ``log(1 + b) / log(1 + B)``, capped at 1.
+
+    A log scale, so that the rungs of Hyperband and ASHA (1, 3, 9, 27 steps) are evenly spaced.
+
+    Args:
+        budget: Shape (n,), values in [0, inf] (``inf``: a full evaluation, context 1).
+        B: The full budget, > 0.
+
+    Returns:
+        Shape (n,), values in [0, 1].
+    """
+    b = np.minimum(np.asarray(budget, dtype=float), B)
+    return np.log1p(b) / math.log1p(B)

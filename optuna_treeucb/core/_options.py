@@ -225,9 +225,10 @@ _OPTIONS = (
         "last_value",
         doc="How observations stopped early (pruned trials, trials a scheduler stopped) rank "
         "against full ones: by last value as if final, by (step reached, value) as TPE does, "
-        "or BOHB's largest budget with `n_min` observations first; see \"Pruning and "
-        'schedulers". Full evaluations alone rank as without it.',
-        choices=("last_value", "tpe", "bohb"),
+        "BOHB's largest budget with `n_min` observations first, or the budget as a context "
+        'dimension of the tree, played at the full budget; see "Pruning and schedulers". '
+        "Full evaluations alone rank as without it.",
+        choices=("last_value", "tpe", "bohb", "context"),
     ),
     Option(
         "n_min",
@@ -237,6 +238,19 @@ _OPTIONS = (
         "stopped earlier (None: the number of parameters + 1, as BOHB).",
         applies='pruned="bohb"',
         low=1,
+        none=True,
+    ),
+    Option(
+        "max_budget",
+        "float",
+        None,
+        doc='The full budget of `pruned="context"`, in steps (e.g. the pruner\'s '
+        "`max_resource`, the scheduler's `max_t`): a step `b` is the context "
+        "`log(1 + b) / log(1 + max_budget)` and new points are played at 1 (None: the "
+        "largest step told).",
+        applies='pruned="context"',
+        low=0.0,
+        closed="neither",
         none=True,
     ),
     Option(

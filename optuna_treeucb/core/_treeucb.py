@@ -15,7 +15,9 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from optuna_treeucb.core._fidelity import PrunedRule
+from optuna_treeucb.core._fidelity import budget_contexts
 from optuna_treeucb.core._fidelity import budget_rewards
+from optuna_treeucb.core._fidelity import full_budget
 from optuna_treeucb.core._inbox import TrustRegion
 from optuna_treeucb.core._inbox import box_candidates
 from optuna_treeucb.core._inbox import parzen_log_ratio
@@ -58,6 +60,14 @@ Direction = Literal["maximize", "minimize"]
 Sampling = Literal["uniform", "trust_region", "parzen"]
 PARZEN_GOOD_FRACTION = 0.25  # share of a box's observations that are "good" for parzen
 PARZEN_N_TOP = 3  # best points of the box that parzen perturbs
+_PARTITION_OPTIONS = (
+    "criterion",
+    "min_impurity_decrease",
+    "refit_fraction",
+    "cap_gamma",
+    "gamma",
+    "max_leaves_coef",
+)
 
 
 @dataclass(frozen=True)
@@ -143,7 +153,11 @@ class TreeUCB:
     scheduler stopped it early (``None`` or ``inf``: a full evaluation).  The ``pruned`` option
     decides how such observations rank against full ones (see
     :mod:`optuna_treeucb.core._fidelity`); observations that are all full, or all of one
-    budget, give the same rewards under every rule.
+    budget, give the same rewards under every rule.  With ``pruned="context"`` the budget is
+    a context dimension instead: while some observation is below the full budget, the
+    partition has one more column, last, the budget's context in [0, 1] (see
+    ``max_budget``), every observation enters at its own budget and :meth:`ask` plays at
+    the full budget (context 1); :meth:`fit_leaves` then returns boxes with that column.
 
     The options below are declared, with their allowed values and defaults, in
     :data:`~optuna_treeucb.core.OPTIONS` (the README's options table).
@@ -173,10 +187,17 @@ class TreeUCB:
             Rank of observations stopped early: ``"last_value"`` (their last value, as if
             final), ``"tpe"`` (by (budget, value): one that went further is better) or
             ``"bohb"`` (the largest budget reached by ``n_min`` observations ranks by value
-            above the rest, ordered by (budget, value)).
+            above the rest, ordered by (budget, value)) or ``"context"`` (the budget is a
+            context dimension of the partition; points are played at the full budget).
         n_min:
             ``pruned="bohb"``: observations the model's budget needs (``None``: the number of
             parameters + 1).
+        max_budget:
+            ``pruned="context"``: the full budget, in the unit of the budgets told (e.g. the
+            pruner's ``max_resource``).  A budget ``b`` has the context ``log(1 + b) /
+            log(1 + max_budget)``, capped at 1; a full evaluation (budget ``None``) has 1.
+            ``None``: the largest budget told, so an evaluation that ran to the end may be
+            told with its budget (the step it reached) to set it.
         criterion:
             Split criterion of the refit rule (a DecisionTreeRegressor criterion).
         min_impurity_decrease:
@@ -258,6 +279,7 @@ class TreeUCB:
         reward: Literal["rank", "minmax"] = "rank",
         pruned: PrunedRule = "last_value",
         n_min: int | None = None,
+        max_budget: float | None = None,
         criterion: str = "absolute_error",
         min_impurity_decrease: float = 0.001,
         refit_fraction: float = 0.05,
@@ -284,6 +306,7 @@ class TreeUCB:
         self.reward: Literal["rank", "minmax"] = opts["reward"]
         self.pruned: PrunedRule = opts["pruned"]
         self.n_min: int = opts["n_min"] if opts["n_min"] is not None else self.space.dim + 1
+        self.max_budget: float | None = opts["max_budget"]
         self.alpha: float = opts["alpha"]
         self.sigma: float = opts["sigma"]
         self.gp_noise: float = opts["gp_noise"]
@@ -294,7 +317,7 @@ class TreeUCB:
         self._discrete = np.array([p.is_discrete for p in self.space.params], dtype=bool)
         d = self.space.dim
         self._rng = np.random.default_rng(self.seed)
-        self.partition = _new_partition(self.rule, d, opts)
+        self._init_partition(opts)
         # observations in buffers that grow geometrically: appending is amortised O(d)
         self._Xbuf = np.zeros((16, d))
         self._ybuf = np.zeros(16)  # internal values: larger is better
@@ -304,10 +327,16 @@ class TreeUCB:
         self._init_pending()
         self._clear_gp_cache()
 
+    def _init_partition(self, opts: Mapping[str, Any]) -> None:
+        """The empty partition of the parameters' cube, and the options to rebuild it."""
+        self._partition_opts = {k: opts[k] for k in _PARTITION_OPTIONS}
+        self.partition = _new_partition(self.rule, self.space.dim, opts)
+        self._context_B: float | None = None  # pruned="context": the B of the partition
+
     def _clear_gp_cache(self) -> None:
         """Drop the soft_gp cache (features and Gram matrix of the observations for one
         partition); it is rebuilt on demand."""
-        d = self.space.dim
+        d = self._mdim
         self._gp_version = -1
         self._gp_low = np.zeros((0, d))
         self._gp_high = np.zeros((0, d))
@@ -616,7 +645,7 @@ class TreeUCB:
             self._unlocated = set(self._pending)
         if self._unlocated:
             new = sorted(self._unlocated)
-            boxes = part.locate(np.array([self._pending[i] for i in new]))
+            boxes = part.locate(self._at_full(np.array([self._pending[i] for i in new])))
             self._pending_box.update(zip(new, boxes.tolist(), strict=True))
             self._pending_counts += np.bincount(boxes, minlength=part.n_leaves)
             self._unlocated = set()
@@ -634,7 +663,7 @@ class TreeUCB:
     def _rewards_of(self, m: int) -> np.ndarray:
         """The rewards the first ``m`` observations have on their own, shape (m,)."""
         y, b = self._y[:m], self._b[:m]
-        if self.pruned == "last_value" or m == 0 or np.all(b == b[0]):
+        if self.pruned in ("last_value", "context") or m == 0 or np.all(b == b[0]):
             return normalize_rewards(y, self.reward)  # today's rewards, bit for bit
         return budget_rewards(y, b, self.reward, self.pruned, self.n_min)
 
@@ -656,9 +685,43 @@ class TreeUCB:
         )
         return self.fit_leaves()
 
+    # -- the budget as a context (pruned="context") ------------------------------------------
+    @property
+    def _mdim(self) -> int:
+        """Columns of the partition: the parameters, and the budget context when it is on."""
+        return self.space.dim + (self._context_B is not None)
+
+    def _model_X(self) -> np.ndarray:
+        """The observations as the partition sees them, shape (n, d) or (n, d + 1).
+
+        With ``pruned="context"`` and some observation below the full budget ``B``, a last
+        column holds each budget's context.  When ``B`` changes (a larger budget told, or the
+        first observation below it), the contexts of every observation change, so the
+        partition starts afresh: it is refitted on all observations at the next update.
+        """
+        if self.pruned != "context":
+            return self._X
+        B = full_budget(self._b, self.max_budget)
+        if B != self._context_B:
+            version = self.partition.version
+            self._context_B = B
+            self.partition = _new_partition(self.rule, self._mdim, self._partition_opts)
+            self.partition.version = version + 1  # pending points are located again
+            self._clear_gp_cache()
+        if B is None:
+            return self._X
+        return np.column_stack((self._X, budget_contexts(self._b, B)))
+
+    def _at_full(self, P: np.ndarray) -> np.ndarray:
+        """Points of the cube as the partition sees them at the full budget (context 1)."""
+        if self._context_B is None:
+            return P
+        return np.column_stack((P, np.ones(P.shape[0])))
+
     def _leaves(self, r: np.ndarray) -> Leaves:
+        X = self._model_X()
         part = self.partition
-        part.update(self._X, r, self._rewards_of)
+        part.update(X, r, self._rewards_of)
         L = part.n_leaves
         n_obs = np.bincount(part.leaf_of, minlength=L).astype(float)
         sums = np.bincount(part.leaf_of, weights=r, minlength=L)
@@ -729,7 +792,7 @@ class TreeUCB:
             low, high = np.zeros((1, d)), np.ones((1, d))
             x = self._sample_in(low, high, ctx)[0]
         else:
-            x = self._select(ctx)
+            x = self._select(ctx)[:d]  # without the budget context (pruned="context")
         self._add_pending(x)
         return x
 
@@ -756,6 +819,8 @@ class TreeUCB:
     def _select(self, ctx: Mapping[int, float]) -> np.ndarray:
         r = self.rewards()  # ranked once per ask, shared by the boxes and the GP
         lv = self._leaves(r)
+        if self._context_B is not None:  # pruned="context": played at the full budget
+            ctx = {**ctx, self.space.dim: 1.0}
         ok = self._admissible(lv.low, lv.high, ctx)
         assert ok.any(), "the leaves tile the cube, so some leaf contains the context"
         idx = np.where(ok, lv.index, -np.inf)
@@ -795,30 +860,33 @@ class TreeUCB:
         if mine.size == 0:  # an empty cell: nothing to refine around
             return self._sample_in(np.repeat(low[None], n, 0), np.repeat(high[None], n, 0), ctx)
         y = self._y[mine]
+        X = self._model_X()
         if self.sampling == "trust_region":
             # the tree routes float32 copies of the points: keep the centre in the box
-            center = np.clip(self._X[mine[self._argmax(y)]], low, high)
+            center = np.clip(X[mine[self._argmax(y)]], low, high)
             lo, hi = trust_region_bounds(center, low, high, self.trust_region.rho)
             # discrete columns (ints, grids, categories) are drawn in the whole box
-            lo[self._discrete], hi[self._discrete] = low[self._discrete], high[self._discrete]
+            discrete = np.zeros(self._mdim, dtype=bool)
+            discrete[: self.space.dim] = self._discrete
+            lo[discrete], hi[discrete] = low[discrete], high[discrete]
             return self._sample_in(np.repeat(lo[None], n, 0), np.repeat(hi[None], n, 0), ctx)
         # parzen: candidates around the box's best points, scored by l(x) / g(x) on the box
         order = mine[np.argsort(-y, kind="stable")]
         rng = self._rng
-        cand = box_candidates(rng, low, high, self._X[order[:PARZEN_N_TOP]], self.n_candidates)
+        cand = box_candidates(rng, low, high, X[order[:PARZEN_N_TOP]], self.n_candidates)
         for j, u in ctx.items():
             cand[:, j] = u
         if self.index == "soft_gp":
             return cand[:n]
         n_good = max(1, math.ceil(PARZEN_GOOD_FRACTION * order.size))
-        pend = self.pending
+        pend = self._at_full(self.pending)
         if pend.shape[0]:
             pend = pend[self.partition.locate(pend) == b]
-        free = np.array([j for j in range(self.space.dim) if j not in ctx], dtype=np.intp)
+        free = np.array([j for j in range(self._mdim) if j not in ctx], dtype=np.intp)
         score = parzen_log_ratio(
             cand[:, free],
-            self._X[order[:n_good]][:, free],
-            np.vstack((self._X[order[n_good:]], pend))[:, free],
+            X[order[:n_good]][:, free],
+            np.vstack((X[order[n_good:]], pend))[:, free],
             low[free],
             high[free],
         )
@@ -832,7 +900,7 @@ class TreeUCB:
         self._refresh_features()
         part = self.partition
         low, high = part.low, part.high
-        pend = self.pending
+        pend = self._at_full(self.pending)
         return gp_posterior(
             self._Phi,
             r,
@@ -854,6 +922,7 @@ class TreeUCB:
         part = self.partition
         low, high = part.low, part.high
         n, L = self.n_observations, part.n_leaves
+        X = self._model_X()
         if self._gp_version != part.version:
             k = min(L, self._gp_low.shape[0])
             same = np.zeros(L, dtype=bool)
@@ -866,7 +935,7 @@ class TreeUCB:
             Phi[:, keep] = self._Phi[:, keep]
             if changed.size:
                 Phi[:, changed] = soft_box_features(
-                    self._X[:n_old], low[changed], high[changed], self.alpha, self.sigma
+                    X[:n_old], low[changed], high[changed], self.alpha, self.sigma
                 )
             gram = np.zeros((L, L))
             gram[np.ix_(keep, keep)] = self._gram[np.ix_(keep, keep)]
@@ -878,9 +947,7 @@ class TreeUCB:
             self._gp_low, self._gp_high = low.copy(), high.copy()
             self._gp_version = part.version
         if self._Phi.shape[0] < n:
-            new = soft_box_features(
-                self._X[self._Phi.shape[0] :], low, high, self.alpha, self.sigma
-            )
+            new = soft_box_features(X[self._Phi.shape[0] :], low, high, self.alpha, self.sigma)
             self._Phi = np.vstack((self._Phi, new))
             self._gram = self._gram + new.T @ new
 
@@ -900,12 +967,12 @@ class TreeUCB:
             raise RuntimeError("TreeUCB.posterior needs at least one told value.")
         r = self.rewards()
         self._leaves(r)  # brings the partition up to date
-        return self._gp(np.atleast_2d(np.asarray(X, dtype=float)), r)
+        return self._gp(self._at_full(np.atleast_2d(np.asarray(X, dtype=float))), r)
 
     # -- pickling ----------------------------------------------------------------------------
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        d = self.space.dim  # derived caches are rebuilt on demand
+        d = self._mdim  # derived caches are rebuilt on demand
         state["_gp_version"] = -1
         state["_gp_low"] = np.zeros((0, d))
         state["_gp_high"] = np.zeros((0, d))
@@ -923,6 +990,13 @@ class TreeUCB:
             state["_bbuf"] = np.full(state["_ybuf"].size, np.inf)
             state["pruned"] = "last_value"
             state["n_min"] = state["space"].dim + 1
+        if "_partition_opts" not in state:  # pickled before pruned="context" existed
+            part = state["partition"]
+            state["_partition_opts"] = {
+                k: getattr(part, k, OPTIONS[k].default) for k in _PARTITION_OPTIONS
+            }
+            state["max_budget"] = None
+            state["_context_B"] = None
         pending = state.get("_pending")
         self.__dict__.update(state)
         if isinstance(pending, list):  # pickled before pending points were kept by id

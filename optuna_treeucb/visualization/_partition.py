@@ -189,19 +189,28 @@ def _get_slice(
     # one the model itself would ask next.
     model = copy.deepcopy(bandit)
     lv = model.fit_leaves()
-    columns = _resolve_params(model.space, params, lv.low, lv.high, lv.n_obs, owner)
+    d = model.space.dim  # pruned="context" adds the budget's column after these
+    low, high = lv.low[:, :d], lv.high[:, :d]
+    columns = _resolve_params(model.space, params, low, high, lv.n_obs, owner)
     next_x = None if model.in_startup else model.ask_x()
     point = _slice_point(bandit, columns, slice_at, next_x, owner)
     cols = np.array(columns, dtype=np.intp)
-    others = np.array([j for j in range(model.space.dim) if j not in columns], dtype=np.intp)
+    others = np.array([j for j in range(d) if j not in columns], dtype=np.intp)
     drawn = np.all(box_contains(lv.low[:, others], lv.high[:, others], point[others]), axis=1)
-    rows = np.flatnonzero(drawn)
     X = bandit.X
-    leaf_of_x = model.partition.locate(X) if X.shape[0] else np.zeros(0, dtype=np.intp)
+    if lv.low.shape[1] > d:
+        # pruned="context": the last column is the budget; the slice is at the full budget,
+        # where points are played, and each observation lies in its box at its own budget
+        drawn &= box_contains(lv.low[:, d], lv.high[:, d], 1.0)
+        leaf_of_x = model.partition.leaf_of.copy()
+    else:
+        leaf_of_x = model.partition.locate(X) if X.shape[0] else np.zeros(0, dtype=np.intp)
+    rows = np.flatnonzero(drawn)
     next_leaf = next_row = None
     next_low = next_high = None
     if next_x is not None:
-        hits = np.flatnonzero(np.all(box_contains(lv.low, lv.high, next_x), axis=1))
+        at = np.append(next_x, np.ones(lv.low.shape[1] - d))  # at the full budget
+        hits = np.flatnonzero(np.all(box_contains(lv.low, lv.high, at), axis=1))
         assert hits.size >= 1, "the leaves tile the cube"
         next_leaf = int(hits[0])
         next_low, next_high = lv.low[next_leaf, cols], lv.high[next_leaf, cols]

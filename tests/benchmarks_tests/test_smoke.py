@@ -135,6 +135,17 @@ def test_fidelity(results_in_tmp: Path) -> None:
         ),
     ]
     assert rows[3][5] == "+0.000 ± 0.000"  # the paired baseline of its pruner
+    assert "![regret against resource, curves](fidelity_curves.png)" in text
+    assert (results_in_tmp / "fidelity_curves.png").stat().st_size > 0
+
+
+@pytest.mark.parametrize("argv", [["--pruners", "hyperband"], ["--tasks", "sgd-digits"]])
+def test_fidelity_ray_backend_takes_asha_and_the_curves_only(
+    results_in_tmp: Path, argv: list[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["fidelity", "--backend", "ray", *argv])
+    assert not list(results_in_tmp.iterdir())  # nothing ran, nothing was written
 
 
 def test_fidelity_regret_counts_the_best_complete_trial_finished_in_time() -> None:

@@ -55,6 +55,15 @@ def test_bohb_rule_with_few_complete_trials_ranks_the_latest_step_with_them() ->
     np.testing.assert_allclose(model.rewards(), [2 / 3, 2 / 3, 1 / 6])
 
 
+def test_context_rule_tells_complete_trials_at_their_last_step_too() -> None:
+    study = _study(TreeUCBSampler(seed=0, pruned="context"))
+    model = study.sampler.build_model(study)  # type: ignore[attr-defined]
+    # pruned at step 2, complete at its last step 4, complete without steps: full
+    np.testing.assert_array_equal(model.budgets, [2.0, 4.0, math.inf])
+    np.testing.assert_allclose(model.rewards(), [2 / 3, 2 / 3, 1 / 6])  # by value alone
+    assert model.fit_leaves().low.shape[1] == 2  # x, and the step's context
+
+
 def _objective(trial: optuna.Trial) -> float:
     x = trial.suggest_float("x", 0.0, 1.0)
     y = trial.suggest_int("y", 0, 4)
@@ -95,3 +104,24 @@ def test_a_study_without_pruning_is_the_same_under_every_rule() -> None:
     reference = _params("last_value")
     assert _params("tpe") == reference
     assert _params("bohb") == reference
+    assert _params("context") == reference
+
+
+@pytest.mark.parametrize("max_budget", [None, 8])
+def test_a_study_with_hyperband_runs_under_the_context_rule(max_budget: int | None) -> None:
+    sampler = TreeUCBSampler(seed=0, n_startup_trials=4, pruned="context", max_budget=max_budget)
+    pruner = optuna.pruners.HyperbandPruner(min_resource=1, max_resource=9, reduction_factor=3)
+    study = optuna.create_study(sampler=sampler, pruner=pruner)
+    study.optimize(_objective, n_trials=30)
+    trials = study.get_trials(states=(TrialState.COMPLETE, TrialState.PRUNED))
+    assert any(t.state == TrialState.PRUNED for t in trials)
+    assert any(t.state == TrialState.COMPLETE for t in trials)
+    model = sampler.build_model(study, ["x", "y"])
+    # every trial at its last step (0-based steps 0..8: the full budget is step 8)
+    np.testing.assert_array_equal(model.budgets, [t.last_step for t in trials])
+    leaves = model.fit_leaves()
+    assert leaves.low.shape[1] == 3  # x, y, and the step's context
+    assert np.any((leaves.high[:, 2] > 0.0) & (leaves.high[:, 2] < 1.0))
+    assert len({(t.params["x"], t.params["y"]) for t in study.trials}) == 30
+    again = pickle.loads(pickle.dumps(sampler))
+    assert again.build_model(study, ["x", "y"]).budgets.tolist() == model.budgets.tolist()

@@ -43,6 +43,29 @@ def test_a_trial_stopped_before_another_went_further_is_told_with_its_step() -> 
     np.testing.assert_allclose(searcher._treeucb.rewards(), [0.25, 0.75])  # type: ignore[union-attr]
 
 
+@pytest.mark.parametrize(("max_budget", "full"), [(None, 3.0), (9, 9.0)])
+def test_context_rule_tells_every_trial_at_its_step_and_plays_at_the_full_budget(
+    max_budget: int | None, full: float
+) -> None:
+    searcher = _searcher(pruned="context", max_budget=max_budget, n_startup_trials=4)
+    core = searcher._treeucb
+    assert core is not None
+    for i in range(12):
+        tid = str(i)
+        x = searcher.suggest(tid)["x"]  # type: ignore[index]
+        step = 3 if i % 3 == 0 else 1  # every third trial runs to the end (step 3)
+        searcher.on_trial_result(tid, {"loss": x, "training_iteration": 1})
+        searcher.on_trial_complete(tid, {"loss": 1.0 - x, "training_iteration": step})
+    assert _budgets(searcher) == [3.0 if i % 3 == 0 else 1.0 for i in range(12)]
+    leaves = core.fit_leaves()
+    assert leaves.low.shape[1] == 2  # x, and the step's context
+    # the points lie in their boxes at their contexts log(1 + step) / log(1 + full)
+    points = np.column_stack((core.X, np.log1p(core.budgets) / math.log1p(full)))
+    box = core.partition.leaf_of
+    assert np.all((leaves.low[box] <= points) & (points <= leaves.high[box]))
+    assert searcher.suggest("next") is not None
+
+
 def test_a_paused_trial_stopped_without_a_result_uses_its_last_intermediate_result() -> None:
     searcher = _searcher()
     searcher.suggest("a")
@@ -121,10 +144,13 @@ def _curve_trainable() -> Any:
 @pytest.mark.slow
 @pytest.mark.usefixtures("ray_session")
 @pytest.mark.parametrize("scheduler", ["asha", "hyperband"])
+@pytest.mark.parametrize("pruned", ["tpe", "context"])
 def test_tuner_with_a_scheduler_tells_every_trial_with_its_step(
-    tmp_path: Path, scheduler: str
+    tmp_path: Path, scheduler: str, pruned: str
 ) -> None:
-    searcher = TreeUCBSearch(seed=0, n_startup_trials=3)  # space and metric from the Tuner
+    # space and metric from the Tuner; the full budget of "context" is the scheduler's max_t
+    extra = {"max_budget": 3} if pruned == "context" else {}
+    searcher = TreeUCBSearch(seed=0, n_startup_trials=3, pruned=pruned, **extra)
     sched = (
         ASHAScheduler(max_t=3, grace_period=1, reduction_factor=3)
         if scheduler == "asha"
@@ -151,7 +177,8 @@ def test_tuner_with_a_scheduler_tells_every_trial_with_its_step(
     budgets = sorted(_budgets(searcher))
     # every trial told once, stopped ones included; the ones that ran to the end are full
     assert len(budgets) == n and searcher._live_trial_mapping == {}
-    assert budgets.count(math.inf) >= iterations.count(3) >= 1
-    assert all(b in (1.0, 2.0) for b in budgets if b != math.inf)
+    full = math.inf if pruned == "tpe" else 3.0  # "context" takes every trial's step
+    assert budgets.count(full) >= iterations.count(3) >= 1
+    assert all(b in (1.0, 2.0) for b in budgets if b != full)
     if scheduler == "asha":
         assert iterations[0] < 3  # ASHA stopped some trials

@@ -216,6 +216,23 @@ def test_slice_of_a_4d_model_tiles_the_square_and_keeps_every_point() -> None:
     assert "slice at x0=" in ax.get_title()
 
 
+def test_slice_of_a_model_with_the_budget_as_context_is_at_the_full_budget() -> None:
+    bandit = TreeUCB(3, seed=0, n_startup=5, pruned="context", max_budget=9)
+    for i in range(60):
+        x = bandit.ask_x()
+        step = (1, 3, None)[i % 3]
+        bandit.tell_x(x, -float(np.sum((x - 0.3) ** 2)) * (1 + (step or 9)), budget=step)
+    assert bandit.fit_leaves().low.shape[1] == 4  # x0, x1, x2 and the budget's context
+    for params in (None, ("x0", "x2")):
+        info = get_partition_slice(bandit, params, slice_at="next")
+        _assert_tiling(info.low, info.high)  # the boxes at the full budget tile the square
+        assert info.X.shape == (60, 2)
+        assert info.n_obs.sum() == info.in_slice.sum() > 0
+        assert info.next_row is not None
+    ax = plot_bandit_partition(bandit, ("x0", "x2"))
+    _assert_tiling(*_unit_boxes(ax, float, float))
+
+
 @pytest.mark.parametrize("rule", ["refit", "incremental"])
 def test_default_params_of_a_wide_model_are_the_finest_split(rule: str) -> None:
     bandit = TreeUCB(4, seed=0, rule=rule)  # type: ignore[arg-type]
