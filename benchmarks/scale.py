@@ -3,8 +3,9 @@
 Three parts, each a table of the result file:
 
 * ``processes``: throughput of 1, 2, 4 (and 8) OS processes running one study of a zero-cost
-  objective on one journal file (``JournalStorage(JournalFileBackend)``) and on one SQLite
-  file, TreeUCBSampler beside RandomSampler under the same setup (same storage kind, process
+  objective on one journal file (``JournalStorage(JournalFileBackend)``), on one SQLite
+  file and on one PostgreSQL database (a throwaway local server, ``benchmarks/_postgres.py``),
+  TreeUCBSampler beside RandomSampler under the same setup (same storage kind, process
   count and trials per process).  Every worker imports everything and then waits for a start
   signal, so the clock covers the optimisation only: throughput = trials / (last end - first
   start).  Lost trials (fewer ``COMPLETE`` trials than asked for, or trials left ``RUNNING``),
