@@ -3,8 +3,9 @@
 Three parts, each a table of the result file:
 
 * ``processes``: throughput of 1, 2, 4 (and 8) OS processes running one study of a zero-cost
-  objective on one journal file (``JournalStorage(JournalFileBackend)``) and on one SQLite
-  file, TreeUCBSampler beside RandomSampler under the same setup (same storage kind, process
+  objective on one journal file (``JournalStorage(JournalFileBackend)``), on one SQLite
+  file and on one PostgreSQL database (a throwaway local server, ``benchmarks/_postgres.py``),
+  TreeUCBSampler beside RandomSampler under the same setup (same storage kind, process
   count and trials per process).  Every worker imports everything and then waits for a start
   signal, so the clock covers the optimisation only: throughput = trials / (last end - first
   start).  Lost trials (fewer ``COMPLETE`` trials than asked for, or trials left ``RUNNING``),
@@ -55,6 +56,8 @@ from benchmarks._common import machine_note
 from benchmarks._common import md_table
 from benchmarks._common import results_dir
 from benchmarks._common import stamp_core
+from benchmarks._postgres import LocalPostgres
+from benchmarks._postgres import missing as postgres_missing
 
 PARTS = ("processes", "searcher", "sampler", "tune")
 STORAGES = ("journal", "sqlite", "postgresql")
@@ -68,56 +71,6 @@ def objective(trial: Any) -> float:
     lr = trial.suggest_float("lr", 1e-5, 1.0, log=True)
     k = trial.suggest_int("k", 1, 64)
     return x * x + y * y + (math.log10(lr) + 3.0) ** 2 + abs(k - 8)
-
-
-class LocalPostgres:
-    """A throwaway PostgreSQL server in a temporary folder, on a Unix socket only.
-
-    Uses the binaries of Debian's ``postgresql`` package (``/usr/lib/postgresql/*/bin``) and
-    runs them as the ``postgres`` user when this process is root (PostgreSQL refuses root).
-    The server is stopped and its folder removed by :meth:`stop`.
-    """
-
-    def __init__(self) -> None:
-        import glob
-        import shutil
-
-        found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
-        if not found:
-            raise SystemExit(
-                "python -m benchmarks scale: the postgresql storage needs PostgreSQL's server "
-                "(Debian: apt-get install -y postgresql) and psycopg2 (pip install "
-                "psycopg2-binary)."
-            )
-        self.bin = Path(found[-1]).parent
-        self.root = Path(tempfile.mkdtemp(prefix="treeucb-pg-"))
-        self._as: list[str] = []
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            shutil.chown(self.root, "postgres")
-            self._as = ["runuser", "-u", "postgres", "--"]
-        self.data = self.root / "data"
-        self.url = f"postgresql+psycopg2://postgres@/postgres?host={self.root}&port=5499"
-
-    def _run(self, *cmd: str) -> None:
-        subprocess.run([*self._as, *cmd], check=True, capture_output=True, text=True)
-
-    def start(self) -> LocalPostgres:
-        self._run(str(self.bin / "initdb"), "-D", str(self.data), "-A", "trust", "-U", "postgres")
-        options = f"-k {self.root} -p 5499 -c listen_addresses='' -c max_connections=200"
-        log = str(self.root / "server.log")
-        pg_ctl = str(self.bin / "pg_ctl")
-        self._run(
-            pg_ctl, "-D", str(self.data), "-o", options, "-l", log, "-w", "-t", "60", "start"
-        )
-        return self
-
-    def stop(self) -> None:
-        import shutil
-
-        try:
-            self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
-        finally:
-            shutil.rmtree(self.root, ignore_errors=True)
 
 
 def _storage(kind: str, path: str) -> Any:
@@ -251,6 +204,8 @@ def _process_rows(
 def run_processes(procs: list[int], per_proc: int, repeats: int, storages: list[str]) -> str:
     rows = []
     for kind in storages:
+        if kind == "postgresql" and (reason := postgres_missing()) is not None:
+            raise SystemExit(f"python -m benchmarks scale: the postgresql storage: {reason}.")
         server = LocalPostgres().start() if kind == "postgresql" else None
         try:
             rows += _process_rows(kind, procs, per_proc, repeats, server.url if server else "")

@@ -20,7 +20,6 @@ import numpy as np
 from scipy.linalg import cho_factor
 from scipy.linalg import cho_solve
 from scipy.linalg import solve_triangular
-from scipy.stats import rankdata
 
 from optuna_treeucb.core._partition import box_contains
 
@@ -48,8 +47,8 @@ def normalize_rewards(y: np.ndarray, kind: RewardKind = "rank") -> np.ndarray:
     if n == 0:
         return np.zeros(0)
     if kind == "rank":
-        # rankdata gives 1-based ranks, ties their average; the mid-rank is rank - 1/2
-        return (rankdata(y, method="average") - 0.5) / n
+        # 1-based ranks, ties their average; the mid-rank is rank - 1/2
+        return (average_ranks(y) - 0.5) / n
     if kind == "minmax":
         finite = y[np.isfinite(y)]
         if finite.size == 0:
@@ -62,6 +61,31 @@ def normalize_rewards(y: np.ndarray, kind: RewardKind = "rank") -> np.ndarray:
             return out
         return np.clip((np.clip(y, lo, hi) - lo) / (hi - lo), 0.0, 1.0)
     raise ValueError(f"The reward normalisation must be 'rank' or 'minmax'. Got {kind!r}.")
+
+
+def average_ranks(y: np.ndarray) -> np.ndarray:
+    """1-based ranks of ``y``, ties sharing their average rank, shape (n,).
+
+    The values of ``scipy.stats.rankdata(y, method="average")``, bit for bit (the same
+    arithmetic), without its input handling, which costs about 0.2 ms per call: the ranks are
+    taken at every ask.
+
+    Args:
+        y: Shape (n,), no NaN.
+
+    Returns:
+        Shape (n,), floats.
+    """
+    n = y.shape[0]
+    order = np.argsort(y, kind="mergesort")
+    inverse = np.empty(n, dtype=np.intp)
+    inverse[order] = np.arange(n)
+    ordered = y[order]
+    first = np.concatenate(([True], ordered[1:] != ordered[:-1]))  # first of each tie group
+    dense = np.cumsum(first)[inverse]  # 1-based tie-group of each value
+    ends = np.concatenate((np.flatnonzero(first), [n]))  # group g spans ends[g-1]+1..ends[g]
+    out: np.ndarray = 0.5 * (ends[dense] + ends[dense - 1] + 1)
+    return out
 
 
 def box_diameters(low: np.ndarray, high: np.ndarray) -> np.ndarray:

@@ -42,6 +42,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import sklearn
 from sklearn.tree import DecisionTreeRegressor
 
 from optuna_treeucb.core._options import OPTIONS
@@ -224,7 +225,10 @@ class RefitPartition:
             )
             if m < n:
                 r = r[:m] if rewards_of is None else rewards_of(m)
-            tree.fit(X[:m], r)
+            # the options were checked by the option table; scikit-learn's own check of them
+            # (through inspect.signature) costs about 1 ms per fit
+            with sklearn.config_context(skip_parameter_validation=True):
+                tree.fit(X[:m], r)
             self._tree = tree
             low, high, nodes = tree_boxes(tree.tree_, self.d)
             self._node_to_leaf = np.full(tree.tree_.node_count, -1, dtype=np.intp)

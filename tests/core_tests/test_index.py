@@ -10,6 +10,7 @@ from optuna_treeucb.core import hoeffding_index
 from optuna_treeucb.core import normalize_rewards
 from optuna_treeucb.core import soft_box_features
 from optuna_treeucb.core import soft_gp_index
+from optuna_treeucb.core._index import average_ranks
 
 
 def test_hoeffding_index_hand_computed() -> None:
@@ -30,6 +31,20 @@ def test_rank_rewards_are_invariant_to_monotone_transforms_and_handle_inf() -> N
     np.testing.assert_allclose(r, (np.array([2.5, 1, 4, 2.5, 5, 0]) + 0.5) / 6)
     np.testing.assert_allclose(normalize_rewards(np.exp(y / 10), "rank"), r)
     assert r.min() > 0 and r.max() < 1
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 300])
+def test_average_ranks_equal_scipy_rankdata_bit_for_bit(n: int) -> None:
+    # reference: scipy.stats.rankdata(method="average"), which the core used before
+    from scipy.stats import rankdata
+
+    rng = np.random.default_rng(n)
+    y = np.round(rng.normal(size=n), 1)  # many ties
+    if n >= 2:
+        y[0], y[-1] = np.inf, -np.inf
+    got = average_ranks(y)
+    assert got.dtype == np.float64
+    assert np.array_equal(got, rankdata(y, method="average"))
 
 
 def test_minmax_rewards_clip_inf() -> None:

@@ -666,61 +666,11 @@ def test_same_study_loaded_again_keeps_the_cache(
     assert told == [5] + [1] * 14
 
 
-_WORKER = """
-import sys
-import optuna
-from optuna_treeucb import TreeUCBSampler
-
-optuna.logging.set_verbosity(optuna.logging.ERROR)
-
-
-def objective(trial):
-    x = trial.suggest_float("x", -5.0, 5.0)
-    y = trial.suggest_float("y", -5.0, 5.0)
-    return (x - 1.3) ** 2 + (y + 0.7) ** 2
-
-
-study = optuna.load_study(
-    study_name="shared",
-    storage=sys.argv[1],
-    sampler=TreeUCBSampler(seed=int(sys.argv[2]), n_startup_trials=4),
-)
-study.optimize(objective, n_trials=15)
-"""
-
-
 def _env(**extra: str) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")])
     env.update(extra)
     return env
-
-
-@pytest.mark.slow
-def test_two_processes_share_one_sqlite_study(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'shared.db'}"
-    optuna.create_study(study_name="shared", storage=url)
-    script = tmp_path / "worker.py"
-    script.write_text(_WORKER)
-    procs = [
-        subprocess.Popen(
-            [sys.executable, str(script), url, str(seed)],
-            env=_env(),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for seed in (0, 0)  # one seed: the workers' trial numbers keep them apart
-    ]
-    outputs = [p.communicate(timeout=120) for p in procs]
-    for p, (_, err) in zip(procs, outputs):
-        assert p.returncode == 0, err
-        assert "Traceback" not in err and "[W" not in err, err
-    trials = optuna.load_study(study_name="shared", storage=url).trials
-    assert len(trials) == 30
-    assert all(t.state == TrialState.COMPLETE for t in trials)
-    points = {(t.params["x"], t.params["y"]) for t in trials}
-    assert len(points) == 30
 
 
 def test_threads(caplog: pytest.LogCaptureFixture) -> None:
