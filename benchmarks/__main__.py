@@ -1,6 +1,7 @@
 """``python -m benchmarks COMMAND [--quick] [--out DIR] ...``.
 
-Commands: bandit, ablation, optimize, overhead, paired, memory, core_cost, fidelity, scale, inbox.
+Commands: bandit, ablation, optimize, overhead, paired, memory, core_cost, fidelity, scale, inbox,
+async.
 
 Results go to ``--out DIR`` (a scratch folder unless given; ``--out benchmarks/results``
 updates the committed ones).
@@ -22,6 +23,7 @@ COMMANDS = {
     "fidelity": "benchmarks.fidelity",
     "scale": "benchmarks.scale",
     "inbox": "benchmarks.inbox",
+    "async": "benchmarks.asynchronous",
 }
 
 
