@@ -232,6 +232,10 @@ def plot(
     plt.close(fig)
 
 
+def _samplers_of(results: list[dict[str, Any]], command: str) -> str:
+    return ", ".join(sorted({r["sampler"] for r in results if r["command"] == command}))
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the asynchronous comparison and write <name>.md and <name>.png into ``--out``."""
     p = argparse.ArgumentParser(prog="python -m benchmarks async", description=__doc__)
@@ -273,6 +277,8 @@ def main(argv: list[str] | None = None) -> None:
         for (f, d, nz, s) in cases
     ]
     results = pmap(run_one, jobs, a.jobs)
+    for r in results:
+        r["command"] = command_line("async", argv)
     if a.save:
         with open(a.save, "wb") as fh:
             pickle.dump(results, fh)
@@ -290,6 +296,7 @@ def main(argv: list[str] | None = None) -> None:
                 ]
             samplers += sorted({r["sampler"] for r in old} - set(samplers))
             results += old
+    loaded = sorted({r["command"] for r in results} - {command_line("async", argv)})
     checkpoints = [n for n in CHECKPOINTS if n <= n_trials] or [n_trials]
     out = results_dir(a.out)
     plot(results, samplers, workers, str(out / f"{a.name}.png"))
@@ -324,7 +331,9 @@ def main(argv: list[str] | None = None) -> None:
         f"normalised regret (floored at {FLOOR:g}). Rank: mean over (problem, seed) of the rank "
         "among samplers at that W (1 = best). Ratio: geometric mean over (problem, seed) of "
         "regret(W) / regret(W=1), with the mean log-ratio ± its standard error. Command: "
-        f"`{command_line('async', argv)}`.\n"
+        f"`{command_line('async', argv)}`"
+        + "".join(f"; rows of {{{_samplers_of(results, c)}}} from `{c}`" for c in loaded)
+        + ".\n"
         + report(results, samplers, workers, checkpoints)
         + "\nThe fewest trials seen `RUNNING` at once at the fullest moment of a run (every "
         "run reaches W):\n\n"
