@@ -37,15 +37,17 @@ def _tables(text: str) -> list[list[list[str]]]:
 
 
 def test_async_report_structure(results_in_tmp: Path) -> None:
-    samplers = "TreeUCB,TPE (constant_liar),Random"
-    argv = ["--samplers", samplers, "--workers", "1,4", "--dims", "2", "--functions", "1,2"]
+    samplers = ["TreeUCB", "TPE (constant_liar)", "Random"]
+    argv = ["--workers", "1,4", "--dims", "2", "--functions", "1"]
     argv += ["--noise", "noiseless", "--seeds", "2", "--trials", "16"]
-    cli.main(["async", *argv])
+    saved = str(results_in_tmp / "random.pkl")
+    cli.main(["async", "--samplers", "Random", *argv, "--save", saved])
+    cli.main(["async", "--samplers", "TreeUCB,TPE (constant_liar)", *argv, "--load", saved])
     text = (results_in_tmp / "async.md").read_text()
-    assert (
-        "Command: `python -m benchmarks async --samplers 'TreeUCB,TPE (constant_liar),Random'"
-        in text
-    )
+    # the exact commands, of this run and of the rows it loaded
+    command = "python -m benchmarks async --samplers 'TreeUCB,TPE (constant_liar)' --workers 1,4"
+    assert f"Command: `{command}" in text
+    assert "; rows of {Random} from `python -m benchmarks async --samplers Random" in text
     assert (results_in_tmp / "async.png").stat().st_size > 0
     main, paired, running, wall = _tables(text)
     assert main[0] == [
@@ -56,13 +58,13 @@ def test_async_report_structure(results_in_tmp: Path) -> None:
         "rank W=4",
         "ratio W=4/W=1 (log ± s.e.)",
     ]
-    assert [r[0] for r in main[1:]] == samplers.split(",")
+    assert [r[0] for r in main[1:]] == samplers
     for col in (3, 4):  # three samplers: the mean ranks sum to 1 + 2 + 3
         assert sum(float(r[col]) for r in main[1:]) == pytest.approx(6.0, abs=0.02)
     assert all(re.fullmatch(r"\S+ \([+-]\d\.\d{3} ± \d\.\d{3}\)", r[5]) for r in main[1:])
-    assert [r[:3] for r in paired[1:]] == [["TreeUCB", "1", "4"], ["TreeUCB", "4", "4"]]
+    assert [r[:3] for r in paired[1:]] == [["TreeUCB", "1", "2"], ["TreeUCB", "4", "2"]]
     # W trials really ran at once in every run
-    assert running[1:] == [[s, "1", "4"] for s in samplers.split(",")]
+    assert running[1:] == [[s, "1", "4"] for s in samplers]
     assert len(wall) == 4
 
 
