@@ -782,11 +782,14 @@ class TreeUCB:
     def trust_region(self) -> TrustRegion:
         """State of the trust-region rule after the values told so far (any ``sampling``).
 
-        Values told since the last call are consumed with the number of points pending now
-        (see :func:`~optuna_treeucb.core._inbox.failure_tolerance`).
+        With ``sampling="trust_region"``, values told since the last call are consumed with
+        the number of points pending now (see
+        :func:`~optuna_treeucb.core._inbox.failure_tolerance`), as each ask does before it
+        draws; otherwise the state is a function of the told values only.
         """
+        n_pending = self.n_pending if self.sampling == "trust_region" else 0
         self._tr = trust_region_replay(
-            self._tr, self._y, self.space.dim, self.n_startup, self.n_pending
+            self._tr, self._y, self.space.dim, self.n_startup, n_pending
         )
         return self._tr
 
