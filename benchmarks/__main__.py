@@ -1,7 +1,7 @@
 """``python -m benchmarks COMMAND [--quick] [--out DIR] ...``.
 
 Commands: bandit, ablation, optimize, overhead, paired, memory, core_cost, fidelity, scale, inbox,
-ray_compare.
+ray_compare, async.
 
 Results go to ``--out DIR`` (a scratch folder unless given; ``--out benchmarks/results``
 updates the committed ones).
@@ -24,6 +24,7 @@ COMMANDS = {
     "scale": "benchmarks.scale",
     "inbox": "benchmarks.inbox",
     "ray_compare": "benchmarks.ray_compare",
+    "async": "benchmarks.asynchronous",
 }
 
 

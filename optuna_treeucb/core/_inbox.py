@@ -7,8 +7,11 @@ the played box.  The box choice is kept; these pure functions refine the draw in
   Optimization", NeurIPS 2019, TuRBO): a box of relative side ``rho`` around the played box's
   best point, intersected with the box.  ``rho`` halves after ``max(4, d)`` failures in a row
   and doubles after 3 successes in a row (a success is a new best of the study), within
-  ``[rho_min, rho_max]``; below ``rho_min`` it restarts at ``rho_init``.  The state is a
-  function of the sequence of told values only (:func:`trust_region_replay`).  TreeUCB
+  ``[rho_min, rho_max]``; below ``rho_min`` it restarts at ``rho_init``.  With points
+  pending (trials running in parallel), the failures that halve ``rho`` are counted beyond
+  the pending ones (:func:`failure_tolerance`).  The state is a function of the sequence of
+  told values (and of the pending counts when they were consumed,
+  :func:`trust_region_replay`).  TreeUCB
   narrows only the continuous columns: a discrete parameter keeps the box's whole range, so a
   category is never locked in by the trust region (only by the box).
 * Parzen candidates: uniform points in the box plus Gaussian perturbations of the box's best
@@ -57,18 +60,36 @@ class TrustRegion:
     n_seen: int = 0
 
 
-def failure_tolerance(d: int) -> int:
-    """Failures in a row that halve the region: ``max(4, d)`` (TuRBO with batch size 1)."""
-    return max(4, d)
+def failure_tolerance(d: int, n_pending: int = 0) -> int:
+    """Failures in a row that halve the region: ``max(4, d) + n_pending``.
+
+    ``max(4, d)`` is TuRBO's tolerance with batch size 1: failures of points drawn around the
+    current centre.  With ``n_pending`` points being evaluated elsewhere, up to ``n_pending``
+    of the next told values were drawn before the latest best was known (around an older
+    centre, or a wider region), and fail against it by construction; they are not evidence
+    that the region is too wide, so they do not count towards the halving.  Without this,
+    ``W`` trials running at once halve the region after a handful of such stale failures
+    after every success, and the sequential gain of the trust region is lost.
+
+    Args:
+        d: Number of dimensions.
+        n_pending: Points pending when the value is consumed, >= 0.
+
+    Returns:
+        The tolerance, >= 4.
+    """
+    return max(4, d) + n_pending
 
 
-def trust_region_step(state: TrustRegion, value: float, d: int, *, count: bool) -> TrustRegion:
+def trust_region_step(
+    state: TrustRegion, value: float, d: int, *, count: bool, n_pending: int = 0
+) -> TrustRegion:
     """Consume one told value (larger is better).
 
     A value above the best so far is a success, any other a failure.  After
     :data:`SUCCESS_TOL` successes in a row ``rho`` doubles (at most :data:`RHO_MAX`); after
-    ``max(4, d)`` failures in a row it halves; below :data:`RHO_MIN` it restarts at
-    :data:`RHO_INIT`.  The counters restart after every change of ``rho``.
+    :func:`failure_tolerance` failures in a row it halves; below :data:`RHO_MIN` it restarts
+    at :data:`RHO_INIT`.  The counters restart after every change of ``rho``.
 
     Args:
         state: The state before the value.
@@ -76,6 +97,7 @@ def trust_region_step(state: TrustRegion, value: float, d: int, *, count: bool) 
         d: Number of dimensions.
         count: Whether the value counts as a success or failure (start-up values and the
             first value only set the best).
+        n_pending: Points pending when the value is consumed (see :func:`failure_tolerance`).
 
     Returns:
         The state after the value.
@@ -92,7 +114,7 @@ def trust_region_step(state: TrustRegion, value: float, d: int, *, count: bool) 
         n_s, n_f = 0, n_f + 1
     if n_s >= SUCCESS_TOL:
         rho, n_s = min(2.0 * rho, RHO_MAX), 0
-    elif n_f >= failure_tolerance(d):
+    elif n_f >= failure_tolerance(d, n_pending):
         rho, n_f = rho / 2.0, 0
         if rho < RHO_MIN:
             rho = RHO_INIT
@@ -100,24 +122,28 @@ def trust_region_step(state: TrustRegion, value: float, d: int, *, count: bool) 
 
 
 def trust_region_replay(
-    state: TrustRegion, values: np.ndarray, d: int, n_startup: int
+    state: TrustRegion, values: np.ndarray, d: int, n_startup: int, n_pending: int = 0
 ) -> TrustRegion:
     """Consume the told values ``values[state.n_seen:]`` in order.
 
-    The state is a function of the sequence of values only, so a bandit rebuilt from the
-    same observations (as the Optuna sampler does) gets the same state.
+    The state is a function of the sequence of values (and of ``n_pending`` at each call),
+    so a bandit rebuilt from the same observations (as the Optuna sampler does) gets the same
+    state; with no points pending, of the values only.
 
     Args:
         state: The state after ``values[:state.n_seen]``.
         values: Every told value so far in order, shape (n,), larger is better.
         d: Number of dimensions.
         n_startup: The first ``n_startup`` values only set the best.
+        n_pending: Points pending now; the new values are consumed with it.
 
     Returns:
         The state after all of ``values``.
     """
     for i in range(state.n_seen, values.shape[0]):
-        state = trust_region_step(state, float(values[i]), d, count=i >= n_startup)
+        state = trust_region_step(
+            state, float(values[i]), d, count=i >= n_startup, n_pending=n_pending
+        )
     return state
 
 

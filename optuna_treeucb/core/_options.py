@@ -358,7 +358,8 @@ _OPTIONS = (
         "trust_region",
         doc="Where the point goes inside the played box: uniformly (the paper's Algorithm 1), "
         "in a TuRBO trust region around the box's best observation (its side halves after "
-        "`max(4, d)` told values that do not improve the best and doubles after 3 that do; "
+        "`max(4, d)` told values that do not improve the best, plus one per pending point, and "
+        "doubles after 3 that do; "
         "discrete parameters keep the box's range), or at the best of `n_candidates` points "
         "by a Parzen good/bad ratio on the box.",
         choices=("uniform", "trust_region", "parzen"),

@@ -232,8 +232,10 @@ class TreeUCB:
             Algorithm 1.  ``"trust_region"`` draws uniformly in a trust region around the
             box's best observation, intersected with the box; its side, relative to the
             box, halves after ``max(4, d)`` told values in a row that do not improve the
-            best value and doubles after 3 that do (TuRBO's rule, Eriksson et al., NeurIPS
-            2019); it depends only on the sequence of told values.  Discrete parameters
+            best value, plus as many as points are pending (values drawn before the best
+            was known), and doubles after 3 that do (TuRBO's rule, Eriksson et al., NeurIPS
+            2019); it depends only on the sequence of told values and the pending counts
+            when they were consumed.  Discrete parameters
             (ints, grids, categories) are drawn in the whole box.  ``"parzen"`` draws
             ``n_candidates`` points (uniform in the box, and perturbations of the box's
             best observations) and keeps the one with the largest ratio of Parzen densities
@@ -843,8 +845,17 @@ class TreeUCB:
 
     @property
     def trust_region(self) -> TrustRegion:
-        """State of the trust-region rule after the values told so far (any ``sampling``)."""
-        self._tr = trust_region_replay(self._tr, self._y, self.space.dim, self.n_startup)
+        """State of the trust-region rule after the values told so far (any ``sampling``).
+
+        With ``sampling="trust_region"``, values told since the last call are consumed with
+        the number of points pending now (see
+        :func:`~optuna_treeucb.core._inbox.failure_tolerance`), as each ask does before it
+        draws; otherwise the state is a function of the told values only.
+        """
+        n_pending = self.n_pending if self.sampling == "trust_region" else 0
+        self._tr = trust_region_replay(
+            self._tr, self._y, self.space.dim, self.n_startup, n_pending
+        )
         return self._tr
 
     def _draw(self, b: int, lv: Leaves, ctx: Mapping[int, float], n: int) -> np.ndarray:

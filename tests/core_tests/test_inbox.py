@@ -12,6 +12,7 @@ from optuna_treeucb.core._inbox import RHO_MAX
 from optuna_treeucb.core._inbox import RHO_MIN
 from optuna_treeucb.core._inbox import TrustRegion
 from optuna_treeucb.core._inbox import box_candidates
+from optuna_treeucb.core._inbox import failure_tolerance
 from optuna_treeucb.core._inbox import parzen_log_ratio
 from optuna_treeucb.core._inbox import trust_region_bounds
 from optuna_treeucb.core._inbox import trust_region_replay
@@ -44,6 +45,34 @@ def test_failure_tolerance_is_d_above_four() -> None:
     s = _replay([0.0, -1.0, -1.0, -1.0, 0.5, -1.0, -1.0, -1.0, 0.5], d=3)
     assert (s.rho, s.n_failure) == (RHO_INIT / 2, 0)  # 4th failure (0.5 == best) halves
     assert _replay([0.0, -1.0, -1.0, -1.0, 0.5, -1.0, -1.0, -1.0], d=3).n_failure == 3
+
+
+def test_pending_points_raise_the_failure_tolerance() -> None:
+    assert failure_tolerance(3) == 4 and failure_tolerance(10) == 10
+    assert failure_tolerance(3, 7) == 11 and failure_tolerance(10, 31) == 41
+    values = np.array([0.0] + [-1.0] * 10)
+    # d = 2: every 4 failures halve alone; with 7 pending it takes 11, which 10 do not reach
+    assert trust_region_replay(TrustRegion(), values, 2, 0).rho == RHO_INIT / 4
+    held = trust_region_replay(TrustRegion(), values, 2, 0, n_pending=7)
+    assert (held.rho, held.n_failure) == (RHO_INIT, 10)
+    assert trust_region_replay(held, np.append(values, -1.0), 2, 0, n_pending=7).rho == 0.5
+
+
+def test_a_parallel_bandit_does_not_halve_on_failures_drawn_before_its_best() -> None:
+    # W = 8 trials running: after the startup, 7 points stay pending while 6 values fail
+    # against the best; sequentially (nothing pending) the same values halve the region.
+    values = [float(v) for v in range(10)] + [-1.0] * 6
+
+    def run(n_pending: int) -> float:
+        bandit = TreeUCB(2, seed=0, sampling="trust_region", n_startup=10)
+        held = [bandit.ask_x() for _ in range(n_pending)]
+        for v in values:
+            bandit.tell_x(bandit.ask_x(), v)
+        assert bandit.n_pending == len(held)
+        return bandit.trust_region.rho
+
+    assert run(0) == RHO_INIT / 2
+    assert run(7) == RHO_INIT
 
 
 def test_rho_is_bounded_and_restarts_below_its_minimum() -> None:

@@ -1,0 +1,350 @@
+"""Parallel quality: W trials running at once through a real study's ask/tell.
+
+Every run keeps ``W`` trials running in one in-memory ``optuna`` study: it calls
+``study.ask()`` until ``W`` trials run (or ``--trials`` were started), then finishes one of the
+running trials chosen at random (seeded per run, the same order for every sampler) with
+``study.tell()``, and repeats until ``--trials`` trials are finished.  ``W = 1`` is the
+sequential study.  The sampler sees the other trials as ``RUNNING`` while it samples, as it
+would with ``W`` workers on a shared storage.
+
+Problems: the real BBOB suite of :mod:`benchmarks._bbob` (24 rotated functions, noiseless and
+with moderate Gaussian noise).  The regret after ``n`` finished trials is the noiseless regret
+of the best *observed* finished trial, divided by the median regret of a uniform random point.
+
+Reported at equal finished trials (50/100/200): the geometric-mean regret per (sampler, W); the
+mean rank among samplers at each W (per problem and seed); the regret ratio ``W / W=1`` per
+sampler (geometric mean of the per-run ratios, on the same problem and seed, with the standard
+error of the mean log-ratio); and the paired log-ratio of TreeUCB to ``TPE (constant_liar)`` at
+each W > 1.  Seeds 0-999 are tuning seeds (BBOB instances 1-3), seeds 1000+ report seeds
+(instances 4-15).
+
+Usage::
+
+    python -m benchmarks async --quick
+    python -m benchmarks async --seed-offset 1000 --seeds 3 --trials 200 --jobs 1 \\
+        --out benchmarks/results
+    python -m benchmarks async ... --samplers "TPE (constant_liar),TPE,Random" --save /tmp/b.pkl
+    python -m benchmarks async ... --samplers TreeUCB --load /tmp/b.pkl   # rerun TreeUCB only
+
+A TreeUCB variant is named ``"TreeUCB key=value,key=value"`` (core options, e.g.
+``"TreeUCB sampling=uniform"``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+import time
+import warnings
+from typing import Any
+
+import numpy as np
+
+from benchmarks._bbob import FUNCTION_IDS
+from benchmarks._bbob import HIGH
+from benchmarks._bbob import LOW
+from benchmarks._bbob import BBOBFunction
+from benchmarks._common import add_out_argument
+from benchmarks._common import command_line
+from benchmarks._common import fmt
+from benchmarks._common import machine_note
+from benchmarks._common import md_table
+from benchmarks._common import pmap
+from benchmarks._common import results_dir
+from benchmarks._common import stamp_core
+from benchmarks._common import write_result
+from benchmarks.inbox import parse_setting
+
+SAMPLERS = ("TreeUCB", "TPE (constant_liar)", "TPE (no liar)", "Random")
+LIAR = "TPE (constant_liar)"
+CHECKPOINTS = (50, 100, 200)
+FLOOR = 1e-8  # regrets are floored here before logs
+
+
+def make_sampler(name: str, seed: int) -> Any:
+    """A fresh sampler by name (defaults except the seed and ``constant_liar``).
+
+    ``constant_liar`` is set explicitly for TPE: its default changed to ``True`` in Optuna 5.
+    """
+    import optuna
+
+    from optuna_treeucb import TreeUCBSampler
+
+    if name == "TreeUCB":
+        return TreeUCBSampler(seed=seed)
+    if name.startswith("TreeUCB "):
+        return TreeUCBSampler(seed=seed, **parse_setting(name[8:]))
+    if name == LIAR:
+        return optuna.samplers.TPESampler(seed=seed, constant_liar=True)
+    if name == "TPE (no liar)":
+        return optuna.samplers.TPESampler(seed=seed, constant_liar=False)
+    if name == "Random":
+        return optuna.samplers.RandomSampler(seed=seed)
+    raise ValueError(f"Unknown sampler {name!r}.")
+
+
+def run_one(job: tuple[str, int, int, bool, int, int, int]) -> dict[str, Any]:
+    """One asynchronous study; per finished trial (in finishing order) the normalised regret.
+
+    Returns:
+        A dict with ``regret`` (shape (n_trials,)), ``max_running`` (the most ``RUNNING``
+        trials the study held at once) and ``wall`` (seconds).
+    """
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    sampler_name, fid, dim, noisy, seed, W, n_trials = job
+    fn = BBOBFunction(fid, dim, seed, noisy)
+    order = np.random.default_rng([seed, fid, dim, int(noisy), W, 17])
+    study = optuna.create_study(sampler=make_sampler(sampler_name, seed))
+    running: list[tuple[Any, np.ndarray]] = []
+    regret = np.empty(n_trials)
+    best_obs, best_true = np.inf, np.inf
+    started = finished = max_running = 0
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        while finished < n_trials:
+            while len(running) < W and started < n_trials:
+                trial = study.ask()
+                x = np.array([trial.suggest_float(f"x{i}", LOW, HIGH) for i in range(dim)])
+                running.append((trial, x))
+                started += 1
+            n_run = len(
+                study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,))
+            )
+            max_running = max(max_running, n_run)
+            trial, x = running.pop(int(order.integers(len(running))))
+            obs, true = fn.observe(x)
+            study.tell(trial, obs)
+            if obs < best_obs:
+                best_obs, best_true = obs, true
+            regret[finished] = max(best_true, 0.0) / fn.median_random
+            finished += 1
+    return {
+        "sampler": sampler_name,
+        "problem": fn.label,
+        "noisy": noisy,
+        "seed": seed,
+        "W": W,
+        "regret": regret,
+        "max_running": max_running,
+        "wall": time.perf_counter() - t0,
+    }
+
+
+def _ranks(v: np.ndarray) -> np.ndarray:
+    """Average ranks (1 = lowest) of the values, ties shared."""
+    order = v.argsort(kind="stable")
+    ranks = np.empty(v.size)
+    ranks[order] = np.arange(1, v.size + 1, dtype=float)
+    for u in np.unique(v):
+        tie = v == u
+        if tie.sum() > 1:
+            ranks[tie] = ranks[tie].mean()
+    return ranks
+
+
+def _mean_se(v: np.ndarray) -> str:
+    se = float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else float("nan")
+    return f"{v.mean():+.3f} ± {se:.3f}"
+
+
+def report(
+    results: list[dict[str, Any]], samplers: list[str], workers: list[int], checkpoints: list[int]
+) -> str:
+    """The Markdown tables of the report (see the module docstring)."""
+    keyed = {(r["sampler"], r["problem"], r["seed"], r["W"]): r for r in results}
+    cells = sorted({(r["problem"], r["seed"]) for r in results})
+    text = ""
+    for n in checkpoints:
+
+        def log_r(s: str, prob: str, seed: int, W: int, n: int = n) -> float:
+            return float(np.log(max(keyed[(s, prob, seed, W)]["regret"][n - 1], FLOOR)))
+
+        L = {
+            (s, W): np.array([log_r(s, p, sd, W) for p, sd in cells])
+            for s in samplers
+            for W in workers
+        }
+        ranks = {
+            W: np.array(
+                [_ranks(np.array([L[(s, W)][c] for s in samplers])) for c in range(len(cells))]
+            )
+            for W in workers
+        }
+        rows = []
+        for i, s in enumerate(samplers):
+            row = [s]
+            row += [fmt(float(np.exp(L[(s, W)].mean()))) for W in workers]
+            row += [fmt(float(ranks[W][:, i].mean()), 3) for W in workers]
+            for W in workers[1:]:
+                diff = L[(s, W)] - L[(s, workers[0])]
+                row.append(f"{fmt(float(np.exp(diff.mean())))} ({_mean_se(diff)})")
+            rows.append(row)
+        header = [
+            "sampler",
+            *[f"regret W={W}" for W in workers],
+            *[f"rank W={W}" for W in workers],
+            *[f"ratio W={W}/W={workers[0]} (log ± s.e.)" for W in workers[1:]],
+        ]
+        text += f"\n### After {n} finished trials\n\n" + md_table(header, rows)
+        tree = [s for s in samplers if s.startswith("TreeUCB")]
+        if LIAR in samplers and tree:
+            prow = []
+            for s in tree:
+                for W in workers:
+                    diff = L[(s, W)] - L[(LIAR, W)]
+                    win = float(np.mean(diff < 0) + 0.5 * np.mean(diff == 0))
+                    prow.append([s, str(W), str(diff.size), _mean_se(diff), fmt(win, 3)])
+            text += (
+                f"\n{', '.join(tree)} against {LIAR} after {n} finished trials (paired "
+                "log-ratio of the regret; negative is better than TPE):\n\n"
+                + md_table(["sampler", "W", "runs", "log-ratio ± s.e.", "win rate"], prow)
+            )
+    return text
+
+
+def plot(
+    results: list[dict[str, Any]], samplers: list[str], workers: list[int], path: str
+) -> None:
+    """Regret (geometric mean over problems and seeds) vs finished trials, one panel per W."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(workers), figsize=(4.5 * len(workers), 3.8), sharey=True)
+    cmap = plt.get_cmap("tab10")
+    for ax, W in zip(np.atleast_1d(axes), workers, strict=True):
+        for i, s in enumerate(samplers):
+            curves = np.array([r["regret"] for r in results if r["sampler"] == s and r["W"] == W])
+            gm = np.exp(np.mean(np.log(np.maximum(curves, FLOOR)), axis=0))
+            style = "-" if s.startswith("TreeUCB") else "--"
+            ax.plot(np.arange(1, gm.size + 1), gm, style, color=cmap(i % 10), label=s)
+        ax.set_yscale("log")
+        ax.set_title(f"W = {W} running")
+        ax.set_xlabel("finished trials")
+    np.atleast_1d(axes)[0].set_ylabel("normalised regret (geo. mean)")
+    np.atleast_1d(axes)[0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _samplers_of(results: list[dict[str, Any]], command: str) -> str:
+    return ", ".join(sorted({r["sampler"] for r in results if r["command"] == command}))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the asynchronous comparison and write <name>.md and <name>.png into ``--out``."""
+    p = argparse.ArgumentParser(prog="python -m benchmarks async", description=__doc__)
+    p.add_argument("--quick", action="store_true", help="4 functions, 5-D, 1 seed, 100 trials")
+    p.add_argument("--samplers", default=None, help="comma-separated sampler names")
+    p.add_argument("--workers", default="1,8,32", help="comma-separated W, the first is the base")
+    p.add_argument("--dims", default="5")
+    p.add_argument("--functions", default=None, help="comma-separated BBOB ids (all 24)")
+    p.add_argument("--noise", choices=("both", "noiseless", "noisy"), default="both")
+    p.add_argument("--seeds", type=int, default=None)
+    p.add_argument("--seed-offset", type=int, default=0, help="0: tuning, 1000+: report")
+    p.add_argument("--trials", type=int, default=None)
+    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--name", default="async", help="stem of the result files")
+    p.add_argument("--save", default=None, help="pickle the raw results to this path")
+    p.add_argument("--load", default=None, help="comma-separated pickles of earlier runs")
+    add_out_argument(p)
+    a = p.parse_args(argv)
+    print(stamp_core(), flush=True)
+    started = time.time()
+    samplers = a.samplers.split(",") if a.samplers else list(SAMPLERS)
+    for s in samplers:
+        make_sampler(s, 0)  # unknown names fail now
+    workers = [int(v) for v in a.workers.split(",")]
+    dims = [int(v) for v in a.dims.split(",")]
+    if a.functions:
+        fids = [int(v) for v in a.functions.split(",")]
+    else:
+        fids = [1, 8, 15, 21] if a.quick else list(FUNCTION_IDS)
+    noises = {"both": (False, True), "noiseless": (False,), "noisy": (True,)}[a.noise]
+    n_seeds = a.seeds or (1 if a.quick else 3)
+    n_trials = a.trials or (100 if a.quick else 200)
+    seeds = list(range(a.seed_offset, a.seed_offset + n_seeds))
+    cases = [(f, d, nz, s) for d in dims for f in fids for nz in noises for s in seeds]
+    jobs = [
+        (smp, f, d, nz, s, W, n_trials)
+        for smp in samplers
+        for W in workers
+        for (f, d, nz, s) in cases
+    ]
+    results = pmap(run_one, jobs, a.jobs)
+    for r in results:
+        r["command"] = command_line("async", argv)
+    if a.save:
+        with open(a.save, "wb") as fh:
+            pickle.dump(results, fh)
+    if a.load:
+        want = {(f"bbob-f{f:02d}-{d}d" + ("-noisy" if nz else ""), s) for f, d, nz, s in cases}
+        for path in a.load.split(","):
+            with open(path, "rb") as fh:
+                old = [
+                    r
+                    for r in pickle.load(fh)
+                    if (r["problem"], r["seed"]) in want
+                    and r["W"] in workers
+                    and r["sampler"] not in samplers
+                    and r["regret"].size >= n_trials
+                ]
+            samplers += sorted({r["sampler"] for r in old} - set(samplers))
+            results += old
+    loaded = sorted({r["command"] for r in results} - {command_line("async", argv)})
+    checkpoints = [n for n in CHECKPOINTS if n <= n_trials] or [n_trials]
+    out = results_dir(a.out)
+    plot(results, samplers, workers, str(out / f"{a.name}.png"))
+    runs = {
+        (s, W): [r for r in results if r["sampler"] == s and r["W"] == W]
+        for s in samplers
+        for W in workers
+    }
+    conc = md_table(
+        ["sampler", *[f"W={W}" for W in workers]],
+        [
+            [s, *[f"{min(r['max_running'] for r in runs[(s, W)])}" for W in workers]]
+            for s in samplers
+        ],
+    )
+    walls = md_table(
+        ["sampler", *[f"W={W}" for W in workers]],
+        [
+            [s, *[fmt(float(np.mean([r["wall"] for r in runs[(s, W)]]))) for W in workers]]
+            for s in samplers
+        ],
+    )
+    mode = "quick" if a.quick else "full"
+    text = (
+        f"# Parallel quality: W trials running at once ({mode} mode)\n\n"
+        f"BBOB functions {', '.join(str(f) for f in fids)} ({len(fids)}), d in {dims}, "
+        f"noise {a.noise}, seeds {seeds[0]}-{seeds[-1]} (BBOB instances "
+        f"{'1-3, tuning' if a.seed_offset < 1000 else '4-15, report'}), {n_trials} finished "
+        f"trials, W in {workers} trials kept running through `study.ask()` / `study.tell()` "
+        "of an in-memory study, finished in a seeded random order (the same for every "
+        "sampler); samplers with default options (seed only). Regret: geometric mean of the "
+        f"normalised regret (floored at {FLOOR:g}). Rank: mean over (problem, seed) of the rank "
+        "among samplers at that W (1 = best). Ratio: geometric mean over (problem, seed) of "
+        "regret(W) / regret(W=1), with the mean log-ratio ± its standard error. Command: "
+        f"`{command_line('async', argv)}`"
+        + "".join(f"; rows of {{{_samplers_of(results, c)}}} from `{c}`" for c in loaded)
+        + ".\n"
+        + report(results, samplers, workers, checkpoints)
+        + "\nThe fewest trials seen `RUNNING` at once at the fullest moment of a run (every "
+        "run reaches W):\n\n"
+        + conc
+        + "\nMean wall time of one study (s):\n\n"
+        + walls
+        + f"\n![regret vs finished trials]({a.name}.png)\n\n"
+        + machine_note(mode, started)
+    )
+    write_result(a.out, a.name, text)
+
+
+if __name__ == "__main__":
+    main()
