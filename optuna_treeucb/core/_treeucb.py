@@ -328,14 +328,17 @@ class TreeUCB:
         d = self.space.dim
         self._rng = np.random.default_rng(self.seed)
         self.partition = _new_partition(self.rule, d, opts)
-        # observations in buffers that grow geometrically: appending is amortised O(d)
-        self._Xbuf = np.zeros((16, d))
+        self._init_observations()
+        self._init_pending()
+        self._clear_gp_cache()
+
+    def _init_observations(self) -> None:
+        """Empty observation buffers; they grow geometrically, so appending is amortised O(d)."""
+        self._Xbuf = np.zeros((16, self.space.dim))
         self._ybuf = np.zeros(16)  # internal values: larger is better
         self._bbuf = np.full(16, np.inf)  # budgets: the step reached, inf for a full evaluation
         self._n = 0
         self._told: dict[int, dict[str, Any]] = {}  # observation -> parameters as told
-        self._init_pending()
-        self._clear_gp_cache()
 
     def _clear_gp_cache(self) -> None:
         """Drop the soft_gp cache (features and Gram matrix of the observations for one
