@@ -14,12 +14,15 @@ Usage::
     python -m benchmarks paired --index soft_gp --settings 0.03,0.1 0.01,0.1 0.003,0.03
     python -m benchmarks paired --settings 0.01,0.1,uniform 0.01,0.1,trust_region \
         --name paired_sampling   # a third field names the in-box sampler
+    python -m benchmarks paired --settings 0.01,0.1,trust_region \
+        0.01,0.1,trust_region,center=smoothed   # then key=value core options
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from typing import Any
 
 import numpy as np
 
@@ -35,21 +38,25 @@ from benchmarks.ablation import FUNCTION_NAMES
 from benchmarks.ablation import NOISES
 from benchmarks.ablation import simple_regret_run
 from benchmarks.bandit import TUNING_SEED_OFFSET
+from benchmarks.inbox import parse_setting
 
 SEED_OFFSET = TUNING_SEED_OFFSET + 100
 
 
-def _setting(text: str) -> tuple[float, float, str | None]:
+def _setting(text: str) -> tuple[float, float, str | None, dict[str, Any]]:
     parts = text.split(",")
+    extra = parse_setting(",".join(p for p in parts if "=" in p))
+    parts = [p for p in parts if "=" not in p]
     sampling = parts.pop() if len(parts) == 3 else None
     try:
         C, M = (float(v) for v in parts)
     except ValueError:
         raise argparse.ArgumentTypeError(
             "a setting is 'C,M' with two numbers, e.g. 0.01,0.1, optionally followed by an "
-            f"in-box sampler, e.g. 0.01,0.1,uniform; got {text!r}"
+            "in-box sampler and core options, e.g. 0.01,0.1,trust_region,center=smoothed; "
+            f"got {text!r}"
         ) from None
-    return C, M, sampling
+    return C, M, sampling, extra
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -60,8 +67,8 @@ def main(argv: list[str] | None = None) -> None:
         "--settings",
         type=_setting,
         nargs="+",
-        default=[(0.03, 0.1, None), (0.01, 0.1, None), (0.003, 0.03, None)],
-        help="C,M pairs (or C,M,sampling); the first is the baseline",
+        default=[(0.03, 0.1, None, {}), (0.01, 0.1, None, {}), (0.003, 0.03, None, {})],
+        help="C,M pairs (or C,M,sampling, then key=value core options); the first is the baseline",
     )
     p.add_argument("--quick", action="store_true", help="3 seeds, 100 trials")
     p.add_argument("--seeds", type=int, default=None, help="seeds (default 10; 3 with --quick)")
@@ -78,14 +85,14 @@ def main(argv: list[str] | None = None) -> None:
     seeds = [SEED_OFFSET + s for s in range(a.seeds)]
     jobs = [
         (
-            {"C": C, "M": M, "index": a.index, **({"sampling": smp} if smp else {})},
+            {"C": C, "M": M, "index": a.index, **({"sampling": smp} if smp else {}), **extra},
             n,
             d,
             s,
             nz,
             a.trials,
         )
-        for (C, M, smp) in a.settings
+        for (C, M, smp, extra) in a.settings
         for (n, d, nz) in instances
         for s in seeds
     ]
@@ -93,7 +100,7 @@ def main(argv: list[str] | None = None) -> None:
     log_r = np.log(np.maximum(res, 1e-6))
     rows = []
     noisy = np.array([nz > 0 for (_, _, nz) in instances for _ in seeds])
-    for i, (C, M, smp) in enumerate(a.settings):
+    for i, (C, M, smp, extra) in enumerate(a.settings):
         diff = log_r[i] - log_r[0]
         se = float(diff.std(ddof=1) / np.sqrt(diff.size)) if i else 0.0
         win = float(np.mean(diff < 0) + 0.5 * np.mean(diff == 0))
@@ -106,6 +113,7 @@ def main(argv: list[str] | None = None) -> None:
             [
                 f"C={C:g} M={M:g}"
                 + (f" sampling={smp}" if smp else "")
+                + "".join(f" {k}={v}" for k, v in extra.items())
                 + (" (baseline)" if i == 0 else ""),
                 fmt(float(np.exp(log_r[i].mean()))),
                 f"{diff.mean():+.3f} ± {se:.3f}",

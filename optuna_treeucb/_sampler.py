@@ -34,6 +34,7 @@ from optuna_treeucb._grouping import _FOLDED_STATES as _FINISHED
 from optuna_treeucb._grouping import _SpaceTracker
 from optuna_treeucb._grouping import to_spec as _to_spec
 from optuna_treeucb.core import OPTIONS
+from optuna_treeucb.core import Center
 from optuna_treeucb.core import Index
 from optuna_treeucb.core import PrunedRule
 from optuna_treeucb.core import Rule
@@ -232,6 +233,8 @@ class TreeUCBSampler(BaseSampler):
         n_boxes: int = _CORE_DEFAULTS["n_boxes"],
         n_candidates: int = _CORE_DEFAULTS["n_candidates"],
         sampling: Sampling = _CORE_DEFAULTS["sampling"],
+        center: Center = _CORE_DEFAULTS["center"],
+        refine: int | None = _CORE_DEFAULTS["refine"],
         group: bool = True,
         independent_sampler: BaseSampler | None = None,
         warn_independent_sampling: bool = True,

@@ -19,6 +19,7 @@ from optuna_treeucb.core._partition import RefitPartition
 from optuna_treeucb.core._partition import box_contains
 from optuna_treeucb.core._space import ParamSpec
 from optuna_treeucb.core._space import UnitCube
+from optuna_treeucb.core._treeucb import Center
 from optuna_treeucb.core._treeucb import Direction
 from optuna_treeucb.core._treeucb import Index
 from optuna_treeucb.core._treeucb import Leaves
@@ -27,6 +28,7 @@ from optuna_treeucb.core._treeucb import Sampling
 from optuna_treeucb.core._treeucb import TreeUCB
 
 __all__ = [
+    "Center",
     "Direction",
     "Index",
     "Rule",

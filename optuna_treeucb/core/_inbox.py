@@ -14,6 +14,13 @@ the played box.  The box choice is kept; these pure functions refine the draw in
   :func:`trust_region_replay`).  TreeUCB
   narrows only the continuous columns: a discrete parameter keeps the box's whole range, so a
   category is never locked in by the trust region (only by the box).
+* smoothed centre (``center="smoothed"``): under noise the box's best raw observation is its
+  luckiest draw, so the trust region is centred instead on the box's point with the best
+  *local mean*, the mean value of its ``k`` nearest observations in the box
+  (:func:`smoothed_best`), and a told value counts as a success when its local mean among
+  the observations so far beats the best local mean so far (:func:`local_means`), a
+  k-nearest-neighbour smoother as in SMAC's and TuRBO's noisy variants' use of a model value
+  instead of the raw one.
 * Parzen candidates: uniform points in the box plus Gaussian perturbations of the box's best
   points, scored by the ratio ``l(x) / g(x)`` of Parzen densities of the box's good and bad
   observations (TPE's criterion, Bergstra et al., NeurIPS 2011, restricted to the box);
@@ -39,6 +46,8 @@ RHO_MAX = 2.0  # a side of 2 box sides covers the box wherever the centre is
 RHO_MIN = 2.0**-7  # TuRBO's L_min relative to its L_init (0.5^7 vs 0.8, rounded)
 SUCCESS_TOL = 3
 BANDWIDTH = 0.1
+SMOOTH_K = 5  # neighbours averaged by the smoothed centre (the point itself included)
+SMOOTH_TOP = 16  # best raw points of the box that the smoothed centre considers
 
 
 @dataclass(frozen=True)
@@ -145,6 +154,58 @@ def trust_region_replay(
             state, float(values[i]), d, count=i >= n_startup, n_pending=n_pending
         )
     return state
+
+
+def local_means(X: np.ndarray, y: np.ndarray, start: int, k: int = SMOOTH_K) -> np.ndarray:
+    """Local mean of each observation ``i >= start`` among the observations up to it.
+
+    The local mean of observation ``i`` is the mean value of its ``k`` nearest neighbours
+    (Euclidean, itself included, ties broken by index) among ``X[: i + 1]``, so it depends on
+    the observations so far only and a replay gives the same values.
+
+    Args:
+        X: Observations, shape (n, d), values in [0, 1].
+        y: Their values, shape (n,), larger is better.
+        start: First observation to smooth.
+        k: Neighbours averaged.
+
+    Returns:
+        Shape (n - start,).
+    """
+    out = np.empty(X.shape[0] - start)
+    for i in range(start, X.shape[0]):
+        dist = np.sum((X[: i + 1] - X[i]) ** 2, axis=1)
+        m = min(k, i + 1)
+        near = np.argpartition(dist, m - 1)[:m] if m < i + 1 else slice(None)
+        out[i - start] = float(np.mean(y[: i + 1][near]))
+    return out
+
+
+def smoothed_best(X: np.ndarray, y: np.ndarray, k: int = SMOOTH_K) -> int:
+    """The observation of a box with the best local mean (mean of its ``k`` nearest in the box).
+
+    Only the box's :data:`SMOOTH_TOP` best raw observations are candidates, so the cost is
+    O(n_b d) per call; a lucky outlier among them loses to a point whose neighbours are good.
+
+    Args:
+        X: The box's observations, shape (n_b, d), n_b >= 1.
+        y: Their values, shape (n_b,), larger is better.
+        k: Neighbours averaged (the point itself included).
+
+    Returns:
+        Index into ``X`` of the centre (the first of equal local means, best raw first).
+    """
+    n = y.shape[0]
+    top = np.argsort(-y, kind="stable")[:SMOOTH_TOP]
+    m = min(k, n)
+    dist = np.sum((X[top][:, None, :] - X[None, :, :]) ** 2, axis=2)  # (top, n_b)
+    near = (
+        np.argpartition(dist, m - 1, axis=1)[:, :m]
+        if m < n
+        else np.tile(np.arange(n), (top.size, 1))
+    )
+    score = y[near].mean(axis=1)
+    return int(top[int(np.argmax(score))])
 
 
 def trust_region_bounds(

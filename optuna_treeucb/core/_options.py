@@ -364,6 +364,26 @@ _OPTIONS = (
         "by a Parzen good/bad ratio on the box.",
         choices=("uniform", "trust_region", "parzen"),
     ),
+    Option(
+        "center",
+        "str",
+        "best",
+        doc="Centre of the trust region: the box's best observation, or (for noisy "
+        "objectives) the box's point whose 5 nearest observations in the box have the best "
+        "mean, with successes and failures counted on that local mean too.",
+        applies='sampling="trust_region"',
+        choices=("best", "smoothed"),
+    ),
+    Option(
+        "refine",
+        "int",
+        None,
+        doc="Deepen the partition where play concentrates: a box holding at least this many "
+        "observations is halved along its longest side, and so is the half holding its best "
+        "observation, while that half holds as many (None: the tree's boxes as they are).",
+        low=2,
+        none=True,
+    ),
 )
 
 OPTIONS: Mapping[str, Option] = MappingProxyType({o.name: o for o in _OPTIONS})

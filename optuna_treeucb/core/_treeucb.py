@@ -20,7 +20,9 @@ from optuna_treeucb.core._fidelity import budget_rewards
 from optuna_treeucb.core._fidelity import full_budget
 from optuna_treeucb.core._inbox import TrustRegion
 from optuna_treeucb.core._inbox import box_candidates
+from optuna_treeucb.core._inbox import local_means
 from optuna_treeucb.core._inbox import parzen_log_ratio
+from optuna_treeucb.core._inbox import smoothed_best
 from optuna_treeucb.core._inbox import trust_region_bounds
 from optuna_treeucb.core._inbox import trust_region_replay
 from optuna_treeucb.core._index import box_diameters
@@ -32,6 +34,7 @@ from optuna_treeucb.core._index import soft_gp_index
 from optuna_treeucb.core._options import OPTIONS
 from optuna_treeucb.core._options import validate_options
 from optuna_treeucb.core._partition import IncrementalPartition
+from optuna_treeucb.core._partition import RefinedPartition
 from optuna_treeucb.core._partition import RefitPartition
 from optuna_treeucb.core._partition import box_contains
 from optuna_treeucb.core._space import ParamSpec
@@ -58,6 +61,7 @@ Rule = Literal["refit", "incremental"]
 Index = Literal["hoeffding", "soft_gp"]
 Direction = Literal["maximize", "minimize"]
 Sampling = Literal["uniform", "trust_region", "parzen"]
+Center = Literal["best", "smoothed"]
 PARZEN_GOOD_FRACTION = 0.25  # share of a box's observations that are "good" for parzen
 PARZEN_N_TOP = 3  # best points of the box that parzen perturbs
 _PARTITION_OPTIONS = (
@@ -67,6 +71,7 @@ _PARTITION_OPTIONS = (
     "cap_gamma",
     "gamma",
     "max_leaves_coef",
+    "refine",
 )
 
 
@@ -111,10 +116,11 @@ def _as_cube(space: Any) -> UnitCube:
 
 def _new_partition(
     rule: Rule, d: int, opts: Mapping[str, Any]
-) -> RefitPartition | IncrementalPartition:
+) -> RefitPartition | IncrementalPartition | RefinedPartition:
     """The empty partition of the cube [0, 1]^d for a tree rule and validated options."""
+    base: RefitPartition | IncrementalPartition
     if rule == "refit":
-        return RefitPartition(
+        base = RefitPartition(
             d,
             criterion=opts["criterion"],
             min_impurity_decrease=opts["min_impurity_decrease"],
@@ -122,12 +128,14 @@ def _new_partition(
             cap_gamma=opts["cap_gamma"],
             seed=0,
         )
-    return IncrementalPartition(
-        d,
-        gamma=opts["gamma"],
-        max_leaves_coef=opts["max_leaves_coef"],
-        min_impurity_decrease=opts["min_impurity_decrease"],
-    )
+    else:
+        base = IncrementalPartition(
+            d,
+            gamma=opts["gamma"],
+            max_leaves_coef=opts["max_leaves_coef"],
+            min_impurity_decrease=opts["min_impurity_decrease"],
+        )
+    return base if opts["refine"] is None else RefinedPartition(base, opts["refine"])
 
 
 class TreeUCB:
@@ -242,6 +250,27 @@ class TreeUCB:
             of the box's good and bad observations (pending points count as bad).  With
             ``index="soft_gp"`` the sampler draws each box's candidates and the GP scores
             them.  See :mod:`optuna_treeucb.core._inbox`.
+        center:
+            ``sampling="trust_region"``: ``"best"`` centres the trust region on the box's
+            best observation.  ``"smoothed"`` centres it on the box's point whose nearest
+            observations in the box have the best mean value (a noisy objective's best raw
+            value is its luckiest draw), and counts a told value as a success when the mean
+            of its nearest observations so far beats the best such mean so far.
+        refine:
+            Adaptive refinement (as HOO and HCT deepen their trees where they play): every
+            box of the tree holding at least ``refine`` observations is halved along its
+            longest side, and the half holding the box's best observation is halved again
+            while it holds as many (:class:`~optuna_treeucb.core._partition.RefinedPartition`).
+            The boxes thus shrink around the incumbents, where play concentrates, and stay
+            whole elsewhere; the leaves still tile the cube.  ``None`` keeps the tree's boxes.
+            Of the conditions of the paper's regret theorem (Theorem 1), the refinement keeps
+            a deterministic tree rule (a function of the observations) and drives the leaf
+            diameters to 0 where play goes, but not the other two: a box's halves are drawn
+            again when its incumbent moves to the other half, so the partitions are not
+            nested, and each box adds up to one leaf per halving, so ``|P_t|`` may grow
+            linearly in ``t`` (at most ``32 t / refine`` extra leaves), not as
+            ``o(t^gamma)``.  The theorem therefore covers neither ``rule="incremental"``
+            with ``refine`` nor ``rule="refit"`` (whose refits are not nested either).
 
     Raises:
         ValueError: If an option is out of its range.
@@ -294,6 +323,8 @@ class TreeUCB:
         n_boxes: int = 4,
         n_candidates: int = 32,
         sampling: Sampling = "trust_region",
+        center: Center = "best",
+        refine: int | None = None,
     ) -> None:
         self.space = _as_cube(space)
         # the arguments are the only locals so far; they are checked against the one table
@@ -315,19 +346,25 @@ class TreeUCB:
         self.n_boxes: int = opts["n_boxes"]
         self.n_candidates: int = opts["n_candidates"]
         self.sampling: Sampling = opts["sampling"]
+        self.center: Center = opts["center"]
+        self.refine: int | None = opts["refine"]
         self._tr = TrustRegion()
+        self._local = np.zeros(0)  # local means of the observations (center="smoothed")
         self._discrete = np.array([p.is_discrete for p in self.space.params], dtype=bool)
         d = self.space.dim
         self._rng = np.random.default_rng(self.seed)
         self._init_partition(opts)
-        # observations in buffers that grow geometrically: appending is amortised O(d)
-        self._Xbuf = np.zeros((16, d))
+        self._init_observations()
+        self._init_pending()
+        self._clear_gp_cache()
+
+    def _init_observations(self) -> None:
+        """Empty observation buffers; they grow geometrically, so appending is amortised O(d)."""
+        self._Xbuf = np.zeros((16, self.space.dim))
         self._ybuf = np.zeros(16)  # internal values: larger is better
         self._bbuf = np.full(16, np.inf)  # budgets: the step reached, inf for a full evaluation
         self._n = 0
         self._told: dict[int, dict[str, Any]] = {}  # observation -> parameters as told
-        self._init_pending()
-        self._clear_gp_cache()
 
     def _init_partition(self, opts: Mapping[str, Any]) -> None:
         """The empty partition of the parameters' cube, and the options to rebuild it."""
@@ -732,13 +769,15 @@ class TreeUCB:
         n_pend = self._pending_per_box()
         counts = n_obs + n_pend
         prior = np.ones(L)  # the paper's m = 1 (and n = 1) for an empty box
-        if isinstance(part, RefitPartition) and part.parent.size == L:
-            # An empty cell of a CART leaf (cut by the diameter cap) is not unexplored
-            # space: it takes the mean of its leaf, so only cells of good leaves get tried.
-            p_n = np.bincount(part.parent, weights=n_obs)
-            p_sum = np.bincount(part.parent, weights=sums)
+        parent = getattr(part, "parent", None)
+        if parent is not None and parent.size == L:
+            # An empty cell of a CART leaf (cut by the diameter cap or by ``refine``) is not
+            # unexplored space: it takes the mean of its leaf, so only cells of good leaves
+            # get tried.
+            p_n = np.bincount(parent, weights=n_obs)
+            p_sum = np.bincount(parent, weights=sums)
             parent_mean = np.where(p_n > 0, p_sum / np.maximum(p_n, 1), 1.0)
-            prior = parent_mean[part.parent]
+            prior = parent_mean[parent]
         t = self._round()
         # A box without observations holds its prior as one virtual observation (the paper's
         # m = 1, n = 1 for an empty box); its pending points add to that n, as elsewhere.
@@ -850,11 +889,19 @@ class TreeUCB:
         With ``sampling="trust_region"``, values told since the last call are consumed with
         the number of points pending now (see
         :func:`~optuna_treeucb.core._inbox.failure_tolerance`), as each ask does before it
-        draws; otherwise the state is a function of the told values only.
+        draws; otherwise the state is a function of the told values only.  With
+        ``center="smoothed"`` it consumes the local means of the values
+        (:func:`~optuna_treeucb.core._inbox.local_means`) instead of the values.
         """
+        values = self._y
+        if self.center == "smoothed":
+            if self._local.size < self._n:
+                new = local_means(self._X, self._y, self._local.size)
+                self._local = np.concatenate((self._local, new))
+            values = self._local
         n_pending = self.n_pending if self.sampling == "trust_region" else 0
         self._tr = trust_region_replay(
-            self._tr, self._y, self.space.dim, self.n_startup, n_pending
+            self._tr, values, self.space.dim, self.n_startup, n_pending
         )
         return self._tr
 
@@ -873,8 +920,9 @@ class TreeUCB:
         y = self._y[mine]
         X = self._model_X()
         if self.sampling == "trust_region":
+            best = self._argmax(y) if self.center == "best" else smoothed_best(X[mine], y)
             # the tree routes float32 copies of the points: keep the centre in the box
-            center = np.clip(X[mine[self._argmax(y)]], low, high)
+            center = np.clip(X[mine[best]], low, high)
             lo, hi = trust_region_bounds(center, low, high, self.trust_region.rho)
             # discrete columns (ints, grids, categories) are drawn in the whole box
             discrete = np.zeros(self._mdim, dtype=bool)
@@ -1008,6 +1056,10 @@ class TreeUCB:
             }
             state["max_budget"] = None
             state["_context_B"] = None
+        state.setdefault("center", "best")  # pickled before the smoothed centre existed
+        state.setdefault("_local", np.zeros(0))
+        state.setdefault("refine", None)
+        state["_partition_opts"].setdefault("refine", None)
         pending = state.get("_pending")
         self.__dict__.update(state)
         if isinstance(pending, list):  # pickled before pending points were kept by id

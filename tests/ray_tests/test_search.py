@@ -760,3 +760,18 @@ def test_an_option_without_effect_warns_naming_the_searcher() -> None:
     ignored = [w for w in record if "ignores alpha=50.0" in str(w.message)]
     assert len(ignored) == 1 and "TreeUCBSearch" in str(ignored[0].message)
     assert 'index="soft_gp"' in str(ignored[0].message)
+
+
+def test_refinement_and_smoothed_centre_reach_the_core() -> None:
+    space = {"x": tune.uniform(0.0, 1.0), "y": tune.uniform(0.0, 1.0)}
+    searcher = TreeUCBSearch(
+        space, metric="loss", mode="min", seed=0, n_startup_trials=5, refine=2, center="smoothed"
+    )
+    configs = _run(searcher, 40, lambda c: (c["x"] - 0.3) ** 2 + (c["y"] - 0.3) ** 2)
+    core = searcher._treeucb
+    assert core is not None and (core.refine, core.center) == (2, "smoothed")
+    core.fit_leaves()
+    assert core.partition.n_leaves > core.partition.base.n_leaves
+    assert all(0.0 <= c["x"] <= 1.0 and 0.0 <= c["y"] <= 1.0 for c in configs)
+    with pytest.raises(ValueError, match=r"'refine' parameter of TreeUCBSearch must be"):
+        TreeUCBSearch(space, metric="loss", mode="min", refine=1)

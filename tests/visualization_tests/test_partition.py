@@ -68,13 +68,14 @@ def _unit_boxes(
     return np.array(low), np.array(high)
 
 
-def _study_2d(n_trials: int = 40) -> optuna.Study:
+def _study_2d(n_trials: int = 40, **options: Any) -> optuna.Study:
     def objective(trial: optuna.Trial) -> float:
         x = trial.suggest_float("x", -5.0, 5.0)
         y = trial.suggest_float("y", 0.0, 10.0)
         return (x - 1.0) ** 2 + (y - 2.0) ** 2
 
-    study = optuna.create_study(sampler=TreeUCBSampler(seed=0, n_startup_trials=5))
+    sampler = TreeUCBSampler(seed=0, n_startup_trials=5, **options)
+    study = optuna.create_study(sampler=sampler)
     study.optimize(objective, n_trials=n_trials)
     return study
 
@@ -105,6 +106,18 @@ def test_plot_partition_tiles_square_and_draws_every_completed_trial() -> None:
     (star,) = _points(ax, "treeucb-next-point")
     assert nxt.get_x() <= star[0] <= nxt.get_x() + nxt.get_width()
     assert nxt.get_y() <= star[1] <= nxt.get_y() + nxt.get_height()
+
+
+def test_plot_partition_of_a_refined_partition_tiles_the_square() -> None:
+    study = _study_2d(60, refine=4, center="smoothed")
+    model = study.sampler.build_model(study)  # type: ignore[attr-defined]
+    assert model.refine == 4 and model.center == "smoothed"
+    model.fit_leaves()
+    assert model.partition.n_leaves > model.partition.base.n_leaves  # refined
+    ax = plot_partition(study, params=("x", "y"))
+    low, high = _unit_boxes(ax, lambda x: (x + 5.0) / 10.0, lambda y: y / 10.0)
+    assert low.shape[0] == model.partition.n_leaves
+    _assert_tiling(low, high)
 
 
 def test_plot_partition_default_params_of_2d_study_and_given_axes() -> None:
