@@ -17,7 +17,7 @@ from optuna_treeucb.core._inbox import trust_region_bounds
 from optuna_treeucb.core._inbox import trust_region_replay
 from optuna_treeucb.core._inbox import trust_region_step
 
-SAMPLINGS = ["uniform", "trust_region", "parzen"]
+SAMPLINGS = ["uniform", "trust_region", "parzen", "local_gp"]
 
 
 def _replay(values: list[float], d: int, n_startup: int = 0) -> TrustRegion:
@@ -94,7 +94,7 @@ def _sphere(x: np.ndarray) -> float:
     return -float(np.sum((x - 0.3) ** 2))
 
 
-@pytest.mark.parametrize("sampling", ["trust_region", "parzen"])
+@pytest.mark.parametrize("sampling", ["trust_region", "parzen"])  # local_gp: test_localgp.py
 def test_samplers_concentrate_near_the_optimum_more_than_uniform(sampling: str) -> None:
     # share of the draws 100-150 within 0.02 of the optimum, over three seeds
     def near_share(s: str) -> float:
@@ -141,7 +141,7 @@ def test_contexts_are_respected(sampling: str, index: str) -> None:
         bandit.tell(p, -((p["x"] - 0.2 * c) ** 2))
 
 
-@pytest.mark.parametrize("sampling", ["trust_region", "parzen"])
+@pytest.mark.parametrize("sampling", ["trust_region", "parzen", "local_gp"])
 def test_concurrent_asks_in_one_box_differ(sampling: str) -> None:
     bandit = TreeUCB(2, seed=0, sampling=sampling)  # type: ignore[arg-type]
     for _ in range(40):
