@@ -191,7 +191,7 @@ def test_trust_region_narrows_continuous_columns_only() -> None:
         ParamSpec("x", "float", low=0.0, high=1.0),
         ParamSpec("c", "categorical", choices=("a", "b", "c", "d")),
     ]
-    bandit = TreeUCB(space, seed=0, n_startup=5)
+    bandit = TreeUCB(space, seed=0, n_startup=5, sampling="trust_region")
     rng = np.random.default_rng(0)
     for _ in range(5):
         x = rng.random(2)
