@@ -361,8 +361,10 @@ _OPTIONS = (
         "`max(4, d)` told values that do not improve the best, plus one per pending point, and "
         "doubles after 3 that do; "
         "discrete parameters keep the box's range), or at the best of `n_candidates` points "
-        "by a Parzen good/bad ratio on the box.",
-        choices=("uniform", "trust_region", "parzen"),
+        "by a Parzen good/bad ratio on the box, or by Thompson sampling of a local GP "
+        "(TuRBO: isotropic Matern-5/2 on the observations nearest to the box's best, centred "
+        "on the best posterior mean, pending points as fantasies) in that trust region.",
+        choices=("uniform", "trust_region", "parzen", "local_gp"),
     ),
     Option(
         "center",

@@ -31,6 +31,12 @@ from optuna_treeucb.core._index import hoeffding_index
 from optuna_treeucb.core._index import normalize_rewards
 from optuna_treeucb.core._index import soft_box_features
 from optuna_treeucb.core._index import soft_gp_index
+from optuna_treeucb.core._localgp import condition_on_pending
+from optuna_treeucb.core._localgp import fit_gp
+from optuna_treeucb.core._localgp import nearest
+from optuna_treeucb.core._localgp import posterior as local_posterior
+from optuna_treeucb.core._localgp import region_candidates
+from optuna_treeucb.core._localgp import thompson_sample
 from optuna_treeucb.core._options import OPTIONS
 from optuna_treeucb.core._options import validate_options
 from optuna_treeucb.core._partition import IncrementalPartition
@@ -60,10 +66,13 @@ def _one_blas_thread() -> Any:
 Rule = Literal["refit", "incremental"]
 Index = Literal["hoeffding", "soft_gp"]
 Direction = Literal["maximize", "minimize"]
-Sampling = Literal["uniform", "trust_region", "parzen"]
+Sampling = Literal["uniform", "trust_region", "parzen", "local_gp"]
 Center = Literal["best", "smoothed"]
 PARZEN_GOOD_FRACTION = 0.25  # share of a box's observations that are "good" for parzen
 PARZEN_N_TOP = 3  # best points of the box that parzen perturbs
+LOCAL_GP_N = 48  # observations nearest to the centre that the local GP is fitted on
+LOCAL_GP_CANDIDATES = 128  # Thompson-sampling candidates in the trust region
+LOCAL_GP_PENDING = 32  # pending points of the box the local GP conditions on, at most
 _PARTITION_OPTIONS = (
     "criterion",
     "min_impurity_decrease",
@@ -247,9 +256,18 @@ class TreeUCB:
             (ints, grids, categories) are drawn in the whole box.  ``"parzen"`` draws
             ``n_candidates`` points (uniform in the box, and perturbations of the box's
             best observations) and keeps the one with the largest ratio of Parzen densities
-            of the box's good and bad observations (pending points count as bad).  With
-            ``index="soft_gp"`` the sampler draws each box's candidates and the GP scores
-            them.  See :mod:`optuna_treeucb.core._inbox`.
+            of the box's good and bad observations (pending points count as bad).
+            ``"local_gp"`` is TuRBO's full recipe in that trust region: a GP with an
+            isotropic Matern-5/2 kernel (rotation-invariant) and a noise term, fitted on the
+            observations nearest to the box's best one (a fixed number, so the cost per ask
+            does not grow with the trials), its hyperparameters chosen by marginal
+            likelihood; the region is centred on the box's observation of best posterior
+            mean (robust to noise), and the point is the best of candidates in the region
+            under one Thompson draw of the GP, with the box's pending points told to the GP
+            at the lowest local value (constant liar), so concurrent asks spread.  With
+            ``index="soft_gp"`` the sampler draws each box's candidates and the soft GP
+            scores them (``"local_gp"`` then draws as ``"trust_region"``).  See
+            :mod:`optuna_treeucb.core._inbox` and :mod:`optuna_treeucb.core._localgp`.
         center:
             ``sampling="trust_region"``: ``"best"`` centres the trust region on the box's
             best observation.  ``"smoothed"`` centres it on the box's point whose nearest
@@ -899,10 +917,8 @@ class TreeUCB:
                 new = local_means(self._X, self._y, self._local.size)
                 self._local = np.concatenate((self._local, new))
             values = self._local
-        n_pending = self.n_pending if self.sampling == "trust_region" else 0
-        self._tr = trust_region_replay(
-            self._tr, values, self.space.dim, self.n_startup, n_pending
-        )
+        n_pending = self.n_pending if self.sampling in ("trust_region", "local_gp") else 0
+        self._tr = trust_region_replay(self._tr, values, self.space.dim, self.n_startup, n_pending)
         return self._tr
 
     def _draw(self, b: int, lv: Leaves, ctx: Mapping[int, float], n: int) -> np.ndarray:
@@ -919,15 +935,13 @@ class TreeUCB:
             return self._sample_in(np.repeat(low[None], n, 0), np.repeat(high[None], n, 0), ctx)
         y = self._y[mine]
         X = self._model_X()
-        if self.sampling == "trust_region":
+        if self.sampling == "local_gp" and self.index == "hoeffding":
+            return self._draw_local_gp(b, low, high, ctx, mine[self._argmax(y)])
+        if self.sampling in ("trust_region", "local_gp"):
             best = self._argmax(y) if self.center == "best" else smoothed_best(X[mine], y)
             # the tree routes float32 copies of the points: keep the centre in the box
             center = np.clip(X[mine[best]], low, high)
-            lo, hi = trust_region_bounds(center, low, high, self.trust_region.rho)
-            # discrete columns (ints, grids, categories) are drawn in the whole box
-            discrete = np.zeros(self._mdim, dtype=bool)
-            discrete[: self.space.dim] = self._discrete
-            lo[discrete], hi[discrete] = low[discrete], high[discrete]
+            lo, hi = self._region(center, low, high)
             return self._sample_in(np.repeat(lo[None], n, 0), np.repeat(hi[None], n, 0), ctx)
         # parzen: candidates around the box's best points, scored by l(x) / g(x) on the box
         order = mine[np.argsort(-y, kind="stable")]
@@ -950,6 +964,68 @@ class TreeUCB:
             high[free],
         )
         return cand[[self._argmax(score)]]
+
+    def _region(
+        self, center: np.ndarray, low: np.ndarray, high: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The trust region around ``center`` in the box; discrete columns keep the box."""
+        lo, hi = trust_region_bounds(center, low, high, self.trust_region.rho)
+        # discrete columns (ints, grids, categories) are drawn in the whole box
+        discrete = np.zeros(self._mdim, dtype=bool)
+        discrete[: self.space.dim] = self._discrete
+        lo[discrete], hi[discrete] = low[discrete], high[discrete]
+        return lo, hi
+
+    def _draw_local_gp(
+        self,
+        b: int,
+        low: np.ndarray,
+        high: np.ndarray,
+        ctx: Mapping[int, float],
+        best: int,
+    ) -> np.ndarray:
+        """``sampling="local_gp"``: Thompson sampling of a local GP in the trust region.
+
+        The GP is fitted on the observations nearest to the box's best observation
+        ``best``; the region's centre is the box's observation of largest posterior mean
+        among them (robust to noise); the box's pending points are fantasies at the lowest
+        local value (constant liar).  Returns shape (1, d).
+        """
+        X = self._model_X()
+        local = nearest(X, X[best], LOCAL_GP_N)
+        with _one_blas_thread():
+            y = self._local_targets(local)
+            gp = fit_gp(X[local], y)
+            own = local[self.partition.leaf_of[local] == b]
+            mean, _ = local_posterior(gp, X[own])
+            center = np.clip(X[own[self._argmax(mean)]], low, high)
+            lo, hi = self._region(center, low, high)
+            for j, u in ctx.items():
+                center[j] = lo[j] = hi[j] = u
+            cand = region_candidates(self._rng, lo, hi, center, LOCAL_GP_CANDIDATES)
+            pend = self._pending_in(b)[:LOCAL_GP_PENDING]
+            gp = condition_on_pending(gp, pend, lie=float(np.min(y)))  # constant liar
+            score = thompson_sample(gp, cand, self._rng)
+        return cand[[self._argmax(score)]]
+
+    def _local_targets(self, local: np.ndarray) -> np.ndarray:
+        """The told values of ``local`` (larger is better), infinities clipped to the finite
+        range: the GP standardises them (their global ranks, tried on tuning seeds, did
+        worse: they flatten the bowl that the GP should see)."""
+        y = self._y[local]
+        fin = np.isfinite(y)
+        if fin.all():
+            return y
+        lo, hi = (y[fin].min(), y[fin].max()) if fin.any() else (0.0, 0.0)
+        return np.clip(np.nan_to_num(y, posinf=hi, neginf=lo), lo, hi)
+
+    def _pending_in(self, b: int) -> np.ndarray:
+        """The pending points located in box ``b``, oldest first, shape (p, d)."""
+        self._pending_per_box()  # locates the points added since the last call
+        ids = [i for i, box in self._pending_box.items() if box == b]
+        if not ids:
+            return np.zeros((0, self._mdim))
+        return self._at_full(np.array([self._pending[i] for i in sorted(ids)]))
 
     def _gp(self, cand: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         with _one_blas_thread():

@@ -18,7 +18,7 @@ from optuna_treeucb.core._inbox import trust_region_bounds
 from optuna_treeucb.core._inbox import trust_region_replay
 from optuna_treeucb.core._inbox import trust_region_step
 
-SAMPLINGS = ["uniform", "trust_region", "parzen"]
+SAMPLINGS = ["uniform", "trust_region", "parzen", "local_gp"]
 
 
 def _replay(values: list[float], d: int, n_startup: int = 0) -> TrustRegion:
@@ -123,7 +123,7 @@ def _sphere(x: np.ndarray) -> float:
     return -float(np.sum((x - 0.3) ** 2))
 
 
-@pytest.mark.parametrize("sampling", ["trust_region", "parzen"])
+@pytest.mark.parametrize("sampling", ["trust_region", "parzen"])  # local_gp: test_localgp.py
 def test_samplers_concentrate_near_the_optimum_more_than_uniform(sampling: str) -> None:
     # share of the draws 100-150 within 0.02 of the optimum, over three seeds
     def near_share(s: str) -> float:
@@ -170,7 +170,7 @@ def test_contexts_are_respected(sampling: str, index: str) -> None:
         bandit.tell(p, -((p["x"] - 0.2 * c) ** 2))
 
 
-@pytest.mark.parametrize("sampling", ["trust_region", "parzen"])
+@pytest.mark.parametrize("sampling", ["trust_region", "parzen", "local_gp"])
 def test_concurrent_asks_in_one_box_differ(sampling: str) -> None:
     bandit = TreeUCB(2, seed=0, sampling=sampling)  # type: ignore[arg-type]
     for _ in range(40):
@@ -220,7 +220,7 @@ def test_trust_region_narrows_continuous_columns_only() -> None:
         ParamSpec("x", "float", low=0.0, high=1.0),
         ParamSpec("c", "categorical", choices=("a", "b", "c", "d")),
     ]
-    bandit = TreeUCB(space, seed=0, n_startup=5)
+    bandit = TreeUCB(space, seed=0, n_startup=5, sampling="trust_region")
     rng = np.random.default_rng(0)
     for _ in range(5):
         x = rng.random(2)

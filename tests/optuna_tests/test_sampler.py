@@ -126,7 +126,7 @@ def test_bad_arguments(kwargs: dict[str, Any], error: type[Exception], match: st
         TreeUCBSampler(**kwargs)
 
 
-@pytest.mark.parametrize("sampling", ["uniform", "trust_region", "parzen"])
+@pytest.mark.parametrize("sampling", ["uniform", "trust_region", "parzen", "local_gp"])
 def test_sampling_reaches_the_core_and_the_trust_region_follows_the_trials(sampling: str) -> None:
     sampler = TreeUCBSampler(seed=0, n_startup_trials=5, sampling=sampling)  # type: ignore[arg-type]
     study = optuna.create_study(sampler=sampler)

@@ -257,7 +257,7 @@ def test_bad_arguments_raise(kwargs: dict[str, Any], error: type[Exception], mat
         TreeUCBSearch({"x": tune.uniform(0.0, 1.0)}, **kwargs)
 
 
-@pytest.mark.parametrize("sampling", ["uniform", "trust_region", "parzen"])
+@pytest.mark.parametrize("sampling", ["uniform", "trust_region", "parzen", "local_gp"])
 def test_sampling_reaches_the_core(sampling: str) -> None:
     searcher = TreeUCBSearch({"x": tune.uniform(0.0, 1.0)}, "loss", "min", sampling=sampling)  # type: ignore[arg-type]
     assert searcher._treeucb is not None and searcher._treeucb.sampling == sampling

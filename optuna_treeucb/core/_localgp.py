@@ -1,0 +1,298 @@
+"""A small local Gaussian process for the in-box sampler ``sampling="local_gp"``.
+
+TuRBO (Eriksson et al., "Scalable Global Optimization via Local Bayesian Optimization",
+NeurIPS 2019) fits a GP to the observations near its trust region and picks the next point
+by Thompson sampling on candidates in the region.  These pure functions do the same with
+numpy only, sized so that the cost per ask does not grow with the number of trials:
+
+* the data are the ``n_local`` observations nearest to the centre (:func:`nearest`);
+* the kernel is an isotropic Matern-5/2 on the unit cube, so the model is invariant under
+  rotations of the space (a rotated valley is fitted as well as an aligned one);
+* the targets are standardised (constant mean 0, variance 1); the lengthscale and the
+  noise-to-signal ratio are chosen on a fixed grid by the marginal likelihood, with the
+  signal variance profiled out (its maximum-likelihood value has a closed form), one
+  Cholesky factorisation per pair (:func:`fit_gp`);
+* pending points join the data with a fantasy value (Ginsbourger et al., "Kriging is
+  well-suited to parallelize optimization", 2010): the constant liar at the lowest local
+  value makes the mean dip near them, so concurrent Thompson draws spread out; the kriging
+  believer (the posterior mean) only shrinks the variance there, which leaves the draws in
+  place once the region is small (:func:`condition_on_pending`).
+
+Notations:
+    n: number of local observations; m: number of candidates; d: number of dimensions.
+    X: local observations, shape (n, d), values in [0, 1].
+    y: their targets, shape (n,), larger is better.
+    ell: isotropic lengthscale, > 0.
+    lam: noise-to-signal variance ratio, > 0.
+    s2: signal variance of the standardised targets.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import solve_triangular
+
+LENGTHSCALES = (0.05, 0.1, 0.2, 0.4, 0.8)  # times sqrt(d): the cube's diameter
+NOISE_RATIOS = (1e-3, 1e-2, 0.1, 1.0)  # noise variance / signal variance
+JITTER = 1e-8
+PERTURB_DIMS = 5.0  # expected number of coordinates a perturbation moves
+PERTURB_SCALE = 0.2  # its step relative to the region's side
+
+
+@dataclass(frozen=True)
+class LocalGP:
+    """A GP fitted to standardised targets.
+
+    Attributes:
+        X: Training inputs, shape (n, d).
+        chol: Lower Cholesky factor of ``K + lam I``, shape (n, n).
+        weights: ``(K + lam I)^-1 z`` with ``z`` the standardised targets, shape (n,).
+        ell: Lengthscale.
+        lam: Noise-to-signal ratio.
+        s2: Signal variance of the standardised targets.
+        y_mean, y_std: Standardisation of the targets.
+    """
+
+    X: np.ndarray
+    chol: np.ndarray
+    weights: np.ndarray
+    ell: float
+    lam: float
+    s2: float
+    y_mean: float
+    y_std: float
+
+
+def _distances(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Euclidean distances between the rows of ``A`` (p, d) and ``B`` (q, d), shape (p, q)."""
+    sq = np.sum(A * A, 1)[:, None] + np.sum(B * B, 1)[None, :] - 2.0 * A @ B.T
+    out: np.ndarray = np.sqrt(np.maximum(sq, 0.0))
+    return out
+
+
+def _matern52_of(dist: np.ndarray, ell: float | np.ndarray) -> np.ndarray:
+    r = math.sqrt(5.0) * dist / ell
+    out: np.ndarray = (1.0 + r + r * r / 3.0) * np.exp(-r)
+    return out
+
+
+def matern52(A: np.ndarray, B: np.ndarray, ell: float) -> np.ndarray:
+    """Matern-5/2 correlation ``(1 + r + r^2 / 3) exp(-r)``, ``r = sqrt(5) |a - b| / ell``.
+
+    Args:
+        A: Shape (p, d).
+        B: Shape (q, d).
+        ell: Lengthscale.
+
+    Returns:
+        Shape (p, q), values in (0, 1], 1 on the diagonal of ``A = B``.
+    """
+    return _matern52_of(_distances(A, B), ell)
+
+
+def nearest(X: np.ndarray, center: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the ``k`` rows of ``X`` nearest to ``center`` (all if fewer), nearest first.
+
+    Ties are broken by index, so the answer is a function of the data only.
+    """
+    dist = np.sum((X - center) ** 2, axis=1)
+    if X.shape[0] > k:
+        part = np.argpartition(dist, k - 1)[:k]
+        return part[np.lexsort((part, dist[part]))]
+    return np.lexsort((np.arange(X.shape[0]), dist))
+
+
+def profile_loglik(chol: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """Log marginal likelihood of ``z ~ N(0, s2 A)`` at the best ``s2``, for a stack of ``A``.
+
+    The optimal signal variance is ``s2 = z^T A^-1 z / n``; up to a constant the log
+    likelihood is then ``-n/2 log s2 - 1/2 log det A`` (Rasmussen and Williams, "Gaussian
+    Processes for Machine Learning", eq. 2.30, with ``s2`` profiled out).
+
+    Args:
+        chol: Lower Cholesky factors of the matrices ``A = K + lam I``, shape (g, n, n).
+        z: Standardised targets, shape (n,).
+
+    Returns:
+        Shape (g,).
+    """
+    n = z.shape[0]
+    w = np.linalg.solve(chol, np.broadcast_to(z[:, None], (chol.shape[0], n, 1)))[..., 0]
+    s2 = np.maximum(np.sum(w * w, axis=1) / n, 1e-300)
+    logdet_half = np.sum(np.log(np.diagonal(chol, axis1=1, axis2=2)), axis=1)
+    out: np.ndarray = -0.5 * n * np.log(s2) - logdet_half
+    return out
+
+
+def fit_gp(X: np.ndarray, y: np.ndarray) -> LocalGP:
+    """Fit the GP: standardise ``y``, choose ``(ell, lam)`` on the grid by likelihood.
+
+    The lengthscales are :data:`LENGTHSCALES` times ``sqrt(d)``, the ratios
+    :data:`NOISE_RATIOS`; ties go to the first pair, lengthscale-major.
+
+    Args:
+        X: Inputs, shape (n, d), n >= 1.
+        y: Targets, shape (n,), finite.
+
+    Returns:
+        The fitted GP.
+    """
+    n, d = X.shape
+    y_std = float(np.std(y))
+    z = (y - np.mean(y)) / (y_std if y_std > 0 else 1.0)
+    dist = _distances(X, X)
+    ells = np.array(LENGTHSCALES) * math.sqrt(d)
+    lams = np.array(NOISE_RATIOS) + JITTER
+    K = _matern52_of(dist[None], ells[:, None, None])  # (n_ell, n, n)
+    A = K[:, None] + lams[None, :, None, None] * np.eye(n)  # (n_ell, n_lam, n, n)
+    chol = np.linalg.cholesky(A.reshape(-1, n, n))
+    i = int(np.argmax(profile_loglik(chol, z)))
+    ell, lam = float(ells[i // lams.size]), float(NOISE_RATIOS[i % lams.size])
+    return fit_gp_fixed(X, y, ell, lam)
+
+
+def fit_gp_fixed(X: np.ndarray, y: np.ndarray, ell: float, lam: float) -> LocalGP:
+    """The GP with given hyperparameters: standardised targets, ``s2`` at its optimum.
+
+    Args:
+        X: Inputs, shape (n, d), n >= 1.
+        y: Targets, shape (n,), finite.
+        ell: Lengthscale.
+        lam: Noise-to-signal ratio.
+    """
+    y_mean = float(np.mean(y))
+    y_std = float(np.std(y))
+    if not y_std > 0:
+        y_std = 1.0
+    return _factor(X, (y - y_mean) / y_std, ell, lam, y_mean, y_std)
+
+
+def _factor(
+    X: np.ndarray, z: np.ndarray, ell: float, lam: float, y_mean: float, y_std: float
+) -> LocalGP:
+    """The GP with given hyperparameters on standardised targets ``z``."""
+    n = X.shape[0]
+    chol = np.linalg.cholesky(matern52(X, X, ell) + (lam + JITTER) * np.eye(n))
+    weights = _solve(chol, z)
+    s2 = max(float(z @ weights) / n, 1e-12)
+    return LocalGP(X, chol, weights, ell, lam, s2, y_mean, y_std)
+
+
+def _solve(chol: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``(L L^T)^-1 b`` for a lower-triangular ``L``."""
+    w = solve_triangular(chol, b, lower=True, check_finite=False)
+    out: np.ndarray = solve_triangular(chol.T, w, lower=False, check_finite=False)
+    return out
+
+
+def posterior(gp: LocalGP, Xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Posterior mean and variance of the latent function, in the targets' units.
+
+    Args:
+        gp: A fitted GP.
+        Xs: Shape (m, d).
+
+    Returns:
+        Mean and variance (without the noise), each shape (m,).
+    """
+    Ks = matern52(Xs, gp.X, gp.ell)
+    v = solve_triangular(gp.chol, Ks.T, lower=True, check_finite=False)
+    mean = gp.y_mean + gp.y_std * (Ks @ gp.weights)
+    var = gp.s2 * np.maximum(1.0 - np.sum(v * v, axis=0), 0.0) * gp.y_std**2
+    return mean, var
+
+
+def condition_on_pending(gp: LocalGP, P: np.ndarray, lie: float | None = None) -> LocalGP:
+    """The GP with the pending points ``P`` added as observations of a fantasy value.
+
+    With ``lie=None`` the value is the posterior mean at each point (the kriging believer):
+    the mean stays, only the variance near ``P`` shrinks.  With a number (the constant liar,
+    e.g. the lowest local value) the mean also dips near ``P``, so that the next draw moves
+    away from the points being evaluated.  The hyperparameters stay.
+
+    Args:
+        gp: A fitted GP.
+        P: Pending points, shape (p, d).
+        lie: The fantasy value of every pending point, in the targets' units, or ``None``.
+
+    Returns:
+        The conditioned GP (``gp`` itself when ``p = 0``).
+    """
+    if P.shape[0] == 0:
+        return gp
+    if lie is None:
+        fantasy = (posterior(gp, P)[0] - gp.y_mean) / gp.y_std
+    else:
+        fantasy = np.full(P.shape[0], (lie - gp.y_mean) / gp.y_std)
+    X = np.vstack((gp.X, P))
+    out = _factor(X, np.concatenate((_standardised(gp), fantasy)), gp.ell, gp.lam, 0.0, 1.0)
+    return LocalGP(X, out.chol, out.weights, gp.ell, gp.lam, gp.s2, gp.y_mean, gp.y_std)
+
+
+def _standardised(gp: LocalGP) -> np.ndarray:
+    """The standardised training targets ``z = (K + lam I) weights``."""
+    out: np.ndarray = gp.chol @ (gp.chol.T @ gp.weights)
+    return out
+
+
+def thompson_sample(gp: LocalGP, Xs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One joint draw of the latent function at ``Xs`` from the posterior, shape (m,).
+
+    Args:
+        gp: A fitted GP.
+        Xs: Candidates, shape (m, d).
+        rng: Random generator (``m`` standard normal draws).
+    """
+    Ks = matern52(Xs, gp.X, gp.ell)
+    v = solve_triangular(gp.chol, Ks.T, lower=True, check_finite=False)
+    cov = gp.s2 * (matern52(Xs, Xs, gp.ell) - v.T @ v)
+    m = Xs.shape[0]
+    chol = _psd_cholesky(cov, 1e-6 * gp.s2)
+    mean = Ks @ gp.weights
+    out: np.ndarray = gp.y_mean + gp.y_std * (mean + chol @ rng.standard_normal(m))
+    return out
+
+
+def _psd_cholesky(cov: np.ndarray, jitter: float) -> np.ndarray:
+    """Cholesky factor of ``cov + eps I``, raising ``eps`` from ``jitter`` until it succeeds."""
+    eye = np.eye(cov.shape[0])
+    for k in range(8):
+        try:
+            return np.linalg.cholesky(cov + jitter * 10.0**k * eye)
+        except np.linalg.LinAlgError:
+            continue
+    w, V = np.linalg.eigh(cov)
+    out: np.ndarray = V * np.sqrt(np.maximum(w, 0.0))
+    return out
+
+
+def region_candidates(
+    rng: np.random.Generator, lo: np.ndarray, hi: np.ndarray, center: np.ndarray, m: int
+) -> np.ndarray:
+    """``m`` candidates in the region ``[lo, hi]``: half uniform, half near the centre.
+
+    A perturbation moves a random subset of the coordinates of the centre (each with
+    probability ``min(1, PERTURB_DIMS / d)``, at least one), by a Gaussian step of standard
+    deviation ``PERTURB_SCALE`` times the region's side, clipped to the region (TuRBO perturbs
+    a random subset of coordinates; the Gaussian step refines closer to the centre).
+
+    Args:
+        rng: Random generator.
+        lo, hi: The region, shape (d,).
+        center: Shape (d,), inside the region.
+        m: Number of candidates.
+
+    Returns:
+        Shape (m, d), inside the region.
+    """
+    d = lo.shape[0]
+    n_pert = m // 2
+    uni = lo + rng.random((m - n_pert, d)) * (hi - lo)
+    mask = rng.random((n_pert, d)) < min(1.0, PERTURB_DIMS / d)
+    mask[np.arange(n_pert), rng.integers(0, d, size=n_pert)] = True
+    step = PERTURB_SCALE * (hi - lo) * rng.standard_normal((n_pert, d))
+    pert = np.clip(center + np.where(mask, step, 0.0), lo, hi)
+    return np.vstack((uni, pert))

@@ -1,0 +1,217 @@
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_limits
+
+import optuna_treeucb.core._treeucb as treeucb_module
+from optuna_treeucb.core import ParamSpec
+from optuna_treeucb.core import TreeUCB
+from optuna_treeucb.core._localgp import NOISE_RATIOS
+from optuna_treeucb.core._localgp import condition_on_pending
+from optuna_treeucb.core._localgp import fit_gp
+from optuna_treeucb.core._localgp import fit_gp_fixed
+from optuna_treeucb.core._localgp import matern52
+from optuna_treeucb.core._localgp import nearest
+from optuna_treeucb.core._localgp import posterior
+from optuna_treeucb.core._localgp import region_candidates
+from optuna_treeucb.core._localgp import thompson_sample
+
+
+# -- the GP against hand-computed values ------------------------------------------------------
+def test_matern52_by_hand() -> None:
+    # r = sqrt(5) * 0.5 / 0.5 = sqrt(5): (1 + sqrt(5) + 5 / 3) exp(-sqrt(5))
+    K = matern52(np.array([[0.0, 0.0]]), np.array([[0.3, 0.4], [0.0, 0.0]]), 0.5)
+    expected = (1 + math.sqrt(5) + 5 / 3) * math.exp(-math.sqrt(5))
+    np.testing.assert_allclose(K, [[expected, 1.0]], rtol=1e-12)
+
+
+def test_one_point_posterior_by_hand() -> None:
+    # one observation: the mean is the value everywhere; at the point the latent variance is
+    # s2 (1 - 1 / (1 + lam)) = s2 lam / (1 + lam), and far away it is the prior's s2
+    gp = fit_gp_fixed(np.array([[0.3, 0.7]]), np.array([5.0]), ell=0.2, lam=0.25)
+    mean, var = posterior(gp, np.array([[0.3, 0.7], [0.3, 0.2], [5.0, 5.0]]))
+    np.testing.assert_allclose(mean, 5.0)
+    np.testing.assert_allclose(var[0], gp.s2 * 0.25 / 1.25, rtol=1e-6)
+    np.testing.assert_allclose(var[2], gp.s2, rtol=1e-6)
+    assert var[0] < var[1] < var[2]
+
+
+def test_two_point_posterior_by_hand() -> None:
+    # y = (0, 2) standardises to z = (-1, 1), an eigenvector of A = [[1 + lam, c], [c, 1 + lam]]
+    # with eigenvalue 1 + lam - c; k* = (c, 1) at x = 1 splits as a (1, 1) + b (-1, 1).
+    ell, lam = 0.7, 0.1
+    c = float(matern52(np.zeros((1, 1)), np.ones((1, 1)), ell)[0, 0])
+    gp = fit_gp_fixed(np.array([[0.0], [1.0]]), np.array([0.0, 2.0]), ell, lam)
+    s2 = 1.0 / (1.0 + lam - c)  # z^T A^-1 z / n
+    assert gp.s2 == pytest.approx(s2, rel=1e-6)
+    mean, var = posterior(gp, np.array([[1.0]]))
+    assert mean[0] == pytest.approx(1.0 + (1.0 - c) / (1.0 + lam - c), rel=1e-6)
+    a, b = (1.0 + c) / 2.0, (1.0 - c) / 2.0
+    quad = 2 * a * a / (1.0 + lam + c) + 2 * b * b / (1.0 + lam - c)
+    assert var[0] == pytest.approx(s2 * (1.0 - quad), rel=1e-6)
+
+
+def test_likelihood_tells_noise_from_signal() -> None:
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 2))
+    smooth = fit_gp(X, np.sin(3.0 * X[:, 0]) + np.cos(2.0 * X[:, 1]))
+    noise = fit_gp(X, rng.standard_normal(40))
+    assert smooth.lam <= 1e-2
+    assert noise.lam == max(NOISE_RATIOS)
+
+
+def test_pending_fantasies_keep_the_mean_and_shrink_the_variance() -> None:
+    rng = np.random.default_rng(1)
+    X = rng.random((20, 2))
+    gp = fit_gp(X, -np.sum((X - 0.5) ** 2, axis=1))
+    P = np.array([[0.2, 0.8]])
+    grid = rng.random((30, 2))
+    m0, v0 = posterior(gp, np.vstack((P, grid)))
+    m1, v1 = posterior(condition_on_pending(gp, P), np.vstack((P, grid)))
+    np.testing.assert_allclose(m1, m0, atol=1e-6)
+    assert v1[0] < 0.5 * v0[0]
+    assert np.all(v1 <= v0 + 1e-9)
+
+
+def test_thompson_draws_average_to_the_posterior_mean() -> None:
+    rng = np.random.default_rng(2)
+    X = rng.random((15, 3))
+    gp = fit_gp(X, X @ np.array([1.0, -2.0, 0.5]))
+    C = rng.random((10, 3))
+    with threadpool_limits(limits=1, user_api="blas"):  # small solves: one thread is fastest
+        draws = np.array([thompson_sample(gp, C, rng) for _ in range(300)])
+    mean, var = posterior(gp, C)
+    se = np.sqrt(var / 300)
+    assert np.all(np.abs(draws.mean(axis=0) - mean) < 5 * se + 1e-9)
+    again = thompson_sample(gp, C, np.random.default_rng(3))
+    np.testing.assert_array_equal(again, thompson_sample(gp, C, np.random.default_rng(3)))
+
+
+def test_nearest_breaks_ties_by_index_and_candidates_stay_in_the_region() -> None:
+    X = np.array([[0.5, 0.5], [0.1, 0.1], [0.9, 0.9], [0.5, 0.5], [0.4, 0.5]])
+    np.testing.assert_array_equal(nearest(X, np.array([0.5, 0.5]), 3), [0, 3, 4])
+    np.testing.assert_array_equal(nearest(X, np.array([0.5, 0.5]), 9), [0, 3, 4, 1, 2])
+    lo, hi = np.array([0.2, 0.4]), np.array([0.3, 0.9])
+    cand = region_candidates(np.random.default_rng(0), lo, hi, np.array([0.25, 0.5]), 100)
+    assert cand.shape == (100, 2) and np.all(cand >= lo) and np.all(cand <= hi)
+
+
+# -- sampling="local_gp" inside TreeUCB ------------------------------------------------------
+def _rotated_quadratic(d: int) -> tuple[np.ndarray, object]:
+    Q = np.linalg.qr(np.random.default_rng(d).standard_normal((d, d)))[0]
+    scales = np.logspace(0, 2, d)
+    opt = np.full(d, 0.37)
+
+    def f(x: np.ndarray) -> float:
+        z = Q @ (x - opt)
+        return -float(np.sum(scales * z * z))
+
+    return opt, f
+
+
+def test_local_gp_draws_approach_a_rotated_optimum_faster_than_uniform() -> None:
+    # an ill-conditioned quadratic (axis scales 1 to 100) in a random rotation of 5-D
+    d = 5
+    opt, f = _rotated_quadratic(d)
+
+    def last_distance(sampling: str) -> float:
+        dist = []
+        for seed in (0, 1):
+            bandit = TreeUCB(d, seed=seed, sampling=sampling)  # type: ignore[arg-type]
+            for t in range(80):
+                x = bandit.ask_x()
+                if t >= 60:
+                    dist.append(np.linalg.norm(x - opt))
+                bandit.tell_x(x, f(x))  # type: ignore[operator]
+        return float(np.median(dist))
+
+    assert last_distance("local_gp") < 0.5 * last_distance("uniform")
+
+
+def test_local_gp_centre_is_the_best_posterior_mean_under_noise() -> None:
+    # one box (no splits): a lucky value far from the optimum is the best raw value, but the
+    # trust region is centred on the best posterior mean, near the optimum 0.5
+    bandit = TreeUCB(
+        2, seed=0, sampling="local_gp", n_startup=5, min_impurity_decrease=1e9, cap_gamma=None
+    )
+    rng = np.random.default_rng(0)
+    X = rng.random((60, 2))
+    values = -np.sum((X - 0.5) ** 2, axis=1) + 0.01 * rng.standard_normal(60)
+    lucky = int(np.argmax(np.sum((X - 0.5) ** 2, axis=1)))  # the worst point ...
+    values[lucky] = values.max() + 0.05  # ... told as the best
+    bandit.tell_many(X, values)
+    assert bandit.fit_leaves().low.shape[0] == 1
+    asked = np.array([bandit.ask_x() for _ in range(10)])
+    to_lucky = np.linalg.norm(asked - X[lucky], axis=1)
+    to_opt = np.linalg.norm(asked - 0.5, axis=1)
+    assert np.median(to_opt) < 0.5 * np.median(to_lucky)
+
+
+def test_local_gp_fantasies_spread_concurrent_asks(monkeypatch: pytest.MonkeyPatch) -> None:
+    # one box (no splits), 8 concurrent asks after 40 tells: the pending points, told to the
+    # GP at the lowest local value, push the next draws away from each other
+    opt, f = _rotated_quadratic(2)
+
+    def spread(n_pending: int) -> float:
+        monkeypatch.setattr(treeucb_module, "LOCAL_GP_PENDING", n_pending)
+        gaps = []
+        for seed in range(4):
+            bandit = TreeUCB(
+                2, seed=seed, sampling="local_gp", min_impurity_decrease=1e9, cap_gamma=None
+            )
+            for _ in range(40):
+                x = bandit.ask_x()
+                bandit.tell_x(x, f(x))  # type: ignore[operator]
+            asked = np.array([bandit.ask_x() for _ in range(8)])
+            dist = np.linalg.norm(asked[:, None] - asked[None], axis=2) + np.eye(8)
+            gaps.append(np.mean(dist.min(axis=1)))
+        return float(np.mean(gaps))
+
+    assert spread(32) > 1.2 * spread(0)
+
+
+def test_local_gp_keeps_discrete_columns_and_contexts() -> None:
+    space = [
+        ParamSpec("x", "float", low=0.0, high=1.0),
+        ParamSpec("y", "float", low=0.0, high=1.0),
+        ParamSpec("k", "int", low=0, high=3),
+    ]
+    bandit = TreeUCB(space, seed=0, n_startup=5, sampling="local_gp")
+    for t in range(40):
+        p = bandit.ask({"k": t % 4})
+        assert p["k"] == t % 4 and 0.0 <= p["x"] <= 1.0
+        bandit.tell(p, -((p["x"] - 0.2 * p["k"]) ** 2) - (p["y"] - 0.5) ** 2)
+
+
+def test_local_gp_handles_infinite_and_constant_values() -> None:
+    bandit = TreeUCB(2, seed=0, sampling="local_gp", n_startup=3)
+    for t in range(20):
+        x = bandit.ask_x()
+        bandit.tell_x(x, -math.inf if t % 3 == 0 else 1.0)
+    x = bandit.ask_x()
+    assert np.all((x >= 0.0) & (x <= 1.0))
+
+
+def test_local_gp_in_the_option_errors() -> None:
+    with pytest.raises(ValueError, match=r"'local_gp'\]\. Got 'gp' instead"):
+        TreeUCB(2, sampling="gp")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("sampling", ["local_gp", "trust_region"])
+def test_in_box_samplers_play_the_full_budget_under_pruned_context(sampling: str) -> None:
+    # with pruned="context" the model has a budget column the parameters do not: the draw,
+    # its trust region and the pending points must live in that larger cube and come back
+    # as points of the parameters' cube, near the optimum of the full evaluations
+    bandit = TreeUCB(3, seed=1, sampling=sampling, pruned="context", max_budget=27)  # type: ignore[arg-type]
+    rng = np.random.default_rng(0)
+    for t in range(80):
+        x = bandit.ask_x()
+        budget = None if t % 3 == 0 else int(rng.integers(1, 27))
+        bandit.tell_x(x, -float(np.sum((x - 0.3) ** 2)), budget=budget)
+    bandit.add_pending(bandit.ask_x())
+    x = bandit.ask_x()
+    assert x.shape == (3,) and np.all((x >= 0.0) & (x <= 1.0))
+    assert np.linalg.norm(bandit.best_x - 0.3) < 0.1
