@@ -70,7 +70,7 @@ SAMPLERS = (
 )
 
 # TreeUCB with one in-box sampler each (``"TreeUCB <sampling>"``), for ``--samplers``
-SAMPLINGS = ("uniform", "trust_region", "parzen")
+SAMPLINGS = ("uniform", "trust_region", "parzen", "local_gp")
 
 
 def make_sampler(name: str, seed: int) -> Any:

@@ -355,7 +355,7 @@ _OPTIONS = (
     Option(
         "sampling",
         "str",
-        "trust_region",
+        "local_gp",
         doc="Where the point goes inside the played box: uniformly (the paper's Algorithm 1), "
         "in a TuRBO trust region around the box's best observation (its side halves after "
         "`max(4, d)` told values that do not improve the best, plus one per pending point, and "

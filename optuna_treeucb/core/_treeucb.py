@@ -340,7 +340,7 @@ class TreeUCB:
         gp_noise: float = 0.1,
         n_boxes: int = 4,
         n_candidates: int = 32,
-        sampling: Sampling = "trust_region",
+        sampling: Sampling = "local_gp",
         center: Center = "best",
         refine: int | None = None,
     ) -> None:
@@ -904,7 +904,7 @@ class TreeUCB:
     def trust_region(self) -> TrustRegion:
         """State of the trust-region rule after the values told so far (any ``sampling``).
 
-        With ``sampling="trust_region"``, values told since the last call are consumed with
+        With ``sampling="trust_region"`` or ``"local_gp"``, values told since the last call are consumed with
         the number of points pending now (see
         :func:`~optuna_treeucb.core._inbox.failure_tolerance`), as each ask does before it
         draws; otherwise the state is a function of the told values only.  With
