@@ -61,19 +61,22 @@ class ParamAxis:
             return float(self.spec.low) - 0.5 + v  # type: ignore[arg-type]
         return self.spec.axis_value(v)
 
-    def snap(self, u: np.ndarray) -> np.ndarray:
-        """Unit coordinates of the values ``u`` decodes to (bin centres on discrete axes).
+    def value_position(self, u: np.ndarray) -> np.ndarray:
+        """Plotted coordinates of the values unit coordinates ``u`` decode to.
 
         A point asked by the model lies anywhere in its bin; the parameter value it stands for
-        is the bin's value, which is where the point is drawn (on a categorical axis, on the
-        row or column of its choice).
+        is the bin's value, which is where the point is drawn: on a discrete axis the decoded
+        value itself (the row of a category, the grid value of an int), not its bin centre
+        mapped back through the axis, which rounding can move off the value.
         """
         v = np.asarray(u, dtype=float)
         if not self.spec.is_discrete:
-            return v
-        return np.array([self.spec.encode(self.spec.decode(float(x))) for x in v.ravel()]).reshape(
-            v.shape
-        )
+            return self.to_plot(v)
+        if self.scale == "categorical":
+            assert self.spec.choices is not None
+            index = self.spec.choices.index
+            return np.array([float(index(self.spec.decode(float(x)))) for x in v.ravel()])
+        return np.array([float(self.spec.decode(float(x))) for x in v.ravel()]).reshape(v.shape)
 
     @property
     def limits(self) -> tuple[float, float]:

@@ -470,8 +470,8 @@ def _draw_next(canvas: _Canvas, info: PartitionSlice) -> None:
     # or column of its choice, not anywhere inside the choice's bin
     nx = info.next_x[list(info.columns)]
     ax.scatter(
-        ax_x.to_plot(ax_x.snap(nx[0:1])),
-        ax_y.to_plot(ax_y.snap(nx[1:2])),
+        ax_x.value_position(nx[0:1]),
+        ax_y.value_position(nx[1:2]),
         marker="*",
         s=160,
         c="red",

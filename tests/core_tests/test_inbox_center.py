@@ -63,6 +63,7 @@ def test_the_trust_region_sits_on_the_good_cluster_not_the_lucky_draw(
     bandit = TreeUCB(
         2,
         seed=0,
+        sampling="trust_region",
         center=center,
         cap_gamma=None,
         min_impurity_decrease=10.0,  # type: ignore[arg-type]
@@ -76,7 +77,7 @@ def test_the_trust_region_sits_on_the_good_cluster_not_the_lucky_draw(
 
 
 def test_successes_are_counted_on_local_means() -> None:
-    bandit = TreeUCB(1, seed=0, center="smoothed", n_startup=0)
+    bandit = TreeUCB(1, seed=0, center="smoothed", sampling="trust_region", n_startup=0)
     X = np.linspace(0.0, 1.0, 12)[:, None]
     y = np.where(np.arange(12) == 11, 100.0, 0.0)  # one lucky value at the end
     bandit.tell_many(X, y)
@@ -95,12 +96,15 @@ def test_seeded_runs_repeat_pickles_continue_and_rebuilds_agree() -> None:
             out.append(x)
         return out
 
-    a, b = TreeUCB(3, seed=4, center="smoothed"), TreeUCB(3, seed=4, center="smoothed")
+    a, b = (
+        TreeUCB(3, seed=4, center="smoothed", sampling="trust_region"),
+        TreeUCB(3, seed=4, center="smoothed", sampling="trust_region"),
+    )
     np.testing.assert_array_equal(run(a, 30), run(b, 30))
     c = pickle.loads(pickle.dumps(a))
     assert c.trust_region == a.trust_region
     np.testing.assert_array_equal(run(a, 20), run(c, 20))
-    rebuilt = TreeUCB(3, seed=9, center="smoothed")
+    rebuilt = TreeUCB(3, seed=9, center="smoothed", sampling="trust_region")
     rebuilt.tell_many(a.X, a.values)
     assert rebuilt.trust_region == a.trust_region
 

@@ -765,7 +765,14 @@ def test_an_option_without_effect_warns_naming_the_searcher() -> None:
 def test_refinement_and_smoothed_centre_reach_the_core() -> None:
     space = {"x": tune.uniform(0.0, 1.0), "y": tune.uniform(0.0, 1.0)}
     searcher = TreeUCBSearch(
-        space, metric="loss", mode="min", seed=0, n_startup_trials=5, refine=2, center="smoothed"
+        space,
+        metric="loss",
+        mode="min",
+        seed=0,
+        n_startup_trials=5,
+        refine=2,
+        center="smoothed",
+        sampling="trust_region",
     )
     configs = _run(searcher, 40, lambda c: (c["x"] - 0.3) ** 2 + (c["y"] - 0.3) ** 2)
     core = searcher._treeucb

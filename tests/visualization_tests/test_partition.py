@@ -109,7 +109,7 @@ def test_plot_partition_tiles_square_and_draws_every_completed_trial() -> None:
 
 
 def test_plot_partition_of_a_refined_partition_tiles_the_square() -> None:
-    study = _study_2d(60, refine=4, center="smoothed")
+    study = _study_2d(60, refine=4, center="smoothed", sampling="trust_region")
     model = study.sampler.build_model(study)  # type: ignore[attr-defined]
     assert model.refine == 4 and model.center == "smoothed"
     model.fit_leaves()
