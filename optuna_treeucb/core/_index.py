@@ -26,7 +26,9 @@ from optuna_treeucb.core._partition import box_contains
 RewardKind = Literal["rank", "minmax"]
 
 
-def normalize_rewards(y: np.ndarray, kind: RewardKind = "rank") -> np.ndarray:
+def normalize_rewards(
+    y: np.ndarray, kind: RewardKind = "rank", ranks: np.ndarray | None = None
+) -> np.ndarray:
     """Map objective values (larger is better) to rewards in [0, 1].
 
     ``"rank"``: the mid-rank of each value divided by n, i.e. ``(rank - 0.5) / n`` with ties
@@ -38,6 +40,7 @@ def normalize_rewards(y: np.ndarray, kind: RewardKind = "rank") -> np.ndarray:
     Args:
         y: Shape (n,), no NaN.
         kind: ``"rank"`` or ``"minmax"``.
+        ranks: ``average_ranks(y)`` if already known (``"rank"`` only).
 
     Returns:
         Shape (n,), values in [0, 1].
@@ -48,7 +51,7 @@ def normalize_rewards(y: np.ndarray, kind: RewardKind = "rank") -> np.ndarray:
         return np.zeros(0)
     if kind == "rank":
         # 1-based ranks, ties their average; the mid-rank is rank - 1/2
-        return (average_ranks(y) - 0.5) / n
+        return (average_ranks(y) - 0.5) / n if ranks is None else (ranks - 0.5) / n
     if kind == "minmax":
         finite = y[np.isfinite(y)]
         if finite.size == 0:
@@ -85,6 +88,40 @@ def average_ranks(y: np.ndarray) -> np.ndarray:
     dense = np.cumsum(first)[inverse]  # 1-based tie-group of each value
     ends = np.concatenate((np.flatnonzero(first), [n]))  # group g spans ends[g-1]+1..ends[g]
     out: np.ndarray = 0.5 * (ends[dense] + ends[dense - 1] + 1)
+    return out
+
+
+RANK_UPDATE_MAX = 64  # new values beyond which a full ranking is cheaper than updating
+
+
+def update_average_ranks(ranks: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """:func:`average_ranks` of ``y`` from those of its first ``k = ranks.size`` values.
+
+    Appending ``v`` raises the ranks of the values above it by 1 and of those equal to it by
+    1/2; ``v`` itself takes ``#{y < v} + (#{y == v} + 2) / 2`` (its tie group's average).
+    Ranks are half-integers, exact in floating point, so the result equals
+    ``average_ranks(y)`` bit for bit, at O(n) per appended value instead of O(n log n) for
+    the whole sort; with more than :data:`RANK_UPDATE_MAX` new values it sorts.
+
+    Args:
+        ranks: ``average_ranks(y[:k])``, shape (k,).
+        y: Shape (n,), n >= k, no NaN.
+
+    Returns:
+        Shape (n,), floats.
+    """
+    k, n = ranks.shape[0], y.shape[0]
+    if k == 0 or n - k > RANK_UPDATE_MAX:
+        return average_ranks(y)
+    out = np.empty(n)
+    out[:k] = ranks
+    for i in range(k, n):
+        v, old = y[i], y[:i]
+        above, equal = old > v, old == v
+        out[:i] += above + 0.5 * equal
+        out[i] = (i - np.count_nonzero(above) - np.count_nonzero(equal)) + (
+            np.count_nonzero(equal) + 2
+        ) / 2
     return out
 
 

@@ -151,7 +151,9 @@ def fit_gp(X: np.ndarray, y: np.ndarray) -> LocalGP:
     chol = np.linalg.cholesky(A.reshape(-1, n, n))
     i = int(np.argmax(profile_loglik(chol, z)))
     ell, lam = float(ells[i // lams.size]), float(NOISE_RATIOS[i % lams.size])
-    return fit_gp_fixed(X, y, ell, lam)
+    # the chosen pair's factor is the one fit_gp_fixed would compute (same matrix, same
+    # LAPACK routine), so it is reused rather than factorised again
+    return _from_factor(X, z, ell, lam, chol[i], float(np.mean(y)), y_std if y_std > 0 else 1.0)
 
 
 def fit_gp_fixed(X: np.ndarray, y: np.ndarray, ell: float, lam: float) -> LocalGP:
@@ -176,6 +178,20 @@ def _factor(
     """The GP with given hyperparameters on standardised targets ``z``."""
     n = X.shape[0]
     chol = np.linalg.cholesky(matern52(X, X, ell) + (lam + JITTER) * np.eye(n))
+    return _from_factor(X, z, ell, lam, chol, y_mean, y_std)
+
+
+def _from_factor(
+    X: np.ndarray,
+    z: np.ndarray,
+    ell: float,
+    lam: float,
+    chol: np.ndarray,
+    y_mean: float,
+    y_std: float,
+) -> LocalGP:
+    """The GP on standardised targets ``z`` from the Cholesky factor of ``K + lam I``."""
+    n = X.shape[0]
     weights = _solve(chol, z)
     s2 = max(float(z @ weights) / n, 1e-12)
     return LocalGP(X, chol, weights, ell, lam, s2, y_mean, y_std)

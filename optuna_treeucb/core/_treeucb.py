@@ -31,6 +31,7 @@ from optuna_treeucb.core._index import hoeffding_index
 from optuna_treeucb.core._index import normalize_rewards
 from optuna_treeucb.core._index import soft_box_features
 from optuna_treeucb.core._index import soft_gp_index
+from optuna_treeucb.core._index import update_average_ranks
 from optuna_treeucb.core._localgp import condition_on_pending
 from optuna_treeucb.core._localgp import fit_gp
 from optuna_treeucb.core._localgp import nearest
@@ -383,6 +384,7 @@ class TreeUCB:
         self._bbuf = np.full(16, np.inf)  # budgets: the step reached, inf for a full evaluation
         self._n = 0
         self._told: dict[int, dict[str, Any]] = {}  # observation -> parameters as told
+        self._ranks = np.zeros(0)  # average ranks of the first values, kept up to date
 
     def _init_partition(self, opts: Mapping[str, Any]) -> None:
         """The empty partition of the parameters' cube, and the options to rebuild it."""
@@ -721,6 +723,9 @@ class TreeUCB:
         """The rewards the first ``m`` observations have on their own, shape (m,)."""
         y, b = self._y[:m], self._b[:m]
         if self.pruned in ("last_value", "context") or m == 0 or np.all(b == b[0]):
+            if self.reward == "rank" and m == self._n > 0:  # the ranks of every value
+                self._ranks = update_average_ranks(self._ranks, y)
+                return normalize_rewards(y, self.reward, self._ranks)
             return normalize_rewards(y, self.reward)  # today's rewards, bit for bit
         return budget_rewards(y, b, self.reward, self.pruned, self.n_min)
 
@@ -904,8 +909,8 @@ class TreeUCB:
     def trust_region(self) -> TrustRegion:
         """State of the trust-region rule after the values told so far (any ``sampling``).
 
-        With ``sampling="trust_region"`` or ``"local_gp"``, values told since the last call are consumed with
-        the number of points pending now (see
+        With ``sampling="trust_region"`` or ``"local_gp"``, values told since the last call
+        are consumed with the number of points pending now (see
         :func:`~optuna_treeucb.core._inbox.failure_tolerance`), as each ask does before it
         draws; otherwise the state is a function of the told values only.  With
         ``center="smoothed"`` it consumes the local means of the values
@@ -1135,6 +1140,7 @@ class TreeUCB:
         state.setdefault("center", "best")  # pickled before the smoothed centre existed
         state.setdefault("_local", np.zeros(0))
         state.setdefault("refine", None)
+        state.setdefault("_ranks", np.zeros(0))  # pickled before the ranks were kept
         state["_partition_opts"].setdefault("refine", None)
         pending = state.get("_pending")
         self.__dict__.update(state)

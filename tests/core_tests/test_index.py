@@ -10,7 +10,9 @@ from optuna_treeucb.core import hoeffding_index
 from optuna_treeucb.core import normalize_rewards
 from optuna_treeucb.core import soft_box_features
 from optuna_treeucb.core import soft_gp_index
+from optuna_treeucb.core._index import RANK_UPDATE_MAX
 from optuna_treeucb.core._index import average_ranks
+from optuna_treeucb.core._index import update_average_ranks
 
 
 def test_hoeffding_index_hand_computed() -> None:
@@ -45,6 +47,34 @@ def test_average_ranks_equal_scipy_rankdata_bit_for_bit(n: int) -> None:
     got = average_ranks(y)
     assert got.dtype == np.float64
     assert np.array_equal(got, rankdata(y, method="average"))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_updated_ranks_equal_a_full_ranking_bit_for_bit(seed: int) -> None:
+    # values arrive in batches of 1 to RANK_UPDATE_MAX + 10 (past it the update sorts), with
+    # ties, infinities and repeated values; every intermediate ranking equals a full one
+    rng = np.random.default_rng(seed)
+    n = 400
+    y = np.round(rng.normal(size=n), 1) if seed % 2 else rng.integers(0, 5, n).astype(float)
+    y[rng.integers(0, n, 5)] = np.inf
+    y[rng.integers(0, n, 5)] = -np.inf
+    ranks, k = np.zeros(0), 0
+    while k < n:
+        k = min(n, k + int(rng.integers(1, RANK_UPDATE_MAX + 10)))
+        ranks = update_average_ranks(ranks, y[:k])
+        assert np.array_equal(ranks, average_ranks(y[:k]))
+
+
+def test_the_core_keeps_its_rank_rewards_up_to_date() -> None:
+    # one at a time and in a batch: the core's rewards are the values' ranks as if recomputed
+    from optuna_treeucb.core import TreeUCB
+
+    rng = np.random.default_rng(0)
+    bandit = TreeUCB(2, seed=0)
+    bandit.tell_many(rng.random((30, 2)), np.round(rng.normal(size=30), 1))
+    for _ in range(20):
+        bandit.tell_x(rng.random(2), float(np.round(rng.normal(), 1)))
+        assert np.array_equal(bandit.rewards(), normalize_rewards(bandit.values))
 
 
 def test_minmax_rewards_clip_inf() -> None:

@@ -215,3 +215,14 @@ def test_in_box_samplers_play_the_full_budget_under_pruned_context(sampling: str
     x = bandit.ask_x()
     assert x.shape == (3,) and np.all((x >= 0.0) & (x <= 1.0))
     assert np.linalg.norm(bandit.best_x - 0.3) < 0.1
+
+
+def test_fit_gp_reuses_the_factor_fit_gp_fixed_computes() -> None:
+    # the grid's factor of the chosen pair is kept: the same GP as refitting that pair
+    rng = np.random.default_rng(3)
+    X = rng.random((30, 4))
+    y = np.sin(6 * X[:, 0]) + 0.1 * rng.normal(size=30)
+    gp = fit_gp(X, y)
+    again = fit_gp_fixed(X, y, gp.ell, gp.lam)
+    assert np.array_equal(gp.chol, again.chol) and np.array_equal(gp.weights, again.weights)
+    assert (gp.s2, gp.y_mean, gp.y_std) == (again.s2, again.y_mean, again.y_std)
