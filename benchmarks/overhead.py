@@ -36,7 +36,15 @@ from benchmarks._common import results_dir
 from benchmarks._common import stamp_core
 
 DIM = 5
-SAMPLER_NAMES = ("TreeUCB", "TreeUCB soft_gp", "TPE", "GP", "CmaEs", "Random")
+SAMPLER_NAMES = (
+    "TreeUCB",
+    "TreeUCB trust_region",
+    "TreeUCB soft_gp",
+    "TPE",
+    "GP",
+    "CmaEs",
+    "Random",
+)
 _HOOKS = (
     "infer_relative_search_space",
     "sample_relative",
@@ -53,6 +61,7 @@ def _sampler(name: str) -> Any:
 
     makers: dict[str, Callable[[], Any]] = {
         "TreeUCB": lambda: TreeUCBSampler(seed=0),
+        "TreeUCB trust_region": lambda: TreeUCBSampler(seed=0, sampling="trust_region"),
         "TreeUCB soft_gp": lambda: TreeUCBSampler(seed=0, index="soft_gp"),
         "TPE": lambda: optuna.samplers.TPESampler(seed=0),
         "GP": lambda: optuna.samplers.GPSampler(seed=0),
