@@ -39,6 +39,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+from scipy.stats import rankdata
 
 from benchmarks._bbob import FUNCTION_IDS
 from benchmarks._bbob import HIGH
@@ -133,18 +134,6 @@ def run_one(job: tuple[str, int, int, bool, int, int, int]) -> dict[str, Any]:
     }
 
 
-def _ranks(v: np.ndarray) -> np.ndarray:
-    """Average ranks (1 = lowest) of the values, ties shared."""
-    order = v.argsort(kind="stable")
-    ranks = np.empty(v.size)
-    ranks[order] = np.arange(1, v.size + 1, dtype=float)
-    for u in np.unique(v):
-        tie = v == u
-        if tie.sum() > 1:
-            ranks[tie] = ranks[tie].mean()
-    return ranks
-
-
 def _mean_se(v: np.ndarray) -> str:
     se = float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else float("nan")
     return f"{v.mean():+.3f} ± {se:.3f}"
@@ -169,7 +158,7 @@ def report(
         }
         ranks = {
             W: np.array(
-                [_ranks(np.array([L[(s, W)][c] for s in samplers])) for c in range(len(cells))]
+                [rankdata(np.array([L[(s, W)][c] for s in samplers])) for c in range(len(cells))]
             )
             for W in workers
         }

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy.stats import rankdata
 
 from benchmarks import _bbob
 from benchmarks._bbob import BBOBFunction
@@ -322,7 +323,7 @@ def report(
         wins: dict[str, list[float]] = {}
         for prob, seed, group in cells:
             vals = np.array([keyed[(s, prob, seed)]["regret"][n - 1] for s in samplers])
-            rk = _average_ranks(vals)
+            rk = rankdata(vals, method="average")
             for s, v, k in zip(samplers, vals, rk, strict=True):
                 for g in (group, "overall"):
                     ranks.setdefault((s, g), []).append(float(k))
@@ -360,17 +361,6 @@ def report(
             },
         }
     return text, headline
-
-
-def _average_ranks(v: np.ndarray) -> np.ndarray:
-    order = v.argsort(kind="stable")
-    ranks = np.empty(v.size)
-    ranks[order] = np.arange(1, v.size + 1, dtype=float)
-    for u in np.unique(v):
-        tie = v == u
-        if tie.sum() > 1:
-            ranks[tie] = ranks[tie].mean()
-    return ranks
 
 
 def plot(results: list[dict[str, Any]], samplers: list[str], path: str) -> None:
