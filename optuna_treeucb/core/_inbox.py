@@ -41,6 +41,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from optuna_treeucb.core._localgp import nearest
+
 RHO_INIT = 1.0
 RHO_MAX = 2.0  # a side of 2 box sides covers the box wherever the centre is
 RHO_MIN = 2.0**-7  # TuRBO's L_min relative to its L_init (0.5^7 vs 0.8, rounded)
@@ -174,10 +176,7 @@ def local_means(X: np.ndarray, y: np.ndarray, start: int, k: int = SMOOTH_K) -> 
     """
     out = np.empty(X.shape[0] - start)
     for i in range(start, X.shape[0]):
-        dist = np.sum((X[: i + 1] - X[i]) ** 2, axis=1)
-        m = min(k, i + 1)
-        near = np.argpartition(dist, m - 1)[:m] if m < i + 1 else slice(None)
-        out[i - start] = float(np.mean(y[: i + 1][near]))
+        out[i - start] = float(np.mean(y[nearest(X[: i + 1], X[i], k)]))
     return out
 
 

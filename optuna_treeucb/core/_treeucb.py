@@ -941,7 +941,7 @@ class TreeUCB:
         y = self._y[mine]
         X = self._model_X()
         if self.sampling == "local_gp" and self.index == "hoeffding":
-            return self._draw_local_gp(b, low, high, ctx, mine[self._argmax(y)])
+            return self._draw_local_gp(X, b, low, high, ctx, mine[self._argmax(y)])
         if self.sampling in ("trust_region", "local_gp"):
             best = self._argmax(y) if self.center == "best" else smoothed_best(X[mine], y)
             # the tree routes float32 copies of the points: keep the centre in the box
@@ -983,6 +983,7 @@ class TreeUCB:
 
     def _draw_local_gp(
         self,
+        X: np.ndarray,
         b: int,
         low: np.ndarray,
         high: np.ndarray,
@@ -991,12 +992,11 @@ class TreeUCB:
     ) -> np.ndarray:
         """``sampling="local_gp"``: Thompson sampling of a local GP in the trust region.
 
-        The GP is fitted on the observations nearest to the box's best observation
-        ``best``; the region's centre is the box's observation of largest posterior mean
-        among them (robust to noise); the box's pending points are fantasies at the lowest
-        local value (constant liar).  Returns shape (1, d).
+        The GP is fitted on the observations ``X`` (as the partition sees them) nearest to
+        the box's best observation ``best``; the region's centre is the box's observation of
+        largest posterior mean among them (robust to noise); the box's pending points are
+        fantasies at the lowest local value (constant liar).  Returns shape (1, d).
         """
-        X = self._model_X()
         local = nearest(X, X[best], LOCAL_GP_N)
         with _one_blas_thread():
             y = self._local_targets(local)
