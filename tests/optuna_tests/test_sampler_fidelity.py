@@ -111,7 +111,9 @@ def test_a_study_without_pruning_is_the_same_under_every_rule() -> None:
 def test_a_study_with_hyperband_runs_under_the_context_rule(max_budget: int | None) -> None:
     sampler = TreeUCBSampler(seed=0, n_startup_trials=4, pruned="context", max_budget=max_budget)
     pruner = optuna.pruners.HyperbandPruner(min_resource=1, max_resource=9, reduction_factor=3)
-    study = optuna.create_study(sampler=sampler, pruner=pruner)
+    # HyperbandPruner assigns brackets by a hash of the study's name: a fixed name makes the
+    # run repeatable (an unnamed study gets a random one, and the run changed from run to run)
+    study = optuna.create_study(sampler=sampler, pruner=pruner, study_name="context-hyperband")
     study.optimize(_objective, n_trials=30)
     trials = study.get_trials(states=(TrialState.COMPLETE, TrialState.PRUNED))
     assert any(t.state == TrialState.PRUNED for t in trials)
