@@ -13,10 +13,11 @@ numpy only, sized so that the cost per ask does not grow with the number of tria
   signal variance profiled out (its maximum-likelihood value has a closed form), one
   Cholesky factorisation per pair (:func:`fit_gp`);
 * pending points join the data with a fantasy value (Ginsbourger et al., "Kriging is
-  well-suited to parallelize optimization", 2010): the constant liar at the lowest local
-  value makes the mean dip near them, so concurrent Thompson draws spread out; the kriging
-  believer (the posterior mean) only shrinks the variance there, which leaves the draws in
-  place once the region is small (:func:`condition_on_pending`).
+  well-suited to parallelize optimization", 2010): the kriging believer (the posterior mean
+  at each point) keeps the mean and shrinks the variance there, so a concurrent Thompson draw
+  rarely lands on a pending point but still refines where the GP is good; a constant liar (a
+  value of the caller's, e.g. the lowest local value) also makes the mean dip near them,
+  which pushes the draws away from the incumbent (:func:`condition_on_pending`).
 
 Notations:
     n: number of local observations; m: number of candidates; d: number of dimensions.
