@@ -388,15 +388,19 @@ class TreeUCB:
         self.center: Center = opts["center"]
         self.region: Region = opts["region"]
         self.refine: int | None = opts["refine"]
-        self._tr = TrustRegion()
-        self._local = np.zeros(0)  # local means of the observations (center="smoothed")
-        self._discrete = np.array([p.is_discrete for p in self.space.params], dtype=bool)
-        d = self.space.dim
+        self._init_inbox()
         self._rng = np.random.default_rng(self.seed)
         self._init_partition(opts)
         self._init_observations()
         self._init_pending()
         self._clear_gp_cache()
+
+    def _init_inbox(self) -> None:
+        """The in-box samplers' state: the trust region before any value, the local means
+        (``center="smoothed"``) and which columns are discrete (kept whole by the region)."""
+        self._tr = TrustRegion()
+        self._local = np.zeros(0)
+        self._discrete = np.array([p.is_discrete for p in self.space.params], dtype=bool)
 
     def _init_observations(self) -> None:
         """Empty observation buffers; they grow geometrically, so appending is amortised O(d)."""
