@@ -37,6 +37,7 @@ from optuna_treeucb.core import OPTIONS
 from optuna_treeucb.core import Center
 from optuna_treeucb.core import Index
 from optuna_treeucb.core import PrunedRule
+from optuna_treeucb.core import Region
 from optuna_treeucb.core import Rule
 from optuna_treeucb.core import Sampling
 from optuna_treeucb.core import TreeUCB
@@ -234,6 +235,7 @@ class TreeUCBSampler(BaseSampler):
         n_candidates: int = _CORE_DEFAULTS["n_candidates"],
         sampling: Sampling = _CORE_DEFAULTS["sampling"],
         center: Center = _CORE_DEFAULTS["center"],
+        region: Region = _CORE_DEFAULTS["region"],
         refine: int | None = _CORE_DEFAULTS["refine"],
         group: bool = True,
         independent_sampler: BaseSampler | None = None,

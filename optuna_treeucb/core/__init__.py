@@ -23,6 +23,7 @@ from optuna_treeucb.core._treeucb import Center
 from optuna_treeucb.core._treeucb import Direction
 from optuna_treeucb.core._treeucb import Index
 from optuna_treeucb.core._treeucb import Leaves
+from optuna_treeucb.core._treeucb import Region
 from optuna_treeucb.core._treeucb import Rule
 from optuna_treeucb.core._treeucb import Sampling
 from optuna_treeucb.core._treeucb import TreeUCB
@@ -32,6 +33,7 @@ __all__ = [
     "Direction",
     "Index",
     "Rule",
+    "Region",
     "Sampling",
     "IncrementalPartition",
     "Leaves",

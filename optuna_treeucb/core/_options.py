@@ -377,6 +377,19 @@ _OPTIONS = (
         choices=("best", "smoothed"),
     ),
     Option(
+        "region",
+        "str",
+        "box",
+        doc="Reach of the trust region: inside the played box (side relative to the box), "
+        "around it (the same side, clipped to the unit cube only, so it reaches past the box's "
+        "faces, across a split), or TuRBO's region around the same centre (side relative to "
+        "the cube, 0.8 at the start); discrete parameters keep the box's range. Outside "
+        '`"box"` a point may leave the played box, which the paper\'s regret analysis does '
+        "not cover.",
+        applies='sampling="trust_region" or sampling="local_gp"',
+        choices=("box", "around", "cube"),
+    ),
+    Option(
         "refine",
         "int",
         None,

@@ -22,8 +22,8 @@ from optuna_treeucb.core._inbox import TrustRegion
 from optuna_treeucb.core._inbox import box_candidates
 from optuna_treeucb.core._inbox import local_means
 from optuna_treeucb.core._inbox import parzen_log_ratio
+from optuna_treeucb.core._inbox import region_bounds
 from optuna_treeucb.core._inbox import smoothed_best
-from optuna_treeucb.core._inbox import trust_region_bounds
 from optuna_treeucb.core._inbox import trust_region_replay
 from optuna_treeucb.core._index import box_diameters
 from optuna_treeucb.core._index import gp_posterior
@@ -69,6 +69,7 @@ Index = Literal["hoeffding", "soft_gp"]
 Direction = Literal["maximize", "minimize"]
 Sampling = Literal["uniform", "trust_region", "parzen", "local_gp"]
 Center = Literal["best", "smoothed"]
+Region = Literal["box", "around", "cube"]
 PARZEN_GOOD_FRACTION = 0.25  # share of a box's observations that are "good" for parzen
 PARZEN_N_TOP = 3  # best points of the box that parzen perturbs
 LOCAL_GP_N = 48  # observations nearest to the centre that the local GP is fitted on
@@ -190,7 +191,8 @@ class TreeUCB:
             ``"maximize"`` or ``"minimize"`` the told values.
         rule:
             ``"refit"`` (the paper's CART refitted on all data) or ``"incremental"`` (a nested
-            partition grown online with the guarantees of the regret theorem).
+            partition grown online with the guarantees of the regret theorem, which also
+            need every point inside its played box: ``region="box"``).
         index:
             ``"hoeffding"`` or ``"soft_gp"``.
         C:
@@ -275,6 +277,23 @@ class TreeUCB:
             observations in the box have the best mean value (a noisy objective's best raw
             value is its luckiest draw), and counts a told value as a success when the mean
             of its nearest observations so far beats the best such mean so far.
+        region:
+            ``sampling="trust_region"`` or ``"local_gp"``: how far the trust region reaches.
+            ``"box"`` keeps it inside the played box, its side relative to the box's side;
+            once the boxes are small it cannot move past them, even when the optimum lies
+            just across a split.  ``"around"`` keeps that side but clips the region to the
+            unit cube only, so it reaches up to half its side past the box's faces.
+            ``"cube"`` is TuRBO's region around the same centre: its side is relative to the
+            cube (0.8 of the cube's at the start, between 0.8 / 128 and 1.6 as the rule
+            halves and doubles it) and does not shrink with the box, which then only
+            chooses the centre and the local GP's data.  Discrete parameters keep the box's
+            range, and context columns stay fixed, with every ``region``.  Outside
+            ``"box"`` the drawn point may lie outside the played box, and the paper's regret
+            analysis (Theorem 1) no longer applies: it charges each round to the played box,
+            whose count ``n`` and index then do not include the point (the point counts in
+            the box that holds it).  The theorem's guarantee, where it holds (see ``rule``),
+            holds only with ``region="box"``.  The local GP conditions on the pending points
+            in the region rather than in the box.
         refine:
             Adaptive refinement (as HOO and HCT deepen their trees where they play): every
             box of the tree holding at least ``refine`` observations is halved along its
@@ -343,6 +362,7 @@ class TreeUCB:
         n_candidates: int = 32,
         sampling: Sampling = "local_gp",
         center: Center = "best",
+        region: Region = "box",
         refine: int | None = None,
     ) -> None:
         self.space = _as_cube(space)
@@ -366,16 +386,21 @@ class TreeUCB:
         self.n_candidates: int = opts["n_candidates"]
         self.sampling: Sampling = opts["sampling"]
         self.center: Center = opts["center"]
+        self.region: Region = opts["region"]
         self.refine: int | None = opts["refine"]
-        self._tr = TrustRegion()
-        self._local = np.zeros(0)  # local means of the observations (center="smoothed")
-        self._discrete = np.array([p.is_discrete for p in self.space.params], dtype=bool)
-        d = self.space.dim
+        self._init_inbox()
         self._rng = np.random.default_rng(self.seed)
         self._init_partition(opts)
         self._init_observations()
         self._init_pending()
         self._clear_gp_cache()
+
+    def _init_inbox(self) -> None:
+        """The in-box samplers' state: the trust region before any value, the local means
+        (``center="smoothed"``) and which columns are discrete (kept whole by the region)."""
+        self._tr = TrustRegion()
+        self._local = np.zeros(0)
+        self._discrete = np.array([p.is_discrete for p in self.space.params], dtype=bool)
 
     def _init_observations(self) -> None:
         """Empty observation buffers; they grow geometrically, so appending is amortised O(d)."""
@@ -973,8 +998,9 @@ class TreeUCB:
     def _region(
         self, center: np.ndarray, low: np.ndarray, high: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The trust region around ``center`` in the box; discrete columns keep the box."""
-        lo, hi = trust_region_bounds(center, low, high, self.trust_region.rho)
+        """The trust region around ``center`` (reaching past the box with ``region`` other
+        than ``"box"``); discrete columns keep the box."""
+        lo, hi = region_bounds(center, low, high, self.trust_region.rho, self.region)
         # discrete columns (ints, grids, categories) are drawn in the whole box
         discrete = np.zeros(self._mdim, dtype=bool)
         discrete[: self.space.dim] = self._discrete
@@ -994,9 +1020,10 @@ class TreeUCB:
 
         The GP is fitted on the observations ``X`` (as the partition sees them) nearest to
         the box's best observation ``best``; the region's centre is the box's observation of
-        largest posterior mean among them (robust to noise); the box's pending points are
-        fantasies at the posterior mean (kriging believer): the variance shrinks there, the
-        mean stays, so concurrent draws avoid them without leaving the good part of the region.
+        largest posterior mean among them (robust to noise); the pending points in the box
+        (in the region, when ``region`` reaches past the box) are fantasies at the posterior
+        mean (kriging believer): the variance shrinks there, the mean stays, so concurrent
+        draws avoid them without leaving the good part of the region.
         A constant liar at the lowest local value, tried on tuning seeds, pushed them out of
         it: paired log-ratio of the regret at W = 8 +0.81 ± 0.21 after 200 finished trials
         (``benchmarks/results/async_pending_tuning.md``).  Returns shape (1, d).
@@ -1012,7 +1039,8 @@ class TreeUCB:
             for j, u in ctx.items():
                 center[j] = lo[j] = hi[j] = u
             cand = region_candidates(self._rng, lo, hi, center, LOCAL_GP_CANDIDATES)
-            pend = self._pending_in(b)[:LOCAL_GP_PENDING]
+            pend = self._pending_in(b) if self.region == "box" else self._pending_within(lo, hi)
+            pend = pend[:LOCAL_GP_PENDING]
             gp = condition_on_pending(gp, pend)  # kriging believer
             score = thompson_sample(gp, cand, self._rng)
         return cand[[self._argmax(score)]]
@@ -1035,6 +1063,17 @@ class TreeUCB:
         if not ids:
             return np.zeros((0, self._mdim))
         return self._at_full(np.array([self._pending[i] for i in sorted(ids)]))
+
+    def _pending_within(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """The pending points inside the region ``[lo, hi]`` (model columns), oldest first,
+        shape (p, d): a region that reaches past the played box spreads concurrent draws
+        away from the points pending there, whichever box holds them."""
+        if not self._pending:
+            return np.zeros((0, self._mdim))
+        pend = self._at_full(np.array([self._pending[i] for i in sorted(self._pending)]))
+        tol = 1e-9  # encoded parameters may differ from the drawn point by rounding
+        inside = np.all((pend >= lo - tol) & (pend <= hi + tol), axis=1)
+        return pend[inside]
 
     def _gp(self, cand: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         with _one_blas_thread():
@@ -1142,6 +1181,7 @@ class TreeUCB:
             state["max_budget"] = None
             state["_context_B"] = None
         state.setdefault("center", "best")  # pickled before the smoothed centre existed
+        state.setdefault("region", "box")  # pickled before the region's reach was an option
         state.setdefault("_local", np.zeros(0))
         state.setdefault("refine", None)
         state.setdefault("_ranks", np.zeros(0))  # pickled before the ranks were kept

@@ -915,3 +915,26 @@ def test_an_option_without_effect_warns_once_naming_the_sampler() -> None:
     ignored = [w for w in record if "ignores gamma=0.3" in str(w.message)]
     assert len(ignored) == 1 and "TreeUCBSampler" in str(ignored[0].message)
     assert 'rule="incremental"' in str(ignored[0].message)
+
+
+@pytest.mark.parametrize("region", ["around", "cube"])
+def test_region_reaches_the_core_and_keeps_enqueued_contexts(region: str) -> None:
+    def objective(trial: optuna.Trial) -> float:
+        x = trial.suggest_float("x", -5.0, 5.0)
+        y = trial.suggest_float("y", 0.0, 2.0)
+        return (x - 1.0) ** 2 + (y - 0.5) ** 2
+
+    sampler = TreeUCBSampler(seed=0, n_startup_trials=5, region=region)  # type: ignore[arg-type]
+    study = _run(sampler, objective, 30)
+    assert sampler.build_model(study).region == region
+    for _ in range(4):
+        study.enqueue_trial({"y": 1.5})
+    study.optimize(objective, n_trials=4)
+    assert [t.params["y"] for t in study.trials[30:]] == [1.5] * 4
+    assert all(-5.0 <= t.params["x"] <= 5.0 and 0.0 <= t.params["y"] <= 2.0 for t in study.trials)
+    with pytest.raises(
+        ValueError,
+        match=r"'region' parameter of TreeUCBSampler must be one of \['box', 'around', 'cube'\]"
+        r"\. Got 'parent' instead",
+    ):
+        TreeUCBSampler(region="parent")  # type: ignore[arg-type]
