@@ -379,7 +379,7 @@ _OPTIONS = (
     Option(
         "region",
         "str",
-        "box",
+        "cube",
         doc="Reach of the trust region: inside the played box (side relative to the box), "
         "around it (the same side, clipped to the unit cube only, so it reaches past the box's "
         "faces, across a split), or TuRBO's region around the same centre (side relative to "

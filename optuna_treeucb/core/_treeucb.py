@@ -362,7 +362,7 @@ class TreeUCB:
         n_candidates: int = 32,
         sampling: Sampling = "local_gp",
         center: Center = "best",
-        region: Region = "box",
+        region: Region = "cube",
         refine: int | None = None,
     ) -> None:
         self.space = _as_cube(space)

@@ -187,5 +187,5 @@ def test_bad_region_names_option_value_and_allowed_values() -> None:
         TreeUCB(2, region="parent")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=rf"{allowed}\. Got 1 \(int\)"):
         TreeUCB(2, region=1)  # type: ignore[arg-type]
-    with pytest.warns(UserWarning, match=r"TreeUCB ignores region='cube'.*sampling=\"local_gp\""):
-        TreeUCB(2, region="cube", sampling="uniform")
+    with pytest.warns(UserWarning, match=r"TreeUCB ignores region='box'.*sampling=\"local_gp\""):
+        TreeUCB(2, region="box", sampling="uniform")
