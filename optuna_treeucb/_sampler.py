@@ -235,6 +235,7 @@ class TreeUCBSampler(BaseSampler):
         sampling: Sampling = _CORE_DEFAULTS["sampling"],
         center: Center = _CORE_DEFAULTS["center"],
         refine: int | None = _CORE_DEFAULTS["refine"],
+        bagging: int | None = _CORE_DEFAULTS["bagging"],
         group: bool = True,
         independent_sampler: BaseSampler | None = None,
         warn_independent_sampling: bool = True,

@@ -386,6 +386,17 @@ _OPTIONS = (
         low=2,
         none=True,
     ),
+    Option(
+        "bagging",
+        "int",
+        None,
+        doc="Replace a box's mean reward in the index by the mean, over the box's "
+        "observations, of the out-of-bag predictions of this many regression trees fitted on "
+        "bootstrap replicates of the data: less variance under noise; the boxes played stay "
+        "the partition's (None: the plain box mean, as the paper).",
+        low=1,
+        none=True,
+    ),
 )
 
 OPTIONS: Mapping[str, Option] = MappingProxyType({o.name: o for o in _OPTIONS})

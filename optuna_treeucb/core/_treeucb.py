@@ -14,6 +14,7 @@ from typing import Literal
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from optuna_treeucb.core._bagging import BaggedTrees
 from optuna_treeucb.core._fidelity import PrunedRule
 from optuna_treeucb.core._fidelity import budget_contexts
 from optuna_treeucb.core._fidelity import budget_rewards
@@ -344,6 +345,7 @@ class TreeUCB:
         sampling: Sampling = "local_gp",
         center: Center = "best",
         refine: int | None = None,
+        bagging: int | None = None,
     ) -> None:
         self.space = _as_cube(space)
         # the arguments are the only locals so far; they are checked against the one table
@@ -367,11 +369,14 @@ class TreeUCB:
         self.sampling: Sampling = opts["sampling"]
         self.center: Center = opts["center"]
         self.refine: int | None = opts["refine"]
+        self.bagging: int | None = opts["bagging"]
         self._tr = TrustRegion()
         self._local = np.zeros(0)  # local means of the observations (center="smoothed")
         self._discrete = np.array([p.is_discrete for p in self.space.params], dtype=bool)
         d = self.space.dim
         self._rng = np.random.default_rng(self.seed)
+        # the trees' bootstrap weights come from the seed, not from the draws of ``_rng``
+        self._bag_entropy = int(np.random.SeedSequence(self.seed).entropy)  # type: ignore[arg-type]
         self._init_partition(opts)
         self._init_observations()
         self._init_pending()
@@ -391,6 +396,24 @@ class TreeUCB:
         self._partition_opts = {k: opts[k] for k in _PARTITION_OPTIONS}
         self.partition = _new_partition(self.rule, self.space.dim, opts)
         self._context_B: float | None = None  # pruned="context": the B of the partition
+        self._bag = self._new_bagging()
+
+    def _new_bagging(self) -> BaggedTrees | None:
+        """The bootstrap trees of ``bagging`` on the partition's columns (``None``: off)."""
+        if self.bagging is None:
+            return None
+        opts = self._partition_opts
+        fraction = (
+            opts["refit_fraction"] if self.rule == "refit" else OPTIONS["refit_fraction"].default
+        )
+        return BaggedTrees(
+            self._mdim,
+            self.bagging,
+            criterion=opts["criterion"],
+            min_impurity_decrease=opts["min_impurity_decrease"],
+            refit_fraction=fraction,
+            entropy=self._bag_entropy,
+        )
 
     def _clear_gp_cache(self) -> None:
         """Drop the soft_gp cache (features and Gram matrix of the observations for one
@@ -769,6 +792,7 @@ class TreeUCB:
             self._context_B = B
             self.partition = _new_partition(self.rule, self._mdim, self._partition_opts)
             self.partition.version = version + 1  # pending points are located again
+            self._bag = self._new_bagging()
             self._clear_gp_cache()
         if B is None:
             return self._X
@@ -786,7 +810,12 @@ class TreeUCB:
         part.update(X, r, self._rewards_of)
         L = part.n_leaves
         n_obs = np.bincount(part.leaf_of, minlength=L).astype(float)
-        sums = np.bincount(part.leaf_of, weights=r, minlength=L)
+        if self._bag is not None:  # bagging: a box's mean is the bagged trees' at its centre
+            self._bag.update(X, r, self._rewards_of)
+            bagged = self._bag.box_means(part.low, part.high, r)
+            sums = np.where(n_obs > 0, bagged * n_obs, 0.0)
+        else:
+            sums = np.bincount(part.leaf_of, weights=r, minlength=L)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = np.where(n_obs > 0, sums / np.maximum(n_obs, 1), np.nan)
         n_pend = self._pending_per_box()
@@ -1140,6 +1169,9 @@ class TreeUCB:
         state.setdefault("center", "best")  # pickled before the smoothed centre existed
         state.setdefault("_local", np.zeros(0))
         state.setdefault("refine", None)
+        state.setdefault("bagging", None)  # pickled before bagging existed
+        state.setdefault("_bag", None)
+        state.setdefault("_bag_entropy", 0)
         state.setdefault("_ranks", np.zeros(0))  # pickled before the ranks were kept
         state["_partition_opts"].setdefault("refine", None)
         pending = state.get("_pending")
