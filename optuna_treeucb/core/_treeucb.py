@@ -291,6 +291,28 @@ class TreeUCB:
             linearly in ``t`` (at most ``32 t / refine`` extra leaves), not as
             ``o(t^gamma)``.  The theorem therefore covers neither ``rule="incremental"``
             with ``refine`` nor ``rule="refit"`` (whose refits are not nested either).
+        bagging:
+            Bagged box means, for noisy objectives: ``bagging`` regression trees are fitted,
+            with the partition's criterion and ``min_impurity_decrease``, on bootstrap
+            replicates of the observations (Poisson(1) weights drawn from ``seed``, so a model
+            rebuilt from the same data gets the same trees) and refitted on the partition's
+            schedule; a leaf's value is the weighted mean of today's rewards of its
+            observations. A box's mean ``m`` in the index becomes the trees' mean prediction
+            at the box's centre, which pools the observations of overlapping leaves and so
+            varies less than the box's own mean (at the centre, rather than averaged over the
+            box's observations or out of bag, ranked the boxes best in our measurements; see
+            :mod:`optuna_treeucb.core._bagging`). An empty box keeps its prior (the paper's 1;
+            for a cell of the diameter cap, the mean of its CART leaf, here the count-weighted
+            mean of the bagged means of the leaf's other cells). The boxes played are the
+            partition's, unchanged, so the regret theorem's conditions on the partition (a
+            deterministic rule, nested partitions, ``|P_t| = o(t^gamma)``, diameters going to 0
+            where play goes) hold or fail exactly as without it (see ``rule``, ``refine``).
+            Its proof, however, bounds the error of each box's empirical mean by Hoeffding's
+            inequality on that box's own ``n`` observations, and the bagged mean is not such a
+            mean: it borrows observations of neighbouring boxes (a bias of the order of the
+            Lipschitz constant times the trees' leaf diameters) and its bootstrap weights are
+            random, so the theorem does not cover the index with ``bagging``. ``None`` keeps
+            the plain box mean.
 
     Raises:
         ValueError: If an option is out of its range.
@@ -376,7 +398,9 @@ class TreeUCB:
         d = self.space.dim
         self._rng = np.random.default_rng(self.seed)
         # the trees' bootstrap weights come from the seed, not from the draws of ``_rng``
-        self._bag_entropy = int(np.random.SeedSequence(self.seed).entropy)  # type: ignore[arg-type]
+        entropy = np.random.SeedSequence(self.seed).entropy  # the seed itself, if given
+        assert isinstance(entropy, int)
+        self._bag_entropy = entropy
         self._init_partition(opts)
         self._init_observations()
         self._init_pending()
