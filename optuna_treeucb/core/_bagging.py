@@ -24,13 +24,15 @@ index by the trees' mean prediction at the box's centre (:meth:`BaggedTrees.box_
   *current* rewards of the observations in it, recomputed at every ask (O(B n)), so the
   estimate follows the rewards (ranks change with every observation) and counts the points
   told since the last fit, which draw their weights as they arrive.
-* **At the box's centre**: on the data of 150-trial TreeUCB runs on BBOB functions (2-D and
-  5-D; additive noise of 0, 0.1 and 0.5 times the median random value), ten trees' prediction
-  at the box's centre ranked the occupied boxes closest to their true mean value (Spearman
-  0.55-0.77, against 0.36-0.75 for the plain means), ahead of the mean of the predictions at
-  the box's observations (0.45-0.76) and of their out-of-bag predictions (0.43-0.69, worse
-  than the plain means without noise); see ``benchmarks/bagging_estimators.py``.  A cell of
-  the diameter cap thus gets a value of its own even where its CART leaf is not split.
+* **At the box's centre, as 2 observations**: :meth:`BaggedTrees.box_means` is the trees'
+  mean prediction at a box's centre, and TreeUCB shrinks the box's own mean toward it,
+  ``(n m + 2 b) / (n + 2)`` (``BAGGING_PSEUDO_COUNT`` in :mod:`optuna_treeucb.core._treeucb`),
+  so a box of one or two lucky observations is pulled toward its neighbourhood while a box
+  of many keeps its own mean.  The bagged value alone, in the index, lost clearly to the
+  plain mean in the paired benchmarks, even under strong noise (it blurs the box that holds
+  the incumbent); shrunk, it loses less.  Among bagged values, the one at the centre ranked
+  the boxes closer to their true mean than the mean of the predictions at the box's
+  observations or of their out-of-bag predictions (``benchmarks/results/bagging.md``).
 
 With one tree and every weight 1 the prediction at a box's centre is its CART leaf's mean, so
 the bagged box means equal the plain ones when the boxes are the tree's leaves

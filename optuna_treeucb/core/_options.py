@@ -390,10 +390,10 @@ _OPTIONS = (
         "bagging",
         "int",
         None,
-        doc="Replace a box's mean reward in the index by the mean, over the box's "
-        "observations, of the out-of-bag predictions of this many regression trees fitted on "
-        "bootstrap replicates of the data: less variance under noise; the boxes played stay "
-        "the partition's (None: the plain box mean, as the paper).",
+        doc="Shrink a box's mean reward in the index toward the prediction at the box's centre "
+        "of this many regression trees fitted on bootstrap replicates of the data (as 2 "
+        "observations of that value): less variance under noise; the boxes played stay the "
+        "partition's (None: the plain box mean, as the paper).",
         low=1,
         none=True,
     ),

@@ -75,6 +75,7 @@ PARZEN_N_TOP = 3  # best points of the box that parzen perturbs
 LOCAL_GP_N = 48  # observations nearest to the centre that the local GP is fitted on
 LOCAL_GP_CANDIDATES = 128  # Thompson-sampling candidates in the trust region
 LOCAL_GP_PENDING = 32  # pending points of the box the local GP conditions on, at most
+BAGGING_PSEUDO_COUNT = 2.0  # observations the bagged value counts as in a box's mean
 _PARTITION_OPTIONS = (
     "criterion",
     "min_impurity_decrease",
@@ -297,22 +298,23 @@ class TreeUCB:
             replicates of the observations (Poisson(1) weights drawn from ``seed``, so a model
             rebuilt from the same data gets the same trees) and refitted on the partition's
             schedule; a leaf's value is the weighted mean of today's rewards of its
-            observations. A box's mean ``m`` in the index becomes the trees' mean prediction
-            at the box's centre, which pools the observations of overlapping leaves and so
-            varies less than the box's own mean (at the centre, rather than averaged over the
-            box's observations or out of bag, ranked the boxes best in our measurements; see
+            observations. The trees' mean prediction at a box's centre pools the observations
+            of overlapping leaves and so varies less than the box's own mean; the box's mean
+            ``m`` in the index becomes ``(n m + 2 b) / (n + 2)``, its ``n`` rewards and the
+            bagged value ``b`` counted as 2 observations (the bagged value alone, or averaged
+            over the box's observations, lost more in our measurements; see
             :mod:`optuna_treeucb.core._bagging`). An empty box keeps its prior (the paper's 1;
             for a cell of the diameter cap, the mean of its CART leaf, here the count-weighted
-            mean of the bagged means of the leaf's other cells). The boxes played are the
+            mean of the shrunk means of the leaf's other cells). The boxes played are the
             partition's, unchanged, so the regret theorem's conditions on the partition (a
             deterministic rule, nested partitions, ``|P_t| = o(t^gamma)``, diameters going to 0
-            where play goes) hold or fail exactly as without it (see ``rule``, ``refine``).
-            Its proof, however, bounds the error of each box's empirical mean by Hoeffding's
-            inequality on that box's own ``n`` observations, and the bagged mean is not such a
+            where play goes) hold or fail exactly as without it (see ``rule``, ``refine``). Its
+            proof, however, bounds the error of each box's empirical mean by Hoeffding's
+            inequality on that box's own ``n`` observations, and the shrunk mean is not such a
             mean: it borrows observations of neighbouring boxes (a bias of the order of the
-            Lipschitz constant times the trees' leaf diameters) and its bootstrap weights are
-            random, so the theorem does not cover the index with ``bagging``. ``None`` keeps
-            the plain box mean.
+            Lipschitz constant times the trees' leaf diameters, weighted ``2 / (n + 2)``) and
+            its bootstrap weights are random, so the theorem does not cover the index with
+            ``bagging``. ``None`` keeps the plain box mean.
 
     Raises:
         ValueError: If an option is out of its range.
@@ -837,7 +839,10 @@ class TreeUCB:
         if self._bag is not None:  # bagging: a box's mean is the bagged trees' at its centre
             self._bag.update(X, r, self._rewards_of)
             bagged = self._bag.box_means(part.low, part.high, r)
-            sums = np.where(n_obs > 0, bagged * n_obs, 0.0)
+            plain = np.bincount(part.leaf_of, weights=r, minlength=L)
+            # the box's mean shrunk toward the bagged value, counted as that many observations
+            shrunk = (plain + BAGGING_PSEUDO_COUNT * bagged) / (n_obs + BAGGING_PSEUDO_COUNT)
+            sums = np.where(n_obs > 0, shrunk * n_obs, 0.0)
         else:
             sums = np.bincount(part.leaf_of, weights=r, minlength=L)
         with np.errstate(invalid="ignore", divide="ignore"):
