@@ -394,15 +394,8 @@ class TreeUCB:
         self.center: Center = opts["center"]
         self.refine: int | None = opts["refine"]
         self.bagging: int | None = opts["bagging"]
-        self._tr = TrustRegion()
-        self._local = np.zeros(0)  # local means of the observations (center="smoothed")
         self._discrete = np.array([p.is_discrete for p in self.space.params], dtype=bool)
-        d = self.space.dim
         self._rng = np.random.default_rng(self.seed)
-        # the trees' bootstrap weights come from the seed, not from the draws of ``_rng``
-        entropy = np.random.SeedSequence(self.seed).entropy  # the seed itself, if given
-        assert isinstance(entropy, int)
-        self._bag_entropy = entropy
         self._init_partition(opts)
         self._init_observations()
         self._init_pending()
@@ -416,10 +409,17 @@ class TreeUCB:
         self._n = 0
         self._told: dict[int, dict[str, Any]] = {}  # observation -> parameters as told
         self._ranks = np.zeros(0)  # average ranks of the first values, kept up to date
+        self._tr = TrustRegion()  # the trust-region rule, replayed over the values told
+        self._local = np.zeros(0)  # local means of the observations (center="smoothed")
 
     def _init_partition(self, opts: Mapping[str, Any]) -> None:
-        """The empty partition of the parameters' cube, and the options to rebuild it."""
+        """The empty partition of the parameters' cube, the options to rebuild it and the
+        bagged trees' seed."""
         self._partition_opts = {k: opts[k] for k in _PARTITION_OPTIONS}
+        # the trees' bootstrap weights come from the seed, not from the draws of ``_rng``
+        entropy = np.random.SeedSequence(self.seed).entropy  # the seed itself, if given
+        assert isinstance(entropy, int)
+        self._bag_entropy = entropy
         self.partition = _new_partition(self.rule, self.space.dim, opts)
         self._context_B: float | None = None  # pruned="context": the B of the partition
         self._bag = self._new_bagging()
