@@ -237,6 +237,7 @@ class TreeUCBSampler(BaseSampler):
         center: Center = _CORE_DEFAULTS["center"],
         region: Region = _CORE_DEFAULTS["region"],
         refine: int | None = _CORE_DEFAULTS["refine"],
+        bagging: int | None = _CORE_DEFAULTS["bagging"],
         group: bool = True,
         independent_sampler: BaseSampler | None = None,
         warn_independent_sampling: bool = True,

@@ -399,6 +399,17 @@ _OPTIONS = (
         low=2,
         none=True,
     ),
+    Option(
+        "bagging",
+        "int",
+        None,
+        doc="Shrink a box's mean reward in the index toward the prediction at the box's centre "
+        "of this many regression trees fitted on bootstrap replicates of the data (as 2 "
+        "observations of that value): less variance under noise; the boxes played stay the "
+        "partition's (None: the plain box mean, as the paper).",
+        low=1,
+        none=True,
+    ),
 )
 
 OPTIONS: Mapping[str, Option] = MappingProxyType({o.name: o for o in _OPTIONS})

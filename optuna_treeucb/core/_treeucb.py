@@ -14,6 +14,7 @@ from typing import Literal
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from optuna_treeucb.core._bagging import BaggedTrees
 from optuna_treeucb.core._fidelity import PrunedRule
 from optuna_treeucb.core._fidelity import budget_contexts
 from optuna_treeucb.core._fidelity import budget_rewards
@@ -75,6 +76,7 @@ PARZEN_N_TOP = 3  # best points of the box that parzen perturbs
 LOCAL_GP_N = 48  # observations nearest to the centre that the local GP is fitted on
 LOCAL_GP_CANDIDATES = 128  # Thompson-sampling candidates in the trust region
 LOCAL_GP_PENDING = 32  # pending points of the box the local GP conditions on, at most
+BAGGING_PSEUDO_COUNT = 2.0  # observations the bagged value counts as in a box's mean
 _PARTITION_OPTIONS = (
     "criterion",
     "min_impurity_decrease",
@@ -309,6 +311,29 @@ class TreeUCB:
             linearly in ``t`` (at most ``32 t / refine`` extra leaves), not as
             ``o(t^gamma)``.  The theorem therefore covers neither ``rule="incremental"``
             with ``refine`` nor ``rule="refit"`` (whose refits are not nested either).
+        bagging:
+            Bagged box means, for noisy objectives: ``bagging`` regression trees are fitted,
+            with the partition's criterion and ``min_impurity_decrease``, on bootstrap
+            replicates of the observations (Poisson(1) weights drawn from ``seed``, so a model
+            rebuilt from the same data gets the same trees) and refitted on the partition's
+            schedule; a leaf's value is the weighted mean of today's rewards of its
+            observations. The trees' mean prediction at a box's centre pools the observations
+            of overlapping leaves and so varies less than the box's own mean; the box's mean
+            ``m`` in the index becomes ``(n m + 2 b) / (n + 2)``, its ``n`` rewards and the
+            bagged value ``b`` counted as 2 observations (the bagged value alone, or averaged
+            over the box's observations, lost more in our measurements; see
+            :mod:`optuna_treeucb.core._bagging`). An empty box keeps its prior (the paper's 1;
+            for a cell of the diameter cap, the mean of its CART leaf, here the count-weighted
+            mean of the shrunk means of the leaf's other cells). The boxes played are the
+            partition's, unchanged, so the regret theorem's conditions on the partition (a
+            deterministic rule, nested partitions, ``|P_t| = o(t^gamma)``, diameters going to 0
+            where play goes) hold or fail exactly as without it (see ``rule``, ``refine``). Its
+            proof, however, bounds the error of each box's empirical mean by Hoeffding's
+            inequality on that box's own ``n`` observations, and the shrunk mean is not such a
+            mean: it borrows observations of neighbouring boxes (a bias of the order of the
+            Lipschitz constant times the trees' leaf diameters, weighted ``2 / (n + 2)``) and
+            its bootstrap weights are random, so the theorem does not cover the index with
+            ``bagging``. ``None`` keeps the plain box mean.
 
     Raises:
         ValueError: If an option is out of its range.
@@ -364,6 +389,7 @@ class TreeUCB:
         center: Center = "best",
         region: Region = "cube",
         refine: int | None = None,
+        bagging: int | None = None,
     ) -> None:
         self.space = _as_cube(space)
         # the arguments are the only locals so far; they are checked against the one table
@@ -384,22 +410,21 @@ class TreeUCB:
         self.gp_noise: float = opts["gp_noise"]
         self.n_boxes: int = opts["n_boxes"]
         self.n_candidates: int = opts["n_candidates"]
-        self.sampling: Sampling = opts["sampling"]
-        self.center: Center = opts["center"]
-        self.region: Region = opts["region"]
-        self.refine: int | None = opts["refine"]
-        self._init_inbox()
+        self._init_inbox(opts)
         self._rng = np.random.default_rng(self.seed)
         self._init_partition(opts)
         self._init_observations()
         self._init_pending()
         self._clear_gp_cache()
 
-    def _init_inbox(self) -> None:
-        """The in-box samplers' state: the trust region before any value, the local means
-        (``center="smoothed"``) and which columns are discrete (kept whole by the region)."""
-        self._tr = TrustRegion()
-        self._local = np.zeros(0)
+    def _init_inbox(self, opts: Mapping[str, Any]) -> None:
+        """The options of where a point goes in (or around) the played box and of the box
+        means, and which columns are discrete (the trust region keeps them whole)."""
+        self.sampling: Sampling = opts["sampling"]
+        self.center: Center = opts["center"]
+        self.region: Region = opts["region"]
+        self.refine: int | None = opts["refine"]
+        self.bagging: int | None = opts["bagging"]
         self._discrete = np.array([p.is_discrete for p in self.space.params], dtype=bool)
 
     def _init_observations(self) -> None:
@@ -410,12 +435,37 @@ class TreeUCB:
         self._n = 0
         self._told: dict[int, dict[str, Any]] = {}  # observation -> parameters as told
         self._ranks = np.zeros(0)  # average ranks of the first values, kept up to date
+        self._tr = TrustRegion()  # the trust-region rule, replayed over the values told
+        self._local = np.zeros(0)  # local means of the observations (center="smoothed")
 
     def _init_partition(self, opts: Mapping[str, Any]) -> None:
-        """The empty partition of the parameters' cube, and the options to rebuild it."""
+        """The empty partition of the parameters' cube, the options to rebuild it and the
+        bagged trees' seed."""
         self._partition_opts = {k: opts[k] for k in _PARTITION_OPTIONS}
+        # the trees' bootstrap weights come from the seed, not from the draws of ``_rng``
+        entropy = np.random.SeedSequence(self.seed).entropy  # the seed itself, if given
+        assert isinstance(entropy, int)
+        self._bag_entropy = entropy
         self.partition = _new_partition(self.rule, self.space.dim, opts)
         self._context_B: float | None = None  # pruned="context": the B of the partition
+        self._bag = self._new_bagging()
+
+    def _new_bagging(self) -> BaggedTrees | None:
+        """The bootstrap trees of ``bagging`` on the partition's columns (``None``: off)."""
+        if self.bagging is None:
+            return None
+        opts = self._partition_opts
+        fraction = (
+            opts["refit_fraction"] if self.rule == "refit" else OPTIONS["refit_fraction"].default
+        )
+        return BaggedTrees(
+            self._mdim,
+            self.bagging,
+            criterion=opts["criterion"],
+            min_impurity_decrease=opts["min_impurity_decrease"],
+            refit_fraction=fraction,
+            entropy=self._bag_entropy,
+        )
 
     def _clear_gp_cache(self) -> None:
         """Drop the soft_gp cache (features and Gram matrix of the observations for one
@@ -794,6 +844,7 @@ class TreeUCB:
             self._context_B = B
             self.partition = _new_partition(self.rule, self._mdim, self._partition_opts)
             self.partition.version = version + 1  # pending points are located again
+            self._bag = self._new_bagging()
             self._clear_gp_cache()
         if B is None:
             return self._X
@@ -811,7 +862,15 @@ class TreeUCB:
         part.update(X, r, self._rewards_of)
         L = part.n_leaves
         n_obs = np.bincount(part.leaf_of, minlength=L).astype(float)
-        sums = np.bincount(part.leaf_of, weights=r, minlength=L)
+        if self._bag is not None:  # bagging: a box's mean is the bagged trees' at its centre
+            self._bag.update(X, r, self._rewards_of)
+            bagged = self._bag.box_means(part.low, part.high, r)
+            plain = np.bincount(part.leaf_of, weights=r, minlength=L)
+            # the box's mean shrunk toward the bagged value, counted as that many observations
+            shrunk = (plain + BAGGING_PSEUDO_COUNT * bagged) / (n_obs + BAGGING_PSEUDO_COUNT)
+            sums = np.where(n_obs > 0, shrunk * n_obs, 0.0)
+        else:
+            sums = np.bincount(part.leaf_of, weights=r, minlength=L)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = np.where(n_obs > 0, sums / np.maximum(n_obs, 1), np.nan)
         n_pend = self._pending_per_box()
@@ -1184,6 +1243,9 @@ class TreeUCB:
         state.setdefault("region", "box")  # pickled before the region's reach was an option
         state.setdefault("_local", np.zeros(0))
         state.setdefault("refine", None)
+        state.setdefault("bagging", None)  # pickled before bagging existed
+        state.setdefault("_bag", None)
+        state.setdefault("_bag_entropy", 0)
         state.setdefault("_ranks", np.zeros(0))  # pickled before the ranks were kept
         state["_partition_opts"].setdefault("refine", None)
         pending = state.get("_pending")

@@ -144,6 +144,20 @@ def test_sampling_reaches_the_core_and_the_trust_region_follows_the_trials(sampl
     assert state.n_seen == 40 and (state.rho, state.n_success, state.n_failure) != (1.0, 0, 0)
 
 
+def test_bagging_reaches_the_core_and_a_rebuilt_core_has_the_same_trees() -> None:
+    sampler = TreeUCBSampler(seed=0, n_startup_trials=5, bagging=3, sampling="uniform")
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(lambda t: (t.suggest_float("x", -1, 1) - 0.3) ** 2, n_trials=30)
+    rebuilt = sampler.build_model(study)
+    assert rebuilt.bagging == 3 and rebuilt._bag is not None
+    study.ask({"x": FloatDistribution(-1, 1)})  # the cached core is told the 30th trial
+    (cached,) = [m.core for models in sampler._models.values() for m in models]
+    # the bootstrap weights follow the seed and the trials, not when the core saw them
+    np.testing.assert_array_equal(cached.fit_leaves().mean, rebuilt.fit_leaves().mean)
+    plain = TreeUCBSampler(seed=0, n_startup_trials=5, sampling="uniform").build_model(study)
+    assert not np.array_equal(plain.fit_leaves().mean, rebuilt.fit_leaves().mean)
+
+
 def test_docstring_describes_only_the_samplers_own_arguments() -> None:
     doc = TreeUCBSampler.__doc__ or ""
     args = doc[doc.index("Args:") : doc.index("Raises:")]
