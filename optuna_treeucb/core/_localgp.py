@@ -316,3 +316,31 @@ def region_candidates(
     step = PERTURB_SCALE * (hi - lo) * rng.standard_normal((n_pert, d))
     pert = np.clip(center + np.where(mask, step, 0.0), lo, hi)
     return np.vstack((uni, pert))
+
+
+def in_cells(C: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Whether each row of ``C`` lies in one of the cells ``lo[i] <= c < hi[i]`` (or ``c == lo``).
+
+    With the cells of observed points (:meth:`~optuna_treeucb.core.UnitCube.value_cells`),
+    this finds the candidates that decode to an observed point.  Cells outside the
+    candidates' bounding box are dropped first, so the cost is O(n d) plus O(m p d) for the
+    ``p`` cells that overlap it.
+
+    Args:
+        C: Candidates, shape (m, d).
+        lo, hi: Cells, each shape (n, d).
+
+    Returns:
+        Shape (m,), bool.
+    """
+    low, high = C.min(axis=0), C.max(axis=0)
+    near = np.flatnonzero((hi[:, 0] >= low[0]) & (lo[:, 0] <= high[0]))
+    for j in range(1, C.shape[1]):  # column by column, on the cells left (faster than np.all)
+        near = near[(hi[near, j] >= low[j]) & (lo[near, j] <= high[j])]
+    if near.size == 0:
+        return np.zeros(C.shape[0], dtype=bool)
+    lo, hi = lo[near][None], hi[near][None]
+    c = C[:, None, :]
+    inside = (lo <= c) & ((c < hi) | (c == lo))
+    out: np.ndarray = inside.all(axis=2).any(axis=1)
+    return out

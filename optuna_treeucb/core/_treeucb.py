@@ -34,6 +34,7 @@ from optuna_treeucb.core._index import soft_gp_index
 from optuna_treeucb.core._index import update_average_ranks
 from optuna_treeucb.core._localgp import condition_on_pending
 from optuna_treeucb.core._localgp import fit_gp
+from optuna_treeucb.core._localgp import in_cells
 from optuna_treeucb.core._localgp import nearest
 from optuna_treeucb.core._localgp import posterior as local_posterior
 from optuna_treeucb.core._localgp import region_candidates
@@ -383,6 +384,8 @@ class TreeUCB:
         self._ybuf = np.zeros(16)  # internal values: larger is better
         self._bbuf = np.full(16, np.inf)  # budgets: the step reached, inf for a full evaluation
         self._n = 0
+        d = self.space.dim  # value cells of the observations (UnitCube.value_cells), filled
+        self._cells: tuple[np.ndarray, np.ndarray, int] = (np.zeros((0, d)), np.zeros((0, d)), 0)
         self._told: dict[int, dict[str, Any]] = {}  # observation -> parameters as told
         self._ranks = np.zeros(0)  # average ranks of the first values, kept up to date
 
@@ -995,7 +998,10 @@ class TreeUCB:
         The GP is fitted on the observations ``X`` (as the partition sees them) nearest to
         the box's best observation ``best``; the region's centre is the box's observation of
         largest posterior mean among them (robust to noise); the box's pending points are
-        fantasies at the lowest local value (constant liar).  Returns shape (1, d).
+        fantasies at the lowest local value (constant liar).  If the draw's best candidate
+        repeats an observed or pending point (a perturbation clipped onto a split at an
+        observed value can), the draw is made again on the candidates that do not
+        (:meth:`_new_points`).  Returns shape (1, d).
         """
         local = nearest(X, X[best], LOCAL_GP_N)
         with _one_blas_thread():
@@ -1011,7 +1017,57 @@ class TreeUCB:
             pend = self._pending_in(b)[:LOCAL_GP_PENDING]
             gp = condition_on_pending(gp, pend, lie=float(np.min(y)))  # constant liar
             score = thompson_sample(gp, cand, self._rng)
-        return cand[[self._argmax(score)]]
+            best_cand = cand[[self._argmax(score)]]
+            if not self._repeats(best_cand)[0]:
+                return best_cand
+            # the draw's best repeats a tried point: draw again on the candidates that do not
+            fresh = self._new_points(cand, low, high, ctx)
+            if fresh is None:  # every value of the box has been tried
+                return best_cand
+            score = thompson_sample(gp, fresh, self._rng)
+        return fresh[[self._argmax(score)]]
+
+    def _new_points(
+        self, cand: np.ndarray, low: np.ndarray, high: np.ndarray, ctx: Mapping[int, float]
+    ) -> np.ndarray | None:
+        """The candidates that repeat no observed or pending point (as decoded values).
+
+        A perturbation clipped onto the region's edge can land on an observed point when the
+        edge is a split at an observed value (discrete columns compare by bin).  If every
+        candidate repeats one, as many uniform draws in the box (``low``, ``high``) are tried
+        instead; ``None`` if they all repeat one too (a box whose values have all been tried).
+        """
+        new = ~self._repeats(cand)
+        if new.any():
+            return cand[new]
+        m = cand.shape[0]
+        uni = self._sample_in(np.repeat(low[None], m, 0), np.repeat(high[None], m, 0), ctx)
+        new = ~self._repeats(uni)
+        return uni[new] if new.any() else None
+
+    def _repeats(self, P: np.ndarray) -> np.ndarray:
+        """Whether each point of ``P`` (p, d or more columns) decodes to an observed or
+        pending point, shape (p,)."""
+        d = self.space.dim
+        lo, hi = self._observed_cells()
+        out = in_cells(P[:, :d], lo, hi)
+        if self._pending:
+            out |= in_cells(P[:, :d], *self.space.value_cells(self.pending))
+        return out
+
+    def _observed_cells(self) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`UnitCube.value_cells` of the observations, kept up to date, each (n, d)."""
+        lo, hi, k = self._cells
+        n = self._n
+        if k < n:
+            new_lo, new_hi = self.space.value_cells(self._X[k:])
+            if n > lo.shape[0]:  # grow geometrically, as the observations do
+                size = max(2 * lo.shape[0], n)
+                lo = np.concatenate((lo[:k], np.zeros((size - k, self.space.dim))))
+                hi = np.concatenate((hi[:k], np.zeros((size - k, self.space.dim))))
+            lo[k:n], hi[k:n] = new_lo, new_hi
+            self._cells = (lo, hi, n)
+        return lo[:n], hi[:n]
 
     def _local_targets(self, local: np.ndarray) -> np.ndarray:
         """The told values of ``local`` (larger is better), infinities clipped to the finite
@@ -1119,6 +1175,7 @@ class TreeUCB:
         state["_Phi"] = np.zeros((0, 0))
         state["_gram"] = np.zeros((0, 0))
         state["_pending_version"] = -1  # the pending points' boxes are found again
+        state["_cells"] = (np.zeros((0, d)), np.zeros((0, d)), 0)
         state["_pending_box"] = {}
         state["_pending_counts"] = np.zeros(0)
         state["_unlocated"] = set()
@@ -1141,6 +1198,8 @@ class TreeUCB:
         state.setdefault("_local", np.zeros(0))
         state.setdefault("refine", None)
         state.setdefault("_ranks", np.zeros(0))  # pickled before the ranks were kept
+        d = state["space"].dim
+        state.setdefault("_cells", (np.zeros((0, d)), np.zeros((0, d)), 0))
         state["_partition_opts"].setdefault("refine", None)
         pending = state.get("_pending")
         self.__dict__.update(state)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from optuna_treeucb.core._localgp import NOISE_RATIOS
 from optuna_treeucb.core._localgp import condition_on_pending
 from optuna_treeucb.core._localgp import fit_gp
 from optuna_treeucb.core._localgp import fit_gp_fixed
+from optuna_treeucb.core._localgp import in_cells
 from optuna_treeucb.core._localgp import matern52
 from optuna_treeucb.core._localgp import nearest
 from optuna_treeucb.core._localgp import posterior
@@ -226,3 +228,60 @@ def test_fit_gp_reuses_the_factor_fit_gp_fixed_computes() -> None:
     again = fit_gp_fixed(X, y, gp.ell, gp.lam)
     assert np.array_equal(gp.chol, again.chol) and np.array_equal(gp.weights, again.weights)
     assert (gp.s2, gp.y_mean, gp.y_std) == (again.s2, again.y_mean, again.y_std)
+
+
+def test_in_cells_by_hand() -> None:
+    # column 0 continuous (a point cell), column 1 a bin [0.25, 0.5)
+    lo = np.array([[0.3, 0.25]])
+    hi = np.array([[0.3, 0.5]])
+    C = np.array([[0.3, 0.25], [0.3, 0.4999], [0.3, 0.5], [0.3000001, 0.3], [0.9, 0.9]])
+    np.testing.assert_array_equal(in_cells(C, lo, hi), [True, True, False, False, False])
+    assert not in_cells(C, np.zeros((0, 2)), np.zeros((0, 2))).any()
+
+
+def _ask_with_candidates(
+    monkeypatch: pytest.MonkeyPatch, make: Callable[[TreeUCB], np.ndarray]
+) -> tuple[TreeUCB, np.ndarray]:
+    """A bandit on a float and an int, told values until an ask scores ``make(bandit)``."""
+    space = [ParamSpec("x", "float", low=0.0, high=1.0), ParamSpec("k", "int", low=0, high=4)]
+    bandit = TreeUCB(space, seed=0, n_startup=5)
+    used = []
+
+    def candidates(*args: object) -> np.ndarray:
+        used.append(True)
+        return make(bandit)
+
+    monkeypatch.setattr(treeucb_module, "region_candidates", candidates)
+    for _ in range(30):
+        x = bandit.ask_x()
+        if used:  # else the ask was in an empty box or a start-up one
+            return bandit, x
+        bandit.tell_x(x, -((x[0] - 0.3) ** 2) - 0.1 * x[1])
+    raise AssertionError("no ask of the local GP")
+
+
+def test_local_gp_skips_candidates_that_repeat_a_point(monkeypatch: pytest.MonkeyPatch) -> None:
+    # every candidate but one repeats an observed point (its int by bin only) or a pending one
+    def make(bandit: TreeUCB) -> np.ndarray:
+        bandit.add_pending([0.77, 0.1])
+        seen = bandit.X[:5] + [0.0, 0.05]  # the same bins of k
+        return np.vstack([seen, [[0.77, 0.15]], [[0.123, 0.5]], seen])
+
+    bandit, x = _ask_with_candidates(monkeypatch, make)
+    np.testing.assert_array_equal(x, [0.123, 0.5])
+
+
+def test_local_gp_draws_in_the_box_when_every_candidate_repeats_a_point(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    bandit, x = _ask_with_candidates(monkeypatch, lambda b: np.repeat(b.X[:1], 8, axis=0))
+    # a uniform draw in the box, not a repeat of the candidate
+    assert not np.any(np.all(bandit.X == x, axis=1))
+
+
+def test_local_gp_repeats_a_point_when_the_box_has_no_other() -> None:
+    # a single value: nothing new to ask, and no error
+    bandit = TreeUCB([ParamSpec("k", "int", low=3, high=3)], seed=0, n_startup=1)
+    for _ in range(5):
+        bandit.tell(bandit.ask(), 1.0)
+    assert bandit.ask() == {"k": 3}
