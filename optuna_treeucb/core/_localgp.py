@@ -16,7 +16,9 @@ numpy only, sized so that the cost per ask does not grow with the number of tria
   well-suited to parallelize optimization", 2010): the constant liar at the lowest local
   value makes the mean dip near them, so concurrent Thompson draws spread out; the kriging
   believer (the posterior mean) only shrinks the variance there, which leaves the draws in
-  place once the region is small (:func:`condition_on_pending`).
+  place once the region is small (:func:`condition_on_pending`);
+* the Thompson draw is joint over the candidates of largest upper bound only (those that can
+  plausibly win it), which keeps its Cholesky factorisation small (:func:`thompson_sample`).
 
 Notations:
     n: number of local observations; m: number of candidates; d: number of dimensions.
@@ -41,6 +43,7 @@ NOISE_RATIOS = (1e-3, 1e-2, 0.1, 1.0)  # noise variance / signal variance
 JITTER = 1e-8
 PERTURB_DIMS = 5.0  # expected number of coordinates a perturbation moves
 PERTURB_SCALE = 0.2  # its step relative to the region's side
+JOINT_Z = 3.0  # upper bound, in posterior standard deviations, that preselects a joint draw
 
 
 @dataclass(frozen=True)
@@ -225,6 +228,12 @@ def posterior(gp: LocalGP, Xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mean, var
 
 
+def posterior_mean(gp: LocalGP, Xs: np.ndarray) -> np.ndarray:
+    """The posterior mean of :func:`posterior` alone (no triangular solve), shape (m,)."""
+    out: np.ndarray = gp.y_mean + gp.y_std * (matern52(Xs, gp.X, gp.ell) @ gp.weights)
+    return out
+
+
 def condition_on_pending(gp: LocalGP, P: np.ndarray, lie: float | None = None) -> LocalGP:
     """The GP with the pending points ``P`` added as observations of a fantasy value.
 
@@ -258,21 +267,39 @@ def _standardised(gp: LocalGP) -> np.ndarray:
     return out
 
 
-def thompson_sample(gp: LocalGP, Xs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def thompson_sample(
+    gp: LocalGP, Xs: np.ndarray, rng: np.random.Generator, n_joint: int | None = None
+) -> np.ndarray:
     """One joint draw of the latent function at ``Xs`` from the posterior, shape (m,).
+
+    With ``n_joint`` smaller than ``m``, only the ``n_joint`` candidates of largest upper
+    bound ``mean + JOINT_Z std`` are drawn (jointly); the others get ``-inf``.  Those are the
+    candidates that can plausibly win the draw's argmax, and the joint draw, which needs a
+    Cholesky factorisation of their posterior covariance, costs ``n_joint^3`` instead of
+    ``m^3``.
 
     Args:
         gp: A fitted GP.
         Xs: Candidates, shape (m, d).
-        rng: Random generator (``m`` standard normal draws).
+        rng: Random generator (``min(m, n_joint)`` standard normal draws).
+        n_joint: Number of candidates drawn jointly, or ``None`` for all.
     """
     Ks = matern52(Xs, gp.X, gp.ell)
     v = solve_triangular(gp.chol, Ks.T, lower=True, check_finite=False)
-    cov = gp.s2 * (matern52(Xs, Xs, gp.ell) - v.T @ v)
-    m = Xs.shape[0]
-    chol = _psd_cholesky(cov, 1e-6 * gp.s2)
     mean = Ks @ gp.weights
-    out: np.ndarray = gp.y_mean + gp.y_std * (mean + chol @ rng.standard_normal(m))
+    m = Xs.shape[0]
+    if n_joint is None or n_joint >= m:
+        cov = gp.s2 * (matern52(Xs, Xs, gp.ell) - v.T @ v)
+        chol = _psd_cholesky(cov, 1e-6 * gp.s2)
+        out: np.ndarray = gp.y_mean + gp.y_std * (mean + chol @ rng.standard_normal(m))
+        return out
+    std = np.sqrt(gp.s2 * np.maximum(1.0 - np.sum(v * v, axis=0), 0.0))
+    top = np.argsort(-(mean + JOINT_Z * std), kind="stable")[:n_joint]
+    vt = v[:, top]
+    cov = gp.s2 * (matern52(Xs[top], Xs[top], gp.ell) - vt.T @ vt)
+    chol = _psd_cholesky(cov, 1e-6 * gp.s2)
+    out = np.full(m, -np.inf)
+    out[top] = gp.y_mean + gp.y_std * (mean[top] + chol @ rng.standard_normal(top.size))
     return out
 
 

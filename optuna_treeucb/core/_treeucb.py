@@ -32,11 +32,13 @@ from optuna_treeucb.core._index import normalize_rewards
 from optuna_treeucb.core._index import soft_box_features
 from optuna_treeucb.core._index import soft_gp_index
 from optuna_treeucb.core._index import update_average_ranks
+from optuna_treeucb.core._localgp import LocalGP
 from optuna_treeucb.core._localgp import condition_on_pending
 from optuna_treeucb.core._localgp import fit_gp
+from optuna_treeucb.core._localgp import fit_gp_fixed
 from optuna_treeucb.core._localgp import in_cells
 from optuna_treeucb.core._localgp import nearest
-from optuna_treeucb.core._localgp import posterior as local_posterior
+from optuna_treeucb.core._localgp import posterior_mean
 from optuna_treeucb.core._localgp import region_candidates
 from optuna_treeucb.core._localgp import thompson_sample
 from optuna_treeucb.core._options import OPTIONS
@@ -75,6 +77,8 @@ PARZEN_N_TOP = 3  # best points of the box that parzen perturbs
 LOCAL_GP_N = 48  # observations nearest to the centre that the local GP is fitted on
 LOCAL_GP_CANDIDATES = 128  # Thompson-sampling candidates in the trust region
 LOCAL_GP_PENDING = 32  # pending points of the box the local GP conditions on, at most
+LOCAL_GP_JOINT: int | None = 32  # candidates drawn jointly (best upper bounds); None: all
+LOCAL_GP_SELECT_EVERY = 1  # observations between two choices of the GP's hyperparameters
 _PARTITION_OPTIONS = (
     "criterion",
     "min_impurity_decrease",
@@ -265,8 +269,10 @@ class TreeUCB:
             does not grow with the trials), its hyperparameters chosen by marginal
             likelihood; the region is centred on the box's observation of best posterior
             mean (robust to noise), and the point is the best of candidates in the region
-            under one Thompson draw of the GP, with the box's pending points told to the GP
-            at the lowest local value (constant liar), so concurrent asks spread.  With
+            under one Thompson draw of the GP (joint over the candidates of largest upper
+            bound), with the box's pending points told to the GP at the lowest local value
+            (constant liar), so concurrent asks spread; a candidate that repeats a point
+            already observed or pending is not asked.  With
             ``index="soft_gp"`` the sampler draws each box's candidates and the soft GP
             scores them (``"local_gp"`` then draws as ``"trust_region"``).  See
             :mod:`optuna_treeucb.core._inbox` and :mod:`optuna_treeucb.core._localgp`.
@@ -384,6 +390,7 @@ class TreeUCB:
         self._ybuf = np.zeros(16)  # internal values: larger is better
         self._bbuf = np.full(16, np.inf)  # budgets: the step reached, inf for a full evaluation
         self._n = 0
+        self._gp_pair: dict[tuple[int, int], tuple[float, float]] = {}  # local GP's (ell, lam)
         d = self.space.dim  # value cells of the observations (UnitCube.value_cells), filled
         self._cells: tuple[np.ndarray, np.ndarray, int] = (np.zeros((0, d)), np.zeros((0, d)), 0)
         self._told: dict[int, dict[str, Any]] = {}  # observation -> parameters as told
@@ -1006,17 +1013,16 @@ class TreeUCB:
         local = nearest(X, X[best], LOCAL_GP_N)
         with _one_blas_thread():
             y = self._local_targets(local)
-            gp = fit_gp(X[local], y)
+            gp = self._fit_local_gp(X, local, y, best)
             own = local[self.partition.leaf_of[local] == b]
-            mean, _ = local_posterior(gp, X[own])
-            center = np.clip(X[own[self._argmax(mean)]], low, high)
+            center = np.clip(X[own[self._argmax(posterior_mean(gp, X[own]))]], low, high)
             lo, hi = self._region(center, low, high)
             for j, u in ctx.items():
                 center[j] = lo[j] = hi[j] = u
             cand = region_candidates(self._rng, lo, hi, center, LOCAL_GP_CANDIDATES)
             pend = self._pending_in(b)[:LOCAL_GP_PENDING]
             gp = condition_on_pending(gp, pend, lie=float(np.min(y)))  # constant liar
-            score = thompson_sample(gp, cand, self._rng)
+            score = thompson_sample(gp, cand, self._rng, LOCAL_GP_JOINT)
             best_cand = cand[[self._argmax(score)]]
             if not self._repeats(best_cand)[0]:
                 return best_cand
@@ -1024,8 +1030,30 @@ class TreeUCB:
             fresh = self._new_points(cand, low, high, ctx)
             if fresh is None:  # every value of the box has been tried
                 return best_cand
-            score = thompson_sample(gp, fresh, self._rng)
+            score = thompson_sample(gp, fresh, self._rng, LOCAL_GP_JOINT)
         return fresh[[self._argmax(score)]]
+
+    def _fit_local_gp(self, X: np.ndarray, local: np.ndarray, y: np.ndarray, best: int) -> LocalGP:
+        """The local GP on ``X[local]``, ``y``, its hyperparameters chosen on the grid.
+
+        With ``LOCAL_GP_SELECT_EVERY = k > 1`` the grid sees the data of the first ``m``
+        observations only, ``m`` the number of observations rounded down to a multiple of
+        ``k`` (the same nearest rule around ``X[best]``); the choice is cached by ``(m, best)``,
+        so it is a function of the data, as every draw is (a model rebuilt from the same
+        observations draws the same points).
+        """
+        k = LOCAL_GP_SELECT_EVERY
+        m = self._n - self._n % k
+        if k == 1 or m == self._n or m < 2:
+            return fit_gp(X[local], y)
+        key = (m, best)
+        pair = self._gp_pair.get(key)
+        if pair is None:
+            prefix = nearest(X[:m], X[best], LOCAL_GP_N)
+            chosen = fit_gp(X[prefix], self._local_targets(prefix))
+            pair = (chosen.ell, chosen.lam)
+            self._gp_pair = {key: pair}
+        return fit_gp_fixed(X[local], y, *pair)
 
     def _new_points(
         self, cand: np.ndarray, low: np.ndarray, high: np.ndarray, ctx: Mapping[int, float]
@@ -1198,6 +1226,7 @@ class TreeUCB:
         state.setdefault("_local", np.zeros(0))
         state.setdefault("refine", None)
         state.setdefault("_ranks", np.zeros(0))  # pickled before the ranks were kept
+        state.setdefault("_gp_pair", {})
         d = state["space"].dim
         state.setdefault("_cells", (np.zeros((0, d)), np.zeros((0, d)), 0))
         state["_partition_opts"].setdefault("refine", None)

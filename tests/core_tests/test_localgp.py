@@ -18,6 +18,7 @@ from optuna_treeucb.core._localgp import in_cells
 from optuna_treeucb.core._localgp import matern52
 from optuna_treeucb.core._localgp import nearest
 from optuna_treeucb.core._localgp import posterior
+from optuna_treeucb.core._localgp import posterior_mean
 from optuna_treeucb.core._localgp import region_candidates
 from optuna_treeucb.core._localgp import thompson_sample
 
@@ -239,6 +240,21 @@ def test_in_cells_by_hand() -> None:
     assert not in_cells(C, np.zeros((0, 2)), np.zeros((0, 2))).any()
 
 
+def test_joint_draw_of_the_best_upper_bounds_only() -> None:
+    rng = np.random.default_rng(0)
+    X = rng.random((30, 2))
+    gp = fit_gp(X, -np.sum((X - 0.5) ** 2, axis=1))
+    C = rng.random((100, 2))
+    score = thompson_sample(gp, C, np.random.default_rng(1), n_joint=10)
+    mean, var = posterior(gp, C)
+    ucb = (mean - gp.y_mean) / gp.y_std + 3.0 * np.sqrt(var) / gp.y_std
+    drawn = np.isfinite(score)
+    assert drawn.sum() == 10 and np.min(ucb[drawn]) >= np.max(ucb[~drawn])
+    # n_joint >= m is the full joint draw, normal for normal
+    full = thompson_sample(gp, C, np.random.default_rng(1))
+    np.testing.assert_array_equal(full, thompson_sample(gp, C, np.random.default_rng(1), 100))
+
+
 def _ask_with_candidates(
     monkeypatch: pytest.MonkeyPatch, make: Callable[[TreeUCB], np.ndarray]
 ) -> tuple[TreeUCB, np.ndarray]:
@@ -285,3 +301,33 @@ def test_local_gp_repeats_a_point_when_the_box_has_no_other() -> None:
     for _ in range(5):
         bandit.tell(bandit.ask(), 1.0)
     assert bandit.ask() == {"k": 3}
+
+
+@pytest.mark.parametrize("every", [1, 5])
+def test_local_gp_draws_are_a_function_of_the_data(
+    monkeypatch: pytest.MonkeyPatch, every: int
+) -> None:
+    # with the hyperparameters chosen every few observations, a core told the same
+    # observations at once draws what the core asked along the way draws
+    monkeypatch.setattr(treeucb_module, "LOCAL_GP_SELECT_EVERY", every)
+    bandit = TreeUCB(3, seed=0, n_startup=5)
+    for _ in range(33):
+        x = bandit.ask_x()
+        bandit.tell_x(x, -float(np.sum((x - 0.3) ** 2)))
+    rebuilt = TreeUCB(3, seed=0, n_startup=5)
+    rebuilt.tell_many(bandit.X, bandit.values)
+    for seed in range(5):
+        bandit.reseed(seed)
+        rebuilt.reseed(seed)
+        x = bandit.ask_x()
+        np.testing.assert_array_equal(x, rebuilt.ask_x())
+        bandit.forget_pending(x)
+        rebuilt.forget_pending(x)
+
+
+def test_posterior_mean_is_the_posteriors() -> None:
+    rng = np.random.default_rng(0)
+    X = rng.random((20, 3))
+    gp = fit_gp(X, np.sin(5 * X[:, 0]))
+    C = rng.random((7, 3))
+    np.testing.assert_array_equal(posterior_mean(gp, C), posterior(gp, C)[0])
