@@ -1203,7 +1203,8 @@ class TreeUCB:
         state["_Phi"] = np.zeros((0, 0))
         state["_gram"] = np.zeros((0, 0))
         state["_pending_version"] = -1  # the pending points' boxes are found again
-        state["_cells"] = (np.zeros((0, d)), np.zeros((0, d)), 0)
+        dim = self.space.dim
+        state["_cells"] = (np.zeros((0, dim)), np.zeros((0, dim)), 0)
         state["_pending_box"] = {}
         state["_pending_counts"] = np.zeros(0)
         state["_unlocated"] = set()

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import math
+import pickle
 from collections.abc import Callable
 
 import numpy as np
@@ -331,3 +332,16 @@ def test_posterior_mean_is_the_posteriors() -> None:
     gp = fit_gp(X, np.sin(5 * X[:, 0]))
     C = rng.random((7, 3))
     np.testing.assert_array_equal(posterior_mean(gp, C), posterior(gp, C)[0])
+
+
+def test_local_gp_after_pickling_under_pruned_context() -> None:
+    # the observations' value cells are dropped on pickling and rebuilt in the parameters'
+    # cube, which is narrower than the model's (the budget column)
+    bandit = TreeUCB(3, seed=1, pruned="context", max_budget=27)
+    for t in range(30):
+        x = bandit.ask_x()
+        bandit.tell_x(x, -float(np.sum((x - 0.3) ** 2)), budget=None if t % 2 else 3)
+    again = pickle.loads(pickle.dumps(bandit))
+    bandit.reseed(0)
+    again.reseed(0)
+    np.testing.assert_array_equal(again.ask_x(), bandit.ask_x())
