@@ -33,10 +33,13 @@ from optuna_treeucb.core._index import normalize_rewards
 from optuna_treeucb.core._index import soft_box_features
 from optuna_treeucb.core._index import soft_gp_index
 from optuna_treeucb.core._index import update_average_ranks
+from optuna_treeucb.core._localgp import LocalGP
 from optuna_treeucb.core._localgp import condition_on_pending
 from optuna_treeucb.core._localgp import fit_gp
+from optuna_treeucb.core._localgp import fit_gp_fixed
+from optuna_treeucb.core._localgp import in_cells
 from optuna_treeucb.core._localgp import nearest
-from optuna_treeucb.core._localgp import posterior as local_posterior
+from optuna_treeucb.core._localgp import posterior_mean
 from optuna_treeucb.core._localgp import region_candidates
 from optuna_treeucb.core._localgp import thompson_sample
 from optuna_treeucb.core._options import OPTIONS
@@ -77,6 +80,8 @@ LOCAL_GP_N = 48  # observations nearest to the centre that the local GP is fitte
 LOCAL_GP_CANDIDATES = 128  # Thompson-sampling candidates in the trust region
 LOCAL_GP_PENDING = 32  # pending points of the box the local GP conditions on, at most
 BAGGING_PSEUDO_COUNT = 2.0  # observations the bagged value counts as in a box's mean
+LOCAL_GP_JOINT: int | None = 32  # candidates drawn jointly (best upper bounds); None: all
+LOCAL_GP_SELECT_EVERY = 1  # observations between two choices of the GP's hyperparameters
 _PARTITION_OPTIONS = (
     "criterion",
     "min_impurity_decrease",
@@ -268,8 +273,10 @@ class TreeUCB:
             does not grow with the trials), its hyperparameters chosen by marginal
             likelihood; the region is centred on the box's observation of best posterior
             mean (robust to noise), and the point is the best of candidates in the region
-            under one Thompson draw of the GP, with the box's pending points told to the GP
-            at its posterior mean (kriging believer), so concurrent asks avoid them.  With
+            under one Thompson draw of the GP (joint over the candidates of largest upper
+            bound), with the box's pending points told to the GP at its posterior mean
+            (kriging believer), so concurrent asks avoid them; a candidate that repeats a
+            point already observed or pending is not asked.  With
             ``index="soft_gp"`` the sampler draws each box's candidates and the soft GP
             scores them (``"local_gp"`` then draws as ``"trust_region"``).  See
             :mod:`optuna_treeucb.core._inbox` and :mod:`optuna_treeucb.core._localgp`.
@@ -433,6 +440,9 @@ class TreeUCB:
         self._ybuf = np.zeros(16)  # internal values: larger is better
         self._bbuf = np.full(16, np.inf)  # budgets: the step reached, inf for a full evaluation
         self._n = 0
+        self._gp_pair: dict[tuple[int, int], tuple[float, float]] = {}  # local GP's (ell, lam)
+        d = self.space.dim  # value cells of the observations (UnitCube.value_cells), filled
+        self._cells: tuple[np.ndarray, np.ndarray, int] = (np.zeros((0, d)), np.zeros((0, d)), 0)
         self._told: dict[int, dict[str, Any]] = {}  # observation -> parameters as told
         self._ranks = np.zeros(0)  # average ranks of the first values, kept up to date
         self._tr = TrustRegion()  # the trust-region rule, replayed over the values told
@@ -1085,15 +1095,17 @@ class TreeUCB:
         draws avoid them without leaving the good part of the region.
         A constant liar at the lowest local value, tried on tuning seeds, pushed them out of
         it: paired log-ratio of the regret at W = 8 +0.81 ± 0.21 after 200 finished trials
-        (``benchmarks/results/async_pending_tuning.md``).  Returns shape (1, d).
+        (``benchmarks/results/async_pending_tuning.md``).  If the draw's best candidate
+        repeats an observed or pending point (a perturbation clipped onto a split at an
+        observed value can), the draw is made again on the candidates that do not
+        (:meth:`_new_points`).  Returns shape (1, d).
         """
         local = nearest(X, X[best], LOCAL_GP_N)
         with _one_blas_thread():
             y = self._local_targets(local)
-            gp = fit_gp(X[local], y)
+            gp = self._fit_local_gp(X, local, y, best)
             own = local[self.partition.leaf_of[local] == b]
-            mean, _ = local_posterior(gp, X[own])
-            center = np.clip(X[own[self._argmax(mean)]], low, high)
+            center = np.clip(X[own[self._argmax(posterior_mean(gp, X[own]))]], low, high)
             lo, hi = self._region(center, low, high)
             for j, u in ctx.items():
                 center[j] = lo[j] = hi[j] = u
@@ -1101,8 +1113,80 @@ class TreeUCB:
             pend = self._pending_in(b) if self.region == "box" else self._pending_within(lo, hi)
             pend = pend[:LOCAL_GP_PENDING]
             gp = condition_on_pending(gp, pend)  # kriging believer
-            score = thompson_sample(gp, cand, self._rng)
-        return cand[[self._argmax(score)]]
+            score = thompson_sample(gp, cand, self._rng, LOCAL_GP_JOINT)
+            best_cand = cand[[self._argmax(score)]]
+            if not self._repeats(best_cand)[0]:
+                return best_cand
+            # the draw's best repeats a tried point: draw again on the candidates that do not
+            fresh = self._new_points(cand, low, high, ctx)
+            if fresh is None:  # every value of the box has been tried
+                return best_cand
+            score = thompson_sample(gp, fresh, self._rng, LOCAL_GP_JOINT)
+        return fresh[[self._argmax(score)]]
+
+    def _fit_local_gp(self, X: np.ndarray, local: np.ndarray, y: np.ndarray, best: int) -> LocalGP:
+        """The local GP on ``X[local]``, ``y``, its hyperparameters chosen on the grid.
+
+        With ``LOCAL_GP_SELECT_EVERY = k > 1`` the grid sees the data of the first ``m``
+        observations only, ``m`` the number of observations rounded down to a multiple of
+        ``k`` (the same nearest rule around ``X[best]``); the choice is cached by ``(m, best)``,
+        so it is a function of the data, as every draw is (a model rebuilt from the same
+        observations draws the same points).
+        """
+        k = LOCAL_GP_SELECT_EVERY
+        m = self._n - self._n % k
+        if k == 1 or m == self._n or m < 2:
+            return fit_gp(X[local], y)
+        key = (m, best)
+        pair = self._gp_pair.get(key)
+        if pair is None:
+            prefix = nearest(X[:m], X[best], LOCAL_GP_N)
+            chosen = fit_gp(X[prefix], self._local_targets(prefix))
+            pair = (chosen.ell, chosen.lam)
+            self._gp_pair = {key: pair}
+        return fit_gp_fixed(X[local], y, *pair)
+
+    def _new_points(
+        self, cand: np.ndarray, low: np.ndarray, high: np.ndarray, ctx: Mapping[int, float]
+    ) -> np.ndarray | None:
+        """The candidates that repeat no observed or pending point (as decoded values).
+
+        A perturbation clipped onto the region's edge can land on an observed point when the
+        edge is a split at an observed value (discrete columns compare by bin).  If every
+        candidate repeats one, as many uniform draws in the box (``low``, ``high``) are tried
+        instead; ``None`` if they all repeat one too (a box whose values have all been tried).
+        """
+        new = ~self._repeats(cand)
+        if new.any():
+            return cand[new]
+        m = cand.shape[0]
+        uni = self._sample_in(np.repeat(low[None], m, 0), np.repeat(high[None], m, 0), ctx)
+        new = ~self._repeats(uni)
+        return uni[new] if new.any() else None
+
+    def _repeats(self, P: np.ndarray) -> np.ndarray:
+        """Whether each point of ``P`` (p, d or more columns) decodes to an observed or
+        pending point, shape (p,)."""
+        d = self.space.dim
+        lo, hi = self._observed_cells()
+        out = in_cells(P[:, :d], lo, hi)
+        if self._pending:
+            out |= in_cells(P[:, :d], *self.space.value_cells(self.pending))
+        return out
+
+    def _observed_cells(self) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`UnitCube.value_cells` of the observations, kept up to date, each (n, d)."""
+        lo, hi, k = self._cells
+        n = self._n
+        if k < n:
+            new_lo, new_hi = self.space.value_cells(self._X[k:])
+            if n > lo.shape[0]:  # grow geometrically, as the observations do
+                size = max(2 * lo.shape[0], n)
+                lo = np.concatenate((lo[:k], np.zeros((size - k, self.space.dim))))
+                hi = np.concatenate((hi[:k], np.zeros((size - k, self.space.dim))))
+            lo[k:n], hi[k:n] = new_lo, new_hi
+            self._cells = (lo, hi, n)
+        return lo[:n], hi[:n]
 
     def _local_targets(self, local: np.ndarray) -> np.ndarray:
         """The told values of ``local`` (larger is better), infinities clipped to the finite
@@ -1221,6 +1305,8 @@ class TreeUCB:
         state["_Phi"] = np.zeros((0, 0))
         state["_gram"] = np.zeros((0, 0))
         state["_pending_version"] = -1  # the pending points' boxes are found again
+        dim = self.space.dim
+        state["_cells"] = (np.zeros((0, dim)), np.zeros((0, dim)), 0)
         state["_pending_box"] = {}
         state["_pending_counts"] = np.zeros(0)
         state["_unlocated"] = set()
@@ -1247,6 +1333,9 @@ class TreeUCB:
         state.setdefault("_bag", None)
         state.setdefault("_bag_entropy", 0)
         state.setdefault("_ranks", np.zeros(0))  # pickled before the ranks were kept
+        state.setdefault("_gp_pair", {})
+        d = state["space"].dim
+        state.setdefault("_cells", (np.zeros((0, d)), np.zeros((0, d)), 0))
         state["_partition_opts"].setdefault("refine", None)
         pending = state.get("_pending")
         self.__dict__.update(state)

@@ -882,6 +882,21 @@ def test_pruners(pruner: optuna.pruners.BasePruner) -> None:
     assert sampler.build_model(study).n_observations == 40
 
 
+def _float_and_int(trial: optuna.Trial) -> float:
+    x = trial.suggest_float("x", 0.0, 1.0)
+    y = trial.suggest_int("y", 0, 4)
+    return (x - 0.3) ** 2 + 0.1 * y
+
+
+@pytest.mark.parametrize("seed", [7, 8, 11, 13])
+def test_local_gp_never_asks_a_point_already_tried(seed: int) -> None:
+    # a perturbation clipped onto a split at an observed value used to repeat that point
+    # (these seeds did, before the local GP skipped candidates equal to a tried point)
+    study = _run(TreeUCBSampler(seed=seed), _float_and_int, 40)
+    points = [(t.params["x"], t.params["y"]) for t in study.trials]
+    assert len(set(points)) == len(points)
+
+
 # -- optimisation sanity --------------------------------------------------------------------------
 def _median_best(make: Callable[[int], BaseSampler], objective: Any) -> float:
     return float(np.median([_run(make(seed), objective, 50).best_value for seed in range(5)]))
