@@ -28,6 +28,8 @@ Usage::
         --samplers TPE,CmaEs,Random,QMC --save /tmp/base.pkl   # baselines once, then
     python -m benchmarks optimize --problems bbob-5d,bbob-10d --seed-offset 1000 \
         --samplers "TreeUCB,TreeUCB uniform" --load /tmp/base.pkl   # report all together
+    python -m benchmarks optimize --problems svc-breast_cancer,rf-wine --trials 100 \
+        --samplers "TreeUCB,TreeUCB[discrete=region],TPE"   # a TreeUCB with core options
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ from benchmarks._common import stamp_core
 from benchmarks._testfunctions import HIGH
 from benchmarks._testfunctions import LOW
 from benchmarks._testfunctions import TestFunction
+from benchmarks.inbox import parse_setting
 
 SAMPLERS = (
     "TreeUCB",
@@ -74,14 +77,32 @@ SAMPLERS = (
 SAMPLINGS = ("uniform", "trust_region", "parzen", "local_gp")
 
 
+def split_samplers(text: str) -> list[str]:
+    """``--samplers`` as names: commas inside ``[...]`` belong to a variant's options."""
+    names, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += {"[": 1, "]": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            names.append(text[start:i])
+            start = i + 1
+    names.append(text[start:])
+    return [n for n in names if n]
+
+
 def make_sampler(name: str, seed: int) -> Any:
-    """A fresh sampler by name (defaults except the seed)."""
+    """A fresh sampler by name (defaults except the seed).
+
+    ``TreeUCB[key=value,...]`` is ``TreeUCBSampler`` with those options (values parsed as
+    Python literals when they are, e.g. ``TreeUCB[discrete=region,C=0.03]``).
+    """
     import optuna
 
     from optuna_treeucb import TreeUCBSampler
 
     if name == "TreeUCB":
         return TreeUCBSampler(seed=seed)
+    if name.startswith("TreeUCB[") and name.endswith("]"):
+        return TreeUCBSampler(seed=seed, **parse_setting(name[8:-1]))
     if name.startswith("TreeUCB ") and name[8:] in SAMPLINGS:
         return TreeUCBSampler(seed=seed, sampling=name[8:])
     if name == "TreeUCB incremental":
@@ -363,6 +384,42 @@ def report(
     return text, headline
 
 
+def paired(
+    results: list[dict[str, Any]], samplers: list[str], checkpoints: list[int], baseline: str
+) -> str:
+    """Markdown tables of the paired log-ratio of each sampler's regret to ``baseline``'s.
+
+    Per (problem, seed), ``log(regret / regret of baseline)`` after ``n`` trials (regrets
+    floored at 1e-6, as in the geometric means; needs :func:`normalised_regret` first); the
+    mean over the runs of a group, its standard error and the share of runs below 0 (ties
+    count one half).  Negative is better than the baseline.
+    """
+    keyed = {(r["sampler"], r["problem"], r["seed"]): r for r in results}
+    cells = sorted({(r["problem"], r["seed"], r["group"]) for r in results})
+    groups = [*sorted({g for _, _, g in cells}), "overall"]
+    text = ""
+    for n in checkpoints:
+        rows = []
+        for s in samplers:
+            if s == baseline:
+                continue
+            for g in groups:
+                diff = np.array(
+                    [
+                        np.log(max(keyed[(s, p, seed)]["regret"][n - 1], 1e-6))
+                        - np.log(max(keyed[(baseline, p, seed)]["regret"][n - 1], 1e-6))
+                        for p, seed, group in cells
+                        if g in (group, "overall")
+                    ]
+                )
+                se = float(diff.std(ddof=1) / np.sqrt(diff.size)) if diff.size > 1 else 0.0
+                win = float(np.mean(diff < 0) + 0.5 * np.mean(diff == 0))
+                rows.append([s, g, str(diff.size), f"{diff.mean():+.3f} ± {se:.3f}", fmt(win, 2)])
+        header = ["sampler", "group", "runs", f"log-ratio to {baseline} ± s.e.", "win"]
+        text += f"\n### Paired to {baseline}, after {n} trials\n\n" + md_table(header, rows)
+    return text
+
+
 def plot(results: list[dict[str, Any]], samplers: list[str], path: str) -> None:
     """Best-so-far normalised regret (geometric mean over problems and seeds) per group."""
     import matplotlib
@@ -470,6 +527,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--load", default=None, help="comma-separated pickles of earlier runs to report with"
     )
+    p.add_argument(
+        "--paired", default=None, help="also report paired log-ratios to this sampler's regret"
+    )
     a = p.parse_args(argv)
     require("cmaes", "CmaEsSampler", "optimize")
     print(stamp_core(), flush=True)
@@ -480,7 +540,7 @@ def main(argv: list[str] | None = None) -> None:
     if "GP" in samplers:
         require("torch", "GPSampler", "optimize")
     if a.samplers:
-        samplers = a.samplers.split(",")
+        samplers = split_samplers(a.samplers)
         for s in samplers:
             make_sampler(s, 0)  # unknown names fail now
     probs = select_problems(a.quick, a.problems)
@@ -507,6 +567,8 @@ def main(argv: list[str] | None = None) -> None:
             results += old
     checkpoints = [n for n in (50, 100, 200) if n <= n_trials] or [n_trials]
     text, headline = report(results, samplers, checkpoints)
+    if a.paired:
+        text += paired(results, samplers, checkpoints, a.paired)
     out = results_dir(a.out)
     plot(results, samplers, str(out / f"{a.name}.png"))
     walls = {

@@ -377,6 +377,19 @@ _OPTIONS = (
         choices=("best", "smoothed"),
     ),
     Option(
+        "discrete",
+        "str",
+        "box",
+        doc="Discrete parameters in the trust region: they keep the played box's range and "
+        "the local GP sees their position on the cube, or (`region`) an int or stepped float "
+        "shrinks with the region but keeps 2 values on each side of the centre's, a "
+        "categorical keeps the centre's choice unless redrawn among the box's with "
+        "probability `min(1, rho)` (the region's side relative to the box), candidates sit on "
+        "values, and the local GP puts any two different choices at distance 1 (one-hot).",
+        applies='sampling="trust_region" or sampling="local_gp"',
+        choices=("box", "region"),
+    ),
+    Option(
         "refine",
         "int",
         None,

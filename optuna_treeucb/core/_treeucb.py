@@ -14,6 +14,11 @@ from typing import Literal
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from optuna_treeucb.core._discrete import draw_categories
+from optuna_treeucb.core._discrete import embed
+from optuna_treeucb.core._discrete import grid_region
+from optuna_treeucb.core._discrete import snap
+from optuna_treeucb.core._discrete import step_off_centre
 from optuna_treeucb.core._fidelity import PrunedRule
 from optuna_treeucb.core._fidelity import budget_contexts
 from optuna_treeucb.core._fidelity import budget_rewards
@@ -69,6 +74,7 @@ Index = Literal["hoeffding", "soft_gp"]
 Direction = Literal["maximize", "minimize"]
 Sampling = Literal["uniform", "trust_region", "parzen", "local_gp"]
 Center = Literal["best", "smoothed"]
+Discrete = Literal["box", "region"]
 PARZEN_GOOD_FRACTION = 0.25  # share of a box's observations that are "good" for parzen
 PARZEN_N_TOP = 3  # best points of the box that parzen perturbs
 LOCAL_GP_N = 48  # observations nearest to the centre that the local GP is fitted on
@@ -275,6 +281,20 @@ class TreeUCB:
             observations in the box have the best mean value (a noisy objective's best raw
             value is its luckiest draw), and counts a told value as a success when the mean
             of its nearest observations so far beats the best such mean so far.
+        discrete:
+            ``sampling="trust_region"`` or ``"local_gp"``: how discrete parameters (ints,
+            stepped floats, categoricals) enter the trust region.  ``"box"``: they keep the
+            played box's range, and the local GP sees their position on the cube (a
+            categorical's position follows the order of its choices).  ``"region"``: an int or
+            stepped float shrinks with the trust region, but keeps two values on each side of
+            the centre's (as the box permits); a categorical keeps the centre's choice or,
+            with probability ``min(1, rho)`` (``rho`` the region's side relative to the box),
+            takes one of the box's choices uniformly, a Hamming neighbourhood that narrows as
+            the region does (CASMOPOLITAN, Wan et al., ICML 2021); candidates sit on the values
+            they decode to, a perturbation moves a grid by at least one value, and the local
+            GP sees a categorical as a one-hot block, so any two different choices are at
+            distance 1 (the cube's side), whatever their order.  See
+            :mod:`optuna_treeucb.core._discrete`.
         refine:
             Adaptive refinement (as HOO and HCT deepen their trees where they play): every
             box of the tree holding at least ``refine`` observations is halved along its
@@ -343,6 +363,7 @@ class TreeUCB:
         n_candidates: int = 32,
         sampling: Sampling = "local_gp",
         center: Center = "best",
+        discrete: Discrete = "box",
         refine: int | None = None,
     ) -> None:
         self.space = _as_cube(space)
@@ -366,6 +387,7 @@ class TreeUCB:
         self.n_candidates: int = opts["n_candidates"]
         self.sampling: Sampling = opts["sampling"]
         self.center: Center = opts["center"]
+        self.discrete: Discrete = opts["discrete"]
         self.refine: int | None = opts["refine"]
         self._tr = TrustRegion()
         self._local = np.zeros(0)  # local means of the observations (center="smoothed")
@@ -947,7 +969,10 @@ class TreeUCB:
             # the tree routes float32 copies of the points: keep the centre in the box
             center = np.clip(X[mine[best]], low, high)
             lo, hi = self._region(center, low, high)
-            return self._sample_in(np.repeat(lo[None], n, 0), np.repeat(hi[None], n, 0), ctx)
+            pts = self._sample_in(np.repeat(lo[None], n, 0), np.repeat(hi[None], n, 0), ctx)
+            if self.discrete == "region":
+                pts = self._discrete_candidates(pts, center, lo, hi, low, high, ctx)
+            return pts
         # parzen: candidates around the box's best points, scored by l(x) / g(x) on the box
         order = mine[np.argsort(-y, kind="stable")]
         rng = self._rng
@@ -973,13 +998,73 @@ class TreeUCB:
     def _region(
         self, center: np.ndarray, low: np.ndarray, high: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The trust region around ``center`` in the box; discrete columns keep the box."""
-        lo, hi = trust_region_bounds(center, low, high, self.trust_region.rho)
-        # discrete columns (ints, grids, categories) are drawn in the whole box
+        """The trust region around ``center`` in the box.
+
+        With ``discrete="box"`` discrete columns (ints, grids, categories) keep the box;
+        with ``"region"`` a grid shrinks too, but keeps a few values on each side of the
+        centre's (:func:`~optuna_treeucb.core._discrete.grid_region`), and a categorical
+        keeps the box (its candidates are drawn by :meth:`_discrete_candidates`).
+        """
+        t_lo, t_hi = trust_region_bounds(center, low, high, self.trust_region.rho)
         discrete = np.zeros(self._mdim, dtype=bool)
         discrete[: self.space.dim] = self._discrete
-        lo[discrete], hi[discrete] = low[discrete], high[discrete]
+        lo, hi = np.where(discrete, low, t_lo), np.where(discrete, high, t_hi)
+        if self.discrete == "region":
+            for j in np.flatnonzero(self._discrete):
+                spec = self.space.params[j]
+                if spec.kind != "categorical":
+                    lo[j], hi[j] = grid_region(spec, center[j], t_lo[j], t_hi[j], low[j], high[j])
         return lo, hi
+
+    def _discrete_candidates(
+        self,
+        cand: np.ndarray,
+        center: np.ndarray,
+        lo: np.ndarray,
+        hi: np.ndarray,
+        low: np.ndarray,
+        high: np.ndarray,
+        ctx: Mapping[int, float],
+        moved: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """``discrete="region"``: the candidates' discrete columns in the trust region.
+
+        A categorical keeps the centre's choice or, with probability ``min(1, rho)``, takes
+        one of the box's; a grid is snapped to its bins' centres, and a coordinate that a
+        perturbation of the centre moved (``moved``, shape (m, d)) moves by at least one value
+        (see :mod:`optuna_treeucb.core._discrete`).  Context columns stay as given.
+
+        Args:
+            cand: Candidates, shape (m, d) (changed in place and returned).
+            center: The trust region's centre, shape (d,).
+            lo, hi: The trust region, shape (d,).
+            low, high: The played box, shape (d,).
+            ctx: Column -> coordinate of the context.
+            moved: Which coordinates a perturbation moved (``None``: none).
+        """
+        m = cand.shape[0]
+        rho = self.trust_region.rho
+        for j in np.flatnonzero(self._discrete):
+            if j in ctx:
+                continue
+            spec = self.space.params[j]
+            if spec.kind == "categorical":
+                cand[:, j] = draw_categories(self._rng, spec, center[j], low[j], high[j], rho, m)
+            elif moved is None:
+                cand[:, j] = snap(spec, cand[:, j])[1]
+            else:
+                cand[:, j] = step_off_centre(
+                    self._rng, spec, center[j], cand[:, j], moved[:, j], lo[j], hi[j]
+                )
+        return cand
+
+    def _features(self, P: np.ndarray) -> np.ndarray:
+        """Inputs of the local GP for points ``P`` of the model's cube (shape (m, d')):
+        the points themselves, or with ``discrete="region"`` their categoricals one-hot
+        (:func:`~optuna_treeucb.core._discrete.embed`)."""
+        if self.discrete == "box" or all(p.kind != "categorical" for p in self.space.params):
+            return P
+        return embed(P, self.space.params)
 
     def _draw_local_gp(
         self,
@@ -997,20 +1082,25 @@ class TreeUCB:
         largest posterior mean among them (robust to noise); the box's pending points are
         fantasies at the lowest local value (constant liar).  Returns shape (1, d).
         """
-        local = nearest(X, X[best], LOCAL_GP_N)
+        Z = self._features(X)
+        local = nearest(Z, Z[best], LOCAL_GP_N)
         with _one_blas_thread():
             y = self._local_targets(local)
-            gp = fit_gp(X[local], y)
+            gp = fit_gp(Z[local], y) if Z is X else fit_gp(Z[local], y, dim=self._mdim)
             own = local[self.partition.leaf_of[local] == b]
-            mean, _ = local_posterior(gp, X[own])
+            mean, _ = local_posterior(gp, Z[own])
             center = np.clip(X[own[self._argmax(mean)]], low, high)
             lo, hi = self._region(center, low, high)
             for j, u in ctx.items():
                 center[j] = lo[j] = hi[j] = u
             cand = region_candidates(self._rng, lo, hi, center, LOCAL_GP_CANDIDATES)
+            if self.discrete == "region":
+                moved = cand != center
+                moved[: cand.shape[0] - cand.shape[0] // 2] = False  # the uniform half
+                cand = self._discrete_candidates(cand, center, lo, hi, low, high, ctx, moved)
             pend = self._pending_in(b)[:LOCAL_GP_PENDING]
-            gp = condition_on_pending(gp, pend, lie=float(np.min(y)))  # constant liar
-            score = thompson_sample(gp, cand, self._rng)
+            gp = condition_on_pending(gp, self._features(pend), lie=float(np.min(y)))
+            score = thompson_sample(gp, self._features(cand), self._rng)
         return cand[[self._argmax(score)]]
 
     def _local_targets(self, local: np.ndarray) -> np.ndarray:
@@ -1138,6 +1228,7 @@ class TreeUCB:
             state["max_budget"] = None
             state["_context_B"] = None
         state.setdefault("center", "best")  # pickled before the smoothed centre existed
+        state.setdefault("discrete", "box")  # pickled before discrete="region" existed
         state.setdefault("_local", np.zeros(0))
         state.setdefault("refine", None)
         state.setdefault("_ranks", np.zeros(0))  # pickled before the ranks were kept
