@@ -10,6 +10,11 @@ Problems (all minimised):
   variants); regret ``f(x) - f_opt`` of the best *observed* trial, divided by the median regret
   of a uniform random point.  Seeds 0-999 use the instances 1-3 (tuning), seeds 1000+
   (``--seed-offset 1000``) the instances 4-15 (report);
+* mixed (not in the default run; name them with ``--problems``, e.g.
+  ``--problems mixed-sphere-5d,mixed-rastrigin-10d``): a BBOB-like function whose coordinates
+  cycle through a float, an int and a float on a grid of step 0.5, with optima on their grids,
+  plus a categorical of 4 choices adding 0, 0.1, 0.3 or 0.6 times the median value of random
+  points (in an order drawn per seed); regret as for continuous;
 * sklearn: cross-validated error of small scikit-learn models on bundled datasets with mixed
   log/int/categorical spaces (fixed folds and model seeds, so they are deterministic); regret
   ``(v - best) / (median_random - best)`` where ``best`` is the best value any run found and
@@ -57,6 +62,7 @@ from benchmarks._common import pmap
 from benchmarks._common import require
 from benchmarks._common import results_dir
 from benchmarks._common import stamp_core
+from benchmarks._testfunctions import BASE
 from benchmarks._testfunctions import HIGH
 from benchmarks._testfunctions import LOW
 from benchmarks._testfunctions import TestFunction
@@ -125,8 +131,9 @@ def make_sampler(name: str, seed: int) -> Any:
 # -- problems ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ProblemSpec:
-    """A problem by name; ``group`` in {"continuous", "continuous-noisy", "sklearn"} or a BBOB
-    group ("bbob-<d>d" for the noiseless functions, "bbob-noisy" for the noisy ones)."""
+    """A problem by name; ``group`` in {"continuous", "continuous-noisy", "mixed", "sklearn"}
+    or a BBOB group ("bbob-<d>d" for the noiseless functions, "bbob-noisy" for the noisy
+    ones)."""
 
     name: str
     group: str
@@ -135,6 +142,42 @@ class ProblemSpec:
 def _continuous(label: str) -> tuple[str, int, float]:
     parts = label.split("-")
     return parts[0], int(parts[1][:-1]), (0.1 if parts[-1] == "noisy" else 0.0)
+
+
+MIXED_PENALTIES = (0.0, 0.1, 0.3, 0.6)  # of a mixed problem's categorical, x median random
+
+
+def _mixed_objective(
+    name: str, seed: int, trues: list[float]
+) -> tuple[Callable[[Any], float], float]:
+    """A mixed problem ``mixed-<function>-<d>d`` (see the module docstring) and its scale."""
+    _, fname, dims = name.split("-")
+    dim = int(dims[:-1])
+    tf = TestFunction(fname, dim, seed)
+    kinds = ["float", "int", "step"] * dim
+    for i in range(dim):  # optima on the grids, so the regret can reach 0
+        if kinds[i] == "int":
+            tf.xopt[i] = float(np.round(tf.xopt[i]))
+        elif kinds[i] == "step":
+            tf.xopt[i] = float(np.round(2.0 * tf.xopt[i]) / 2.0)
+    order = np.random.default_rng([seed, dim, 7]).permutation(len(MIXED_PENALTIES))
+    penalty = {f"c{k}": MIXED_PENALTIES[order[k]] * tf.median_random for k in range(len(order))}
+
+    def objective(trial: Any) -> float:
+        x = np.empty(dim)
+        for i in range(dim):
+            if kinds[i] == "int":
+                x[i] = trial.suggest_int(f"x{i}", int(LOW), int(HIGH))
+            elif kinds[i] == "step":
+                x[i] = trial.suggest_float(f"x{i}", LOW, HIGH, step=0.5)
+            else:
+                x[i] = trial.suggest_float(f"x{i}", LOW, HIGH)
+        c = trial.suggest_categorical("c", list(penalty))
+        v = float(tf.f(x)) + penalty[c]
+        trues.append(v)
+        return v
+
+    return objective, tf.median_random
 
 
 def _sklearn_objective(name: str) -> Callable[[Any], float]:
@@ -267,6 +310,8 @@ def run_one(job: tuple[str, ProblemSpec, int, int]) -> dict[str, Any]:
             return obs
 
         scale = tf.median_random
+    elif prob.group == "mixed":
+        objective, scale = _mixed_objective(prob.name, seed, trues)
     else:
         inner = _sklearn_objective(prob.name)
 
@@ -312,7 +357,7 @@ def normalised_regret(results: list[dict[str, Any]]) -> None:
     for r in results:
         by_problem.setdefault(r["problem"], []).append(r)
     for rs in by_problem.values():
-        if rs[0]["group"].startswith(("continuous", "bbob")):
+        if rs[0]["group"].startswith(("continuous", "bbob", "mixed")):
             for r in rs:
                 r["regret"] = np.maximum(_best_of_observed(r["obs"], r["true"]), 0.0) / r["scale"]
             continue
@@ -505,6 +550,11 @@ def select_problems(quick: bool, names: str | None) -> list[ProblemSpec]:
             out.append(known[name])
         elif name.startswith("bbob"):
             out += bbob_problems(name)
+        elif name.startswith("mixed-"):
+            _, fname, dims = name.split("-")
+            if fname not in BASE or not dims.endswith("d") or not dims[:-1].isdigit():
+                raise SystemExit(f"Unknown problem {name!r}.")
+            out.append(ProblemSpec(name, "mixed"))
         else:
             raise SystemExit(f"Unknown problem {name!r}.")
     return out

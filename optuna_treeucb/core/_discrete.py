@@ -39,6 +39,7 @@ import numpy as np
 from optuna_treeucb.core._space import ParamSpec
 
 MIN_BINS = 2  # values a grid keeps on each side of the centre's value, box permitting
+MIN_REDRAW = 0.0  # a categorical is redrawn with probability max(MIN_REDRAW, min(1, rho))
 
 
 def snap(spec: ParamSpec, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -125,7 +126,7 @@ def draw_categories(
         Bin centres, shape (m,).
     """
     first, last = box_bins(spec, low, high)
-    flip = rng.random(m) < min(1.0, rho)
+    flip = rng.random(m) < max(MIN_REDRAW, min(1.0, rho))
     other = rng.integers(first, last + 1, size=m)
     return centres(spec, np.where(flip, other, spec.bin_index(c)))
 
