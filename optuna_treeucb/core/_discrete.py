@@ -39,7 +39,7 @@ import numpy as np
 from optuna_treeucb.core._space import ParamSpec
 
 MIN_BINS = 2  # values a grid keeps on each side of the centre's value, box permitting
-MIN_REDRAW = 0.0  # a categorical is redrawn with probability max(MIN_REDRAW, min(1, rho))
+MIN_REDRAW = 0.0  # floor of the redraw probability (0.5 measured no better on tuning seeds)
 
 
 def snap(spec: ParamSpec, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
