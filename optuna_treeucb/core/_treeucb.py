@@ -390,9 +390,7 @@ class TreeUCB:
         self.discrete: Discrete = opts["discrete"]
         self.refine: int | None = opts["refine"]
         self._tr = TrustRegion()
-        self._local = np.zeros(0)  # local means of the observations (center="smoothed")
         self._discrete = np.array([p.is_discrete for p in self.space.params], dtype=bool)
-        d = self.space.dim
         self._rng = np.random.default_rng(self.seed)
         self._init_partition(opts)
         self._init_observations()
@@ -407,6 +405,7 @@ class TreeUCB:
         self._n = 0
         self._told: dict[int, dict[str, Any]] = {}  # observation -> parameters as told
         self._ranks = np.zeros(0)  # average ranks of the first values, kept up to date
+        self._local = np.zeros(0)  # local means of the observations (center="smoothed")
 
     def _init_partition(self, opts: Mapping[str, Any]) -> None:
         """The empty partition of the parameters' cube, and the options to rebuild it."""
