@@ -38,6 +38,7 @@ from optuna_treeucb.core import Center
 from optuna_treeucb.core import Discrete
 from optuna_treeucb.core import Index
 from optuna_treeucb.core import PrunedRule
+from optuna_treeucb.core import Region
 from optuna_treeucb.core import Rule
 from optuna_treeucb.core import Sampling
 from optuna_treeucb.core import TreeUCB
@@ -236,7 +237,9 @@ class TreeUCBSampler(BaseSampler):
         sampling: Sampling = _CORE_DEFAULTS["sampling"],
         center: Center = _CORE_DEFAULTS["center"],
         discrete: Discrete = _CORE_DEFAULTS["discrete"],
+        region: Region = _CORE_DEFAULTS["region"],
         refine: int | None = _CORE_DEFAULTS["refine"],
+        bagging: int | None = _CORE_DEFAULTS["bagging"],
         group: bool = True,
         independent_sampler: BaseSampler | None = None,
         warn_independent_sampling: bool = True,

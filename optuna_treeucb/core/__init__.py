@@ -24,6 +24,7 @@ from optuna_treeucb.core._treeucb import Direction
 from optuna_treeucb.core._treeucb import Discrete
 from optuna_treeucb.core._treeucb import Index
 from optuna_treeucb.core._treeucb import Leaves
+from optuna_treeucb.core._treeucb import Region
 from optuna_treeucb.core._treeucb import Rule
 from optuna_treeucb.core._treeucb import Sampling
 from optuna_treeucb.core._treeucb import TreeUCB
@@ -34,6 +35,7 @@ __all__ = [
     "Discrete",
     "Index",
     "Rule",
+    "Region",
     "Sampling",
     "IncrementalPartition",
     "Leaves",

@@ -14,6 +14,12 @@ the played box.  The box choice is kept; these pure functions refine the draw in
   :func:`trust_region_replay`).  TreeUCB
   narrows only the continuous columns: a discrete parameter keeps the box's whole range, so a
   category is never locked in by the trust region (only by the box).
+* reach of the region (``region``): the trust region above lies inside the played box, so
+  once the boxes are small it cannot move past the box's faces, even when the optimum sits
+  just across a split.  ``region="around"`` keeps its side relative to the box but clips it
+  to the unit cube only, so it reaches up to ``rho w / 2`` past the box; ``region="cube"``
+  is TuRBO's own region, of side ``CUBE_SIDE rho`` relative to the cube (TuRBO's
+  ``L in [2^-7, 1.6]`` with ``L_init = 0.8``), clipped to the cube (:func:`region_bounds`).
 * smoothed centre (``center="smoothed"``): under noise the box's best raw observation is its
   luckiest draw, so the trust region is centred instead on the box's point with the best
   *local mean*, the mean value of its ``k`` nearest observations in the box
@@ -30,7 +36,8 @@ Notations:
     d: number of dimensions; k: number of candidates; n_b: observations in the played box.
     low, high: bounds of the played box, shape (d,), values in [0, 1].
     center: the box's best point, shape (d,).
-    rho: side of the trust region relative to the box's side, > 0.
+    rho: side of the trust region relative to the box's side (``region="cube"``: to
+        ``CUBE_SIDE`` times the cube's), > 0.
     X_good, X_bad: observations of the box split by reward, shapes (n_good, d), (n_bad, d).
 """
 
@@ -50,6 +57,8 @@ SUCCESS_TOL = 3
 BANDWIDTH = 0.1
 SMOOTH_K = 5  # neighbours averaged by the smoothed centre (the point itself included)
 SMOOTH_TOP = 16  # best raw points of the box that the smoothed centre considers
+CUBE_SIDE = 0.8  # side of region="cube" at rho = 1 (TuRBO's L_init), relative to the cube
+REGIONS = ("box", "around", "cube")
 
 
 @dataclass(frozen=True)
@@ -222,6 +231,34 @@ def trust_region_bounds(
     """
     half = 0.5 * rho * (high - low)
     return np.maximum(center - half, low), np.minimum(center + half, high)
+
+
+def region_bounds(
+    center: np.ndarray, low: np.ndarray, high: np.ndarray, rho: float, region: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """The trust region of relative side ``rho`` around ``center``, by its reach.
+
+    * ``"box"``: side ``rho w`` with ``w = high - low``, inside the box
+      (:func:`trust_region_bounds`).
+    * ``"around"``: side ``rho w``, inside the unit cube: it reaches up to ``rho w / 2`` past
+      the box's faces, so it can follow the optimum across a split, and stays as local as the
+      box.
+    * ``"cube"``: side :data:`CUBE_SIDE` ``rho``, inside the unit cube: TuRBO's region,
+      whose side does not shrink with the box (the box only chooses the centre).
+
+    Args:
+        center: Shape (d,), inside the box.
+        low, high: The box, shape (d,).
+        rho: Relative side, > 0.
+        region: One of :data:`REGIONS`.
+
+    Returns:
+        ``(lo, hi)``, each shape (d,), with ``0 <= lo <= center <= hi <= 1``.
+    """
+    if region == "box":
+        return trust_region_bounds(center, low, high, rho)
+    side = rho * (high - low) if region == "around" else np.full_like(center, CUBE_SIDE * rho)
+    return np.maximum(center - 0.5 * side, 0.0), np.minimum(center + 0.5 * side, 1.0)
 
 
 def box_candidates(

@@ -13,10 +13,13 @@ numpy only, sized so that the cost per ask does not grow with the number of tria
   signal variance profiled out (its maximum-likelihood value has a closed form), one
   Cholesky factorisation per pair (:func:`fit_gp`);
 * pending points join the data with a fantasy value (Ginsbourger et al., "Kriging is
-  well-suited to parallelize optimization", 2010): the constant liar at the lowest local
-  value makes the mean dip near them, so concurrent Thompson draws spread out; the kriging
-  believer (the posterior mean) only shrinks the variance there, which leaves the draws in
-  place once the region is small (:func:`condition_on_pending`).
+  well-suited to parallelize optimization", 2010): the kriging believer (the posterior mean
+  at each point) keeps the mean and shrinks the variance there, so a concurrent Thompson draw
+  rarely lands on a pending point but still refines where the GP is good; a constant liar (a
+  value of the caller's, e.g. the lowest local value) also makes the mean dip near them,
+  which pushes the draws away from the incumbent (:func:`condition_on_pending`);
+* the Thompson draw is joint over the candidates of largest upper bound only (those that can
+  plausibly win it), which keeps its Cholesky factorisation small (:func:`thompson_sample`).
 
 Notations:
     n: number of local observations; m: number of candidates; d: number of dimensions.
@@ -34,12 +37,14 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import solve_triangular
+from scipy.linalg.blas import dtrsv
 
 LENGTHSCALES = (0.05, 0.1, 0.2, 0.4, 0.8)  # times sqrt(d): the cube's diameter
 NOISE_RATIOS = (1e-3, 1e-2, 0.1, 1.0)  # noise variance / signal variance
 JITTER = 1e-8
 PERTURB_DIMS = 5.0  # expected number of coordinates a perturbation moves
 PERTURB_SCALE = 0.2  # its step relative to the region's side
+JOINT_Z = 3.0  # upper bound, in posterior standard deviations, that preselects a joint draw
 
 
 @dataclass(frozen=True)
@@ -120,7 +125,10 @@ def profile_loglik(chol: np.ndarray, z: np.ndarray) -> np.ndarray:
         Shape (g,).
     """
     n = z.shape[0]
-    w = np.linalg.solve(chol, np.broadcast_to(z[:, None], (chol.shape[0], n, 1)))[..., 0]
+    # w = L^-1 z by one triangular solve per factor: L^T is the Fortran-ordered view of a
+    # C-ordered L, so BLAS reads it in place (a batched np.linalg.solve would LU-factorise
+    # every L again, which cost more than the Cholesky factorisations themselves)
+    w = np.array([dtrsv(L.T, z, lower=0, trans=1) for L in chol])
     s2 = np.maximum(np.sum(w * w, axis=1) / n, 1e-300)
     logdet_half = np.sum(np.log(np.diagonal(chol, axis1=1, axis2=2)), axis=1)
     out: np.ndarray = -0.5 * n * np.log(s2) - logdet_half
@@ -224,6 +232,12 @@ def posterior(gp: LocalGP, Xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mean, var
 
 
+def posterior_mean(gp: LocalGP, Xs: np.ndarray) -> np.ndarray:
+    """The posterior mean of :func:`posterior` alone (no triangular solve), shape (m,)."""
+    out: np.ndarray = gp.y_mean + gp.y_std * (matern52(Xs, gp.X, gp.ell) @ gp.weights)
+    return out
+
+
 def condition_on_pending(gp: LocalGP, P: np.ndarray, lie: float | None = None) -> LocalGP:
     """The GP with the pending points ``P`` added as observations of a fantasy value.
 
@@ -257,21 +271,39 @@ def _standardised(gp: LocalGP) -> np.ndarray:
     return out
 
 
-def thompson_sample(gp: LocalGP, Xs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def thompson_sample(
+    gp: LocalGP, Xs: np.ndarray, rng: np.random.Generator, n_joint: int | None = None
+) -> np.ndarray:
     """One joint draw of the latent function at ``Xs`` from the posterior, shape (m,).
+
+    With ``n_joint`` smaller than ``m``, only the ``n_joint`` candidates of largest upper
+    bound ``mean + JOINT_Z std`` are drawn (jointly); the others get ``-inf``.  Those are the
+    candidates that can plausibly win the draw's argmax, and the joint draw, which needs a
+    Cholesky factorisation of their posterior covariance, costs ``n_joint^3`` instead of
+    ``m^3``.
 
     Args:
         gp: A fitted GP.
         Xs: Candidates, shape (m, d).
-        rng: Random generator (``m`` standard normal draws).
+        rng: Random generator (``min(m, n_joint)`` standard normal draws).
+        n_joint: Number of candidates drawn jointly, or ``None`` for all.
     """
     Ks = matern52(Xs, gp.X, gp.ell)
     v = solve_triangular(gp.chol, Ks.T, lower=True, check_finite=False)
-    cov = gp.s2 * (matern52(Xs, Xs, gp.ell) - v.T @ v)
-    m = Xs.shape[0]
-    chol = _psd_cholesky(cov, 1e-6 * gp.s2)
     mean = Ks @ gp.weights
-    out: np.ndarray = gp.y_mean + gp.y_std * (mean + chol @ rng.standard_normal(m))
+    m = Xs.shape[0]
+    if n_joint is None or n_joint >= m:
+        cov = gp.s2 * (matern52(Xs, Xs, gp.ell) - v.T @ v)
+        chol = _psd_cholesky(cov, 1e-6 * gp.s2)
+        out: np.ndarray = gp.y_mean + gp.y_std * (mean + chol @ rng.standard_normal(m))
+        return out
+    std = np.sqrt(gp.s2 * np.maximum(1.0 - np.sum(v * v, axis=0), 0.0))
+    top = np.argsort(-(mean + JOINT_Z * std), kind="stable")[:n_joint]
+    vt = v[:, top]
+    cov = gp.s2 * (matern52(Xs[top], Xs[top], gp.ell) - vt.T @ vt)
+    chol = _psd_cholesky(cov, 1e-6 * gp.s2)
+    out = np.full(m, -np.inf)
+    out[top] = gp.y_mean + gp.y_std * (mean[top] + chol @ rng.standard_normal(top.size))
     return out
 
 
@@ -316,3 +348,31 @@ def region_candidates(
     step = PERTURB_SCALE * (hi - lo) * rng.standard_normal((n_pert, d))
     pert = np.clip(center + np.where(mask, step, 0.0), lo, hi)
     return np.vstack((uni, pert))
+
+
+def in_cells(C: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Whether each row of ``C`` lies in one of the cells ``lo[i] <= c < hi[i]`` (or ``c == lo``).
+
+    With the cells of observed points (:meth:`~optuna_treeucb.core.UnitCube.value_cells`),
+    this finds the candidates that decode to an observed point.  Cells outside the
+    candidates' bounding box are dropped first, so the cost is O(n d) plus O(m p d) for the
+    ``p`` cells that overlap it.
+
+    Args:
+        C: Candidates, shape (m, d).
+        lo, hi: Cells, each shape (n, d).
+
+    Returns:
+        Shape (m,), bool.
+    """
+    low, high = C.min(axis=0), C.max(axis=0)
+    near = np.flatnonzero((hi[:, 0] >= low[0]) & (lo[:, 0] <= high[0]))
+    for j in range(1, C.shape[1]):  # column by column, on the cells left (faster than np.all)
+        near = near[(hi[near, j] >= low[j]) & (lo[near, j] <= high[j])]
+    if near.size == 0:
+        return np.zeros(C.shape[0], dtype=bool)
+    lo, hi = lo[near][None], hi[near][None]
+    c = C[:, None, :]
+    inside = (lo <= c) & ((c < hi) | (c == lo))
+    out: np.ndarray = inside.all(axis=2).any(axis=1)
+    return out

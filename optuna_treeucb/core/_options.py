@@ -382,12 +382,27 @@ _OPTIONS = (
         "box",
         doc="Discrete parameters in the trust region: they keep the played box's range and "
         "the local GP sees their position on the cube, or (`region`) an int or stepped float "
-        "shrinks with the region but keeps 2 values on each side of the centre's, a "
-        "categorical keeps the centre's choice unless redrawn among the box's with "
-        "probability `min(1, rho)` (the region's side relative to the box), candidates sit on "
-        "values, and the local GP puts any two different choices at distance 1 (one-hot).",
+        "shrinks with the region (to the cube's share `0.8 rho` of its values with "
+        '`region="cube"`) but keeps 2 values on each side of the centre\'s, a categorical '
+        "keeps the centre's choice unless redrawn among the box's (all, with "
+        '`region="cube"`) with probability `min(1, s)`, `s` the region\'s side relative to '
+        "the box (to the cube), candidates sit on values, and the local GP puts any two "
+        "different choices at distance 1 (one-hot).",
         applies='sampling="trust_region" or sampling="local_gp"',
         choices=("box", "region"),
+    ),
+    Option(
+        "region",
+        "str",
+        "cube",
+        doc="Reach of the trust region: inside the played box (side relative to the box), "
+        "around it (the same side, clipped to the unit cube only, so it reaches past the box's "
+        "faces, across a split), or TuRBO's region around the same centre (side relative to "
+        "the cube, 0.8 at the start); discrete parameters keep the box's range unless "
+        '`discrete="region"`. Outside `"box"` a point may leave the played box, which the '
+        "paper's regret analysis does not cover.",
+        applies='sampling="trust_region" or sampling="local_gp"',
+        choices=("box", "around", "cube"),
     ),
     Option(
         "refine",
@@ -397,6 +412,17 @@ _OPTIONS = (
         "observations is halved along its longest side, and so is the half holding its best "
         "observation, while that half holds as many (None: the tree's boxes as they are).",
         low=2,
+        none=True,
+    ),
+    Option(
+        "bagging",
+        "int",
+        None,
+        doc="Shrink a box's mean reward in the index toward the prediction at the box's centre "
+        "of this many regression trees fitted on bootstrap replicates of the data (as 2 "
+        "observations of that value): less variance under noise; the boxes played stay the "
+        "partition's (None: the plain box mean, as the paper).",
+        low=1,
         none=True,
     ),
 )

@@ -768,6 +768,34 @@ class UnitCube:
             raise ValueError(f"UnitCube.decode needs finite coordinates. Got {arr.tolist()!r}.")
         return {p.name: p.decode(u) for p, u in zip(self.params, arr)}
 
+    def value_cells(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The coordinates that decode to the same values as the points ``X``, column by column.
+
+        A coordinate ``u`` of column ``j`` decodes to the value of ``X[i, j]`` if
+        ``lo[i, j] <= u < hi[i, j]``, or ``u == lo[i, j]``: a discrete column's cell is the
+        bin of the point (``-inf`` and ``inf`` at the cube's ends, since decoding clips), a
+        continuous column's is the point itself (``lo = hi``), and a parameter with
+        ``low == high`` has the whole line.  Costs O(1) per point and discrete column.
+
+        Args:
+            X: Shape (n, d), values in [0, 1].
+
+        Returns:
+            ``lo`` and ``hi``, each shape (n, d).
+        """
+        X = np.asarray(X, dtype=float).reshape(-1, self.dim)
+        lo, hi = X.copy(), X.copy()
+        for j, p in enumerate(self.params):
+            n = p.n_values
+            if n is not None:
+                for i, u in enumerate(X[:, j].tolist()):
+                    k = p.bin_index(u)
+                    lo[i, j] = p.bin_edge(k) if k > 0 else -np.inf
+                    hi[i, j] = p.bin_edge(k + 1) if k + 1 < n else np.inf
+            elif p.low == p.high:
+                lo[:, j], hi[:, j] = -np.inf, np.inf
+        return lo, hi
+
     def _check_keys(self, params: Mapping[str, Any], *, full: bool) -> None:
         if not isinstance(params, Mapping):
             raise TypeError(f"Parameters must be given as a mapping. Got {params!r}.")

@@ -240,3 +240,33 @@ def test_bin_indices_and_centres_of_a_continuous_parameter_raise() -> None:
         spec.bin_indices(np.array([0.5]))
     with pytest.raises(ValueError, match="'f' is continuous"):
         spec.bin_centre(0)
+
+
+def test_value_cells_hold_exactly_the_coordinates_of_the_same_value() -> None:
+    cube = UnitCube(
+        [
+            ParamSpec("f", "float", low=-2.0, high=3.0),
+            ParamSpec("li", "int", low=1, high=1000, log=True),
+            ParamSpec("sf", "float", low=0.0, high=1.0, step=0.25),
+            ParamSpec("c", "categorical", choices=("a", "b", "c")),
+            ParamSpec("one", "float", low=2.0, high=2.0),
+        ]
+    )
+    X = np.random.default_rng(0).random((50, 5))
+    X[0] = [0.0, 0.0, 0.0, 0.0, 0.0]
+    X[1] = [1.0, 1.0, 1.0, 1.0, 1.0]
+    lo, hi = cube.value_cells(X)
+    np.testing.assert_array_equal(lo[:, 0], X[:, 0])  # a continuous column: the point
+    np.testing.assert_array_equal(hi[:, 0], X[:, 0])
+    assert np.all(np.isneginf(lo[:, 4]) & np.isposinf(hi[:, 4]))  # one value: everything
+    assert np.all(np.isneginf(lo[0, 1:4]) & np.isposinf(hi[1, 1:4]))  # the cube's ends
+    for i in range(X.shape[0]):
+        for j in (1, 2, 3):
+            p, value = cube.params[j], cube.params[j].decode(X[i, j])
+            assert lo[i, j] <= X[i, j] < hi[i, j] or X[i, j] == 1.0
+            if np.isfinite(lo[i, j]):  # the cell's first coordinate, and the one before it
+                assert p.decode(lo[i, j]) == value
+                assert p.decode(np.nextafter(lo[i, j], -np.inf)) != value
+            if np.isfinite(hi[i, j]):  # the cell's last coordinate, and its end
+                assert p.decode(np.nextafter(hi[i, j], -np.inf)) == value
+                assert p.decode(hi[i, j]) != value

@@ -47,8 +47,9 @@ def test_asks_are_legal_values_and_reproducible(rule: str, index: str) -> None:
 
 
 def test_hoeffding_ask_falls_in_a_box_of_maximal_index() -> None:
+    # the paper's rule: the point inside the played box (the default region="cube" may leave it)
     rng = np.random.default_rng(0)
-    bandit = TreeUCB(2, seed=0, n_startup=5)
+    bandit = TreeUCB(2, seed=0, n_startup=5, region="box")
     for t in range(60):
         lv = bandit.fit_leaves()
         x = bandit.ask_x()

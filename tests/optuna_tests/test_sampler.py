@@ -162,6 +162,20 @@ def test_discrete_region_reaches_the_core_and_draws_legal_values() -> None:
     assert study.best_params["act"] == "tanh"
 
 
+def test_bagging_reaches_the_core_and_a_rebuilt_core_has_the_same_trees() -> None:
+    sampler = TreeUCBSampler(seed=0, n_startup_trials=5, bagging=3, sampling="uniform")
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(lambda t: (t.suggest_float("x", -1, 1) - 0.3) ** 2, n_trials=30)
+    rebuilt = sampler.build_model(study)
+    assert rebuilt.bagging == 3 and rebuilt._bag is not None
+    study.ask({"x": FloatDistribution(-1, 1)})  # the cached core is told the 30th trial
+    (cached,) = [m.core for models in sampler._models.values() for m in models]
+    # the bootstrap weights follow the seed and the trials, not when the core saw them
+    np.testing.assert_array_equal(cached.fit_leaves().mean, rebuilt.fit_leaves().mean)
+    plain = TreeUCBSampler(seed=0, n_startup_trials=5, sampling="uniform").build_model(study)
+    assert not np.array_equal(plain.fit_leaves().mean, rebuilt.fit_leaves().mean)
+
+
 def test_docstring_describes_only_the_samplers_own_arguments() -> None:
     doc = TreeUCBSampler.__doc__ or ""
     args = doc[doc.index("Args:") : doc.index("Raises:")]
@@ -886,6 +900,21 @@ def test_pruners(pruner: optuna.pruners.BasePruner) -> None:
     assert sampler.build_model(study).n_observations == 40
 
 
+def _float_and_int(trial: optuna.Trial) -> float:
+    x = trial.suggest_float("x", 0.0, 1.0)
+    y = trial.suggest_int("y", 0, 4)
+    return (x - 0.3) ** 2 + 0.1 * y
+
+
+@pytest.mark.parametrize("seed", [7, 8, 11, 13])
+def test_local_gp_never_asks_a_point_already_tried(seed: int) -> None:
+    # a perturbation clipped onto a split at an observed value used to repeat that point
+    # (these seeds did, before the local GP skipped candidates equal to a tried point)
+    study = _run(TreeUCBSampler(seed=seed), _float_and_int, 40)
+    points = [(t.params["x"], t.params["y"]) for t in study.trials]
+    assert len(set(points)) == len(points)
+
+
 # -- optimisation sanity --------------------------------------------------------------------------
 def _median_best(make: Callable[[int], BaseSampler], objective: Any) -> float:
     return float(np.median([_run(make(seed), objective, 50).best_value for seed in range(5)]))
@@ -933,3 +962,26 @@ def test_an_option_without_effect_warns_once_naming_the_sampler() -> None:
     ignored = [w for w in record if "ignores gamma=0.3" in str(w.message)]
     assert len(ignored) == 1 and "TreeUCBSampler" in str(ignored[0].message)
     assert 'rule="incremental"' in str(ignored[0].message)
+
+
+@pytest.mark.parametrize("region", ["around", "cube"])
+def test_region_reaches_the_core_and_keeps_enqueued_contexts(region: str) -> None:
+    def objective(trial: optuna.Trial) -> float:
+        x = trial.suggest_float("x", -5.0, 5.0)
+        y = trial.suggest_float("y", 0.0, 2.0)
+        return (x - 1.0) ** 2 + (y - 0.5) ** 2
+
+    sampler = TreeUCBSampler(seed=0, n_startup_trials=5, region=region)  # type: ignore[arg-type]
+    study = _run(sampler, objective, 30)
+    assert sampler.build_model(study).region == region
+    for _ in range(4):
+        study.enqueue_trial({"y": 1.5})
+    study.optimize(objective, n_trials=4)
+    assert [t.params["y"] for t in study.trials[30:]] == [1.5] * 4
+    assert all(-5.0 <= t.params["x"] <= 5.0 and 0.0 <= t.params["y"] <= 2.0 for t in study.trials)
+    with pytest.raises(
+        ValueError,
+        match=r"'region' parameter of TreeUCBSampler must be one of \['box', 'around', 'cube'\]"
+        r"\. Got 'parent' instead",
+    ):
+        TreeUCBSampler(region="parent")  # type: ignore[arg-type]

@@ -221,3 +221,20 @@ def test_the_study_is_read_once_per_trial(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(optuna.Study, "get_trials", get_trials)
     study.optimize(lambda t: t.suggest_float("x", 0, 1) + t.suggest_float("y", 0, 1), 5)
     assert len(reads) == 5
+
+
+def test_running_trials_get_distinct_suggestions_near_the_best() -> None:
+    # 8 trials asked at once after 30 told ones: each sees the others as pending, and every
+    # suggestion is new and as close to the optimum (0.3, 0.6) as the told trials' median
+    def objective(x: float, y: float) -> float:
+        return (x - 0.3) ** 2 + (y - 0.6) ** 2
+
+    study = optuna.create_study(sampler=TreeUCBSampler(seed=0))
+    study.optimize(lambda t: objective(t.suggest_float("x", 0, 1), t.suggest_float("y", 0, 1)), 30)
+    running = [study.ask() for _ in range(8)]
+    points = np.array([[t.suggest_float("x", 0, 1), t.suggest_float("y", 0, 1)] for t in running])
+    told = np.array([[t.params["x"], t.params["y"]] for t in study.trials[:30]])
+    everything = np.vstack((told, points))
+    assert np.unique(everything, axis=0).shape[0] == 38
+    told_values = [objective(*p) for p in told]
+    assert np.median([objective(*p) for p in points]) < np.median(told_values)

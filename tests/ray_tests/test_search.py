@@ -804,3 +804,28 @@ def test_refinement_and_smoothed_centre_reach_the_core() -> None:
     assert all(0.0 <= c["x"] <= 1.0 and 0.0 <= c["y"] <= 1.0 for c in configs)
     with pytest.raises(ValueError, match=r"'refine' parameter of TreeUCBSearch must be"):
         TreeUCBSearch(space, metric="loss", mode="min", refine=1)
+
+
+def test_region_reaches_the_core() -> None:
+    space = {"x": tune.uniform(0.0, 1.0), "y": tune.uniform(0.0, 1.0)}
+    searcher = TreeUCBSearch(space, metric="loss", mode="min", seed=0, region="cube")
+    configs = _run(searcher, 30, lambda c: (c["x"] - 0.3) ** 2 + (c["y"] - 0.3) ** 2)
+    core = searcher._treeucb
+    assert core is not None and core.region == "cube"
+    assert all(0.0 <= c["x"] <= 1.0 and 0.0 <= c["y"] <= 1.0 for c in configs)
+    with pytest.raises(ValueError, match=r"'region' parameter of TreeUCBSearch must be one of"):
+        TreeUCBSearch(space, metric="loss", mode="min", region="parent")
+
+
+def test_bagging_reaches_the_core() -> None:
+    space = {"x": tune.uniform(0.0, 1.0), "y": tune.uniform(0.0, 1.0)}
+    searcher = TreeUCBSearch(
+        space, metric="loss", mode="min", seed=0, n_startup_trials=5, bagging=4
+    )
+    _run(searcher, 25, lambda c: (c["x"] - 0.3) ** 2 + (c["y"] - 0.3) ** 2)
+    core = searcher._treeucb
+    assert core is not None and core.bagging == 4
+    core.fit_leaves()
+    assert core._bag is not None and core._bag.n_fit > 0
+    with pytest.raises(ValueError, match=r"'bagging' parameter of TreeUCBSearch must be"):
+        TreeUCBSearch(space, metric="loss", mode="min", bagging=0)

@@ -384,7 +384,7 @@ def test_next_point_sits_on_the_row_of_its_choice() -> None:
 
 
 def test_a_next_box_too_thin_to_see_is_circled() -> None:
-    bandit = TreeUCB(2, seed=0, n_startup=5)
+    bandit = TreeUCB(2, seed=0, n_startup=5, region="box")  # the draws stay in the played box
     rng = np.random.default_rng(0)
     for _ in range(400):
         x = bandit.ask_x()
