@@ -47,7 +47,6 @@ Notations:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import numpy as np
@@ -55,6 +54,7 @@ import sklearn
 from sklearn.tree import DecisionTreeRegressor
 
 from optuna_treeucb.core._partition import apply_tree
+from optuna_treeucb.core._partition import refit_size
 
 _STREAM = 0xBA66  # keeps the trees' weight streams apart from any other use of the seed
 
@@ -110,14 +110,7 @@ class BaggedTrees:
         """Observations the trees are fitted on when there are ``n``: the last point not above
         ``n`` of the schedule ``m -> m + max(1, ceil(refit_fraction * m))`` from 0 (the
         partition's, :meth:`~optuna_treeucb.core.RefitPartition.fit_size`)."""
-        if self.refit_fraction == 0.0:
-            return n
-        m = self._n_fit if self._n_fit <= n else 0
-        while True:
-            following = m + max(1, math.ceil(self.refit_fraction * m))
-            if following > n:
-                return m
-            m = following
+        return refit_size(n, self._n_fit, self.refit_fraction)
 
     def weights(self, n: int) -> np.ndarray:
         """The Poisson weights of the first ``n`` observations, shape (B, n)."""

@@ -113,13 +113,15 @@ def test_contexts_stay_fixed_and_discrete_columns_keep_the_box(
         bandit.tell(p, -((p["x"] - 0.2 * c) ** 2) - (p["y"] - 0.5) ** 2)
 
 
-@pytest.mark.parametrize("region", REACHING)
+@pytest.mark.parametrize("region", ["box", *REACHING])
 @pytest.mark.parametrize("sampling", ["local_gp", "trust_region"])
-def test_reaching_regions_play_the_full_budget_under_pruned_context(
+def test_in_box_samplers_play_the_full_budget_under_pruned_context(
     region: str, sampling: str
 ) -> None:
-    # the budget column (pruned="context") is a context: fixed at the full budget, never
-    # moved by a region that reaches past the box
+    # with pruned="context" the model has a budget column the parameters do not: the draw,
+    # its trust region and the pending points live in that larger cube and come back as
+    # points of the parameters' cube, near the optimum of the full evaluations; the budget
+    # column is a context, never moved by a region that reaches past the box
     bandit = TreeUCB(3, seed=1, sampling=sampling, region=region, pruned="context", max_budget=27)  # type: ignore[arg-type]
     rng = np.random.default_rng(0)
     for t in range(80):

@@ -241,23 +241,6 @@ def test_local_gp_in_the_option_errors() -> None:
         TreeUCB(2, sampling="gp")  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("sampling", ["local_gp", "trust_region"])
-def test_in_box_samplers_play_the_full_budget_under_pruned_context(sampling: str) -> None:
-    # with pruned="context" the model has a budget column the parameters do not: the draw,
-    # its trust region and the pending points must live in that larger cube and come back
-    # as points of the parameters' cube, near the optimum of the full evaluations
-    bandit = TreeUCB(3, seed=1, sampling=sampling, pruned="context", max_budget=27)  # type: ignore[arg-type]
-    rng = np.random.default_rng(0)
-    for t in range(80):
-        x = bandit.ask_x()
-        budget = None if t % 3 == 0 else int(rng.integers(1, 27))
-        bandit.tell_x(x, -float(np.sum((x - 0.3) ** 2)), budget=budget)
-    bandit.add_pending(bandit.ask_x())
-    x = bandit.ask_x()
-    assert x.shape == (3,) and np.all((x >= 0.0) & (x <= 1.0))
-    assert np.linalg.norm(bandit.best_x - 0.3) < 0.1
-
-
 def test_fit_gp_reuses_the_factor_fit_gp_fixed_computes() -> None:
     # the grid's factor of the chosen pair is kept: the same GP as refitting that pair
     rng = np.random.default_rng(3)
