@@ -10,6 +10,11 @@ Problems (all minimised):
   variants); regret ``f(x) - f_opt`` of the best *observed* trial, divided by the median regret
   of a uniform random point.  Seeds 0-999 use the instances 1-3 (tuning), seeds 1000+
   (``--seed-offset 1000``) the instances 4-15 (report);
+* mixed (not in the default run; name them with ``--problems``, e.g.
+  ``--problems mixed-sphere-5d,mixed-rastrigin-10d``): a BBOB-like function whose coordinates
+  cycle through a float, an int and a float on a grid of step 0.5, with optima on their grids,
+  plus a categorical of 4 choices adding 0, 0.1, 0.3 or 0.6 times the median value of random
+  points (in an order drawn per seed); regret as for continuous;
 * sklearn: cross-validated error of small scikit-learn models on bundled datasets with mixed
   log/int/categorical spaces (fixed folds and model seeds, so they are deterministic); regret
   ``(v - best) / (median_random - best)`` where ``best`` is the best value any run found and
@@ -28,6 +33,8 @@ Usage::
         --samplers TPE,CmaEs,Random,QMC --save /tmp/base.pkl   # baselines once, then
     python -m benchmarks optimize --problems bbob-5d,bbob-10d --seed-offset 1000 \
         --samplers "TreeUCB,TreeUCB uniform" --load /tmp/base.pkl   # report all together
+    python -m benchmarks optimize --problems svc-breast_cancer,rf-wine --trials 100 \
+        --samplers "TreeUCB,TreeUCB[discrete=region],TPE"   # a TreeUCB with core options
 """
 
 from __future__ import annotations
@@ -55,9 +62,11 @@ from benchmarks._common import pmap
 from benchmarks._common import require
 from benchmarks._common import results_dir
 from benchmarks._common import stamp_core
+from benchmarks._testfunctions import BASE
 from benchmarks._testfunctions import HIGH
 from benchmarks._testfunctions import LOW
 from benchmarks._testfunctions import TestFunction
+from benchmarks.inbox import parse_setting
 
 SAMPLERS = (
     "TreeUCB",
@@ -74,14 +83,32 @@ SAMPLERS = (
 SAMPLINGS = ("uniform", "trust_region", "parzen", "local_gp")
 
 
+def split_samplers(text: str) -> list[str]:
+    """``--samplers`` as names: commas inside ``[...]`` belong to a variant's options."""
+    names, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += {"[": 1, "]": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            names.append(text[start:i])
+            start = i + 1
+    names.append(text[start:])
+    return [n for n in names if n]
+
+
 def make_sampler(name: str, seed: int) -> Any:
-    """A fresh sampler by name (defaults except the seed)."""
+    """A fresh sampler by name (defaults except the seed).
+
+    ``TreeUCB[key=value,...]`` is ``TreeUCBSampler`` with those options (values parsed as
+    Python literals when they are, e.g. ``TreeUCB[discrete=region,C=0.03]``).
+    """
     import optuna
 
     from optuna_treeucb import TreeUCBSampler
 
     if name == "TreeUCB":
         return TreeUCBSampler(seed=seed)
+    if name.startswith("TreeUCB[") and name.endswith("]"):
+        return TreeUCBSampler(seed=seed, **parse_setting(name[8:-1]))
     if name.startswith("TreeUCB ") and name[8:] in SAMPLINGS:
         return TreeUCBSampler(seed=seed, sampling=name[8:])
     if name == "TreeUCB incremental":
@@ -104,8 +131,9 @@ def make_sampler(name: str, seed: int) -> Any:
 # -- problems ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ProblemSpec:
-    """A problem by name; ``group`` in {"continuous", "continuous-noisy", "sklearn"} or a BBOB
-    group ("bbob-<d>d" for the noiseless functions, "bbob-noisy" for the noisy ones)."""
+    """A problem by name; ``group`` in {"continuous", "continuous-noisy", "mixed", "sklearn"}
+    or a BBOB group ("bbob-<d>d" for the noiseless functions, "bbob-noisy" for the noisy
+    ones)."""
 
     name: str
     group: str
@@ -114,6 +142,42 @@ class ProblemSpec:
 def _continuous(label: str) -> tuple[str, int, float]:
     parts = label.split("-")
     return parts[0], int(parts[1][:-1]), (0.1 if parts[-1] == "noisy" else 0.0)
+
+
+MIXED_PENALTIES = (0.0, 0.1, 0.3, 0.6)  # of a mixed problem's categorical, x median random
+
+
+def _mixed_objective(
+    name: str, seed: int, trues: list[float]
+) -> tuple[Callable[[Any], float], float]:
+    """A mixed problem ``mixed-<function>-<d>d`` (see the module docstring) and its scale."""
+    _, fname, dims = name.split("-")
+    dim = int(dims[:-1])
+    tf = TestFunction(fname, dim, seed)
+    kinds = ["float", "int", "step"] * dim
+    for i in range(dim):  # optima on the grids, so the regret can reach 0
+        if kinds[i] == "int":
+            tf.xopt[i] = float(np.round(tf.xopt[i]))
+        elif kinds[i] == "step":
+            tf.xopt[i] = float(np.round(2.0 * tf.xopt[i]) / 2.0)
+    order = np.random.default_rng([seed, dim, 7]).permutation(len(MIXED_PENALTIES))
+    penalty = {f"c{k}": MIXED_PENALTIES[order[k]] * tf.median_random for k in range(len(order))}
+
+    def objective(trial: Any) -> float:
+        x = np.empty(dim)
+        for i in range(dim):
+            if kinds[i] == "int":
+                x[i] = trial.suggest_int(f"x{i}", int(LOW), int(HIGH))
+            elif kinds[i] == "step":
+                x[i] = trial.suggest_float(f"x{i}", LOW, HIGH, step=0.5)
+            else:
+                x[i] = trial.suggest_float(f"x{i}", LOW, HIGH)
+        c = trial.suggest_categorical("c", list(penalty))
+        v = float(tf.f(x)) + penalty[c]
+        trues.append(v)
+        return v
+
+    return objective, tf.median_random
 
 
 def _sklearn_objective(name: str) -> Callable[[Any], float]:
@@ -246,6 +310,8 @@ def run_one(job: tuple[str, ProblemSpec, int, int]) -> dict[str, Any]:
             return obs
 
         scale = tf.median_random
+    elif prob.group == "mixed":
+        objective, scale = _mixed_objective(prob.name, seed, trues)
     else:
         inner = _sklearn_objective(prob.name)
 
@@ -291,7 +357,7 @@ def normalised_regret(results: list[dict[str, Any]]) -> None:
     for r in results:
         by_problem.setdefault(r["problem"], []).append(r)
     for rs in by_problem.values():
-        if rs[0]["group"].startswith(("continuous", "bbob")):
+        if rs[0]["group"].startswith(("continuous", "bbob", "mixed")):
             for r in rs:
                 r["regret"] = np.maximum(_best_of_observed(r["obs"], r["true"]), 0.0) / r["scale"]
             continue
@@ -361,6 +427,42 @@ def report(
             },
         }
     return text, headline
+
+
+def paired(
+    results: list[dict[str, Any]], samplers: list[str], checkpoints: list[int], baseline: str
+) -> str:
+    """Markdown tables of the paired log-ratio of each sampler's regret to ``baseline``'s.
+
+    Per (problem, seed), ``log(regret / regret of baseline)`` after ``n`` trials (regrets
+    floored at 1e-6, as in the geometric means; needs :func:`normalised_regret` first); the
+    mean over the runs of a group, its standard error and the share of runs below 0 (ties
+    count one half).  Negative is better than the baseline.
+    """
+    keyed = {(r["sampler"], r["problem"], r["seed"]): r for r in results}
+    cells = sorted({(r["problem"], r["seed"], r["group"]) for r in results})
+    groups = [*sorted({g for _, _, g in cells}), "overall"]
+    text = ""
+    for n in checkpoints:
+        rows = []
+        for s in samplers:
+            if s == baseline:
+                continue
+            for g in groups:
+                diff = np.array(
+                    [
+                        np.log(max(keyed[(s, p, seed)]["regret"][n - 1], 1e-6))
+                        - np.log(max(keyed[(baseline, p, seed)]["regret"][n - 1], 1e-6))
+                        for p, seed, group in cells
+                        if g in (group, "overall")
+                    ]
+                )
+                se = float(diff.std(ddof=1) / np.sqrt(diff.size)) if diff.size > 1 else 0.0
+                win = float(np.mean(diff < 0) + 0.5 * np.mean(diff == 0))
+                rows.append([s, g, str(diff.size), f"{diff.mean():+.3f} ± {se:.3f}", fmt(win, 2)])
+        header = ["sampler", "group", "runs", f"log-ratio to {baseline} ± s.e.", "win"]
+        text += f"\n### Paired to {baseline}, after {n} trials\n\n" + md_table(header, rows)
+    return text
 
 
 def plot(results: list[dict[str, Any]], samplers: list[str], path: str) -> None:
@@ -448,6 +550,11 @@ def select_problems(quick: bool, names: str | None) -> list[ProblemSpec]:
             out.append(known[name])
         elif name.startswith("bbob"):
             out += bbob_problems(name)
+        elif name.startswith("mixed-"):
+            _, fname, dims = name.split("-")
+            if fname not in BASE or not dims.endswith("d") or not dims[:-1].isdigit():
+                raise SystemExit(f"Unknown problem {name!r}.")
+            out.append(ProblemSpec(name, "mixed"))
         else:
             raise SystemExit(f"Unknown problem {name!r}.")
     return out
@@ -470,6 +577,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--load", default=None, help="comma-separated pickles of earlier runs to report with"
     )
+    p.add_argument(
+        "--paired", default=None, help="also report paired log-ratios to this sampler's regret"
+    )
     a = p.parse_args(argv)
     require("cmaes", "CmaEsSampler", "optimize")
     print(stamp_core(), flush=True)
@@ -480,7 +590,7 @@ def main(argv: list[str] | None = None) -> None:
     if "GP" in samplers:
         require("torch", "GPSampler", "optimize")
     if a.samplers:
-        samplers = a.samplers.split(",")
+        samplers = split_samplers(a.samplers)
         for s in samplers:
             make_sampler(s, 0)  # unknown names fail now
     probs = select_problems(a.quick, a.problems)
@@ -507,6 +617,8 @@ def main(argv: list[str] | None = None) -> None:
             results += old
     checkpoints = [n for n in (50, 100, 200) if n <= n_trials] or [n_trials]
     text, headline = report(results, samplers, checkpoints)
+    if a.paired:
+        text += paired(results, samplers, checkpoints, a.paired)
     out = results_dir(a.out)
     plot(results, samplers, str(out / f"{a.name}.png"))
     walls = {

@@ -35,6 +35,7 @@ from optuna_treeucb._grouping import _SpaceTracker
 from optuna_treeucb._grouping import to_spec as _to_spec
 from optuna_treeucb.core import OPTIONS
 from optuna_treeucb.core import Center
+from optuna_treeucb.core import Discrete
 from optuna_treeucb.core import Index
 from optuna_treeucb.core import PrunedRule
 from optuna_treeucb.core import Region
@@ -235,6 +236,7 @@ class TreeUCBSampler(BaseSampler):
         n_candidates: int = _CORE_DEFAULTS["n_candidates"],
         sampling: Sampling = _CORE_DEFAULTS["sampling"],
         center: Center = _CORE_DEFAULTS["center"],
+        discrete: Discrete = _CORE_DEFAULTS["discrete"],
         region: Region = _CORE_DEFAULTS["region"],
         refine: int | None = _CORE_DEFAULTS["refine"],
         bagging: int | None = _CORE_DEFAULTS["bagging"],

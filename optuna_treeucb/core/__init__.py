@@ -21,6 +21,7 @@ from optuna_treeucb.core._space import ParamSpec
 from optuna_treeucb.core._space import UnitCube
 from optuna_treeucb.core._treeucb import Center
 from optuna_treeucb.core._treeucb import Direction
+from optuna_treeucb.core._treeucb import Discrete
 from optuna_treeucb.core._treeucb import Index
 from optuna_treeucb.core._treeucb import Leaves
 from optuna_treeucb.core._treeucb import Region
@@ -31,6 +32,7 @@ from optuna_treeucb.core._treeucb import TreeUCB
 __all__ = [
     "Center",
     "Direction",
+    "Discrete",
     "Index",
     "Rule",
     "Region",

@@ -135,20 +135,23 @@ def profile_loglik(chol: np.ndarray, z: np.ndarray) -> np.ndarray:
     return out
 
 
-def fit_gp(X: np.ndarray, y: np.ndarray) -> LocalGP:
+def fit_gp(X: np.ndarray, y: np.ndarray, dim: int | None = None) -> LocalGP:
     """Fit the GP: standardise ``y``, choose ``(ell, lam)`` on the grid by likelihood.
 
-    The lengthscales are :data:`LENGTHSCALES` times ``sqrt(d)``, the ratios
+    The lengthscales are :data:`LENGTHSCALES` times ``sqrt(dim)``, the ratios
     :data:`NOISE_RATIOS`; ties go to the first pair, lengthscale-major.
 
     Args:
         X: Inputs, shape (n, d), n >= 1.
         y: Targets, shape (n,), finite.
+        dim: Dimensions whose square root scales the lengthscales (``None``: ``d``); inputs
+            with one-hot blocks pass the number of parameters, whose diameter the blocks keep.
 
     Returns:
         The fitted GP.
     """
     n, d = X.shape
+    d = d if dim is None else dim
     y_std = float(np.std(y))
     z = (y - np.mean(y)) / (y_std if y_std > 0 else 1.0)
     dist = _distances(X, X)
@@ -334,7 +337,8 @@ def region_candidates(
         m: Number of candidates.
 
     Returns:
-        Shape (m, d), inside the region.
+        Shape (m, d), inside the region: the ``m - m // 2`` uniform candidates first, then
+        the ``m // 2`` perturbations.
     """
     d = lo.shape[0]
     n_pert = m // 2

@@ -377,15 +377,30 @@ _OPTIONS = (
         choices=("best", "smoothed"),
     ),
     Option(
+        "discrete",
+        "str",
+        "box",
+        doc="Discrete parameters in the trust region: they keep the played box's range and "
+        "the local GP sees their position on the cube, or (`region`) an int or stepped float "
+        "shrinks with the region (to the cube's share `0.8 rho` of its values with "
+        '`region="cube"`) but keeps 2 values on each side of the centre\'s, a categorical '
+        "keeps the centre's choice unless redrawn among the box's (all, with "
+        '`region="cube"`) with probability `min(1, s)`, `s` the region\'s side relative to '
+        "the box (to the cube), candidates sit on values, and the local GP puts any two "
+        "different choices at distance 1 (one-hot).",
+        applies='sampling="trust_region" or sampling="local_gp"',
+        choices=("box", "region"),
+    ),
+    Option(
         "region",
         "str",
         "cube",
         doc="Reach of the trust region: inside the played box (side relative to the box), "
         "around it (the same side, clipped to the unit cube only, so it reaches past the box's "
         "faces, across a split), or TuRBO's region around the same centre (side relative to "
-        "the cube, 0.8 at the start); discrete parameters keep the box's range. Outside "
-        '`"box"` a point may leave the played box, which the paper\'s regret analysis does '
-        "not cover.",
+        "the cube, 0.8 at the start); discrete parameters keep the box's range unless "
+        '`discrete="region"`. Outside `"box"` a point may leave the played box, which the '
+        "paper's regret analysis does not cover.",
         applies='sampling="trust_region" or sampling="local_gp"',
         choices=("box", "around", "cube"),
     ),

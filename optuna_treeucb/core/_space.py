@@ -423,6 +423,51 @@ class ParamSpec:
             guess = u * n
         return self._search_bin(u, min(n - 1, max(0, int(guess))))
 
+    def bin_indices(self, u: np.ndarray) -> np.ndarray:
+        """:meth:`bin_index` of every coordinate of ``u``, for arrays.
+
+        Categoricals and linear int grids (bin edges ``j / K``) take a vectorised closed form,
+        corrected at the edges as :meth:`bin_index` is; other grids call :meth:`bin_index`
+        per coordinate.
+
+        Args:
+            u: Coordinates, any shape (clipped to [0, 1]).
+
+        Returns:
+            Bin indices in ``[0, K - 1]``, same shape, dtype int64.
+
+        Raises:
+            ValueError: If the parameter is continuous.
+        """
+        n = self.n_values
+        if n is None:
+            raise ValueError(f"Parameter {self.name!r} is continuous; it has no bins.")
+        v = np.clip(np.asarray(u, dtype=float), 0.0, 1.0)
+        if self.kind == "categorical":
+            out: np.ndarray = np.minimum(n - 1, np.floor(v * n)).astype(np.int64)
+            return out
+        if self.kind == "int" and not self.log:  # edges j / n, exact (n <= 2**50)
+            k = np.clip(np.floor(v * n), 0, n - 1).astype(np.int64)
+            k -= k / n > v
+            k += (k + 1 < n) & ((k + 1) / n <= v)
+            return k
+        flat = [self.bin_index(x) for x in v.ravel().tolist()]
+        return np.array(flat, dtype=np.int64).reshape(v.shape)
+
+    def bin_centre(self, k: int) -> float:
+        """Coordinate of value ``k`` of a discrete parameter: the centre of its bin.
+
+        :meth:`encode` maps value ``k`` there, and :meth:`decode` maps it back to value ``k``.
+
+        Raises:
+            ValueError: If the parameter is continuous or ``k`` is out of range.
+        """
+        n = self.n_values
+        if n is None:
+            raise ValueError(f"Parameter {self.name!r} is continuous; it has no bins.")
+        k = self._check_index(k, n - 1, "index")
+        return (self.bin_edge(k) + self.bin_edge(k + 1)) / 2.0
+
     def _search_bin(self, u: float, guess: int) -> int:
         """The largest ``k`` in [0, K - 1] with ``bin_edge(k) <= u``, searched from ``guess``."""
         n = self.n_values
@@ -596,7 +641,7 @@ class ParamSpec:
         """Coordinate in [0, 1] of a legal value (the bin centre for a discrete one)."""
         if self.is_discrete:
             i = self.index_of(value)
-            return (self.bin_edge(i) + self.bin_edge(i + 1)) / 2.0
+            return self.bin_centre(i)
         v = float(self._check_number(value))
         assert self.low is not None and self.high is not None
         if self.low == self.high:

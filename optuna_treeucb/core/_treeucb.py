@@ -15,10 +15,16 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from optuna_treeucb.core._bagging import BaggedTrees
+from optuna_treeucb.core._discrete import draw_categories
+from optuna_treeucb.core._discrete import embed
+from optuna_treeucb.core._discrete import grid_region
+from optuna_treeucb.core._discrete import snap
+from optuna_treeucb.core._discrete import step_off_centre
 from optuna_treeucb.core._fidelity import PrunedRule
 from optuna_treeucb.core._fidelity import budget_contexts
 from optuna_treeucb.core._fidelity import budget_rewards
 from optuna_treeucb.core._fidelity import full_budget
+from optuna_treeucb.core._inbox import CUBE_SIDE
 from optuna_treeucb.core._inbox import TrustRegion
 from optuna_treeucb.core._inbox import box_candidates
 from optuna_treeucb.core._inbox import local_means
@@ -73,6 +79,7 @@ Index = Literal["hoeffding", "soft_gp"]
 Direction = Literal["maximize", "minimize"]
 Sampling = Literal["uniform", "trust_region", "parzen", "local_gp"]
 Center = Literal["best", "smoothed"]
+Discrete = Literal["box", "region"]
 Region = Literal["box", "around", "cube"]
 PARZEN_GOOD_FRACTION = 0.25  # share of a box's observations that are "good" for parzen
 PARZEN_N_TOP = 3  # best points of the box that parzen perturbs
@@ -286,6 +293,20 @@ class TreeUCB:
             observations in the box have the best mean value (a noisy objective's best raw
             value is its luckiest draw), and counts a told value as a success when the mean
             of its nearest observations so far beats the best such mean so far.
+        discrete:
+            ``sampling="trust_region"`` or ``"local_gp"``: how discrete parameters (ints,
+            stepped floats, categoricals) enter the trust region.  ``"box"``: they keep the
+            played box's range, and the local GP sees their position on the cube (a
+            categorical's position follows the order of its choices).  ``"region"``: an int or
+            stepped float shrinks with the trust region, but keeps two values on each side of
+            the centre's (as the box permits); a categorical keeps the centre's choice or,
+            with probability ``min(1, rho)`` (``rho`` the region's side relative to the box),
+            takes one of the box's choices uniformly, a Hamming neighbourhood that narrows as
+            the region does (CASMOPOLITAN, Wan et al., ICML 2021); candidates sit on the values
+            they decode to, a perturbation moves a grid by at least one value, and the local
+            GP sees a categorical as a one-hot block, so any two different choices are at
+            distance 1 (the cube's side), whatever their order.  See
+            :mod:`optuna_treeucb.core._discrete`.
         region:
             ``sampling="trust_region"`` or ``"local_gp"``: how far the trust region reaches.
             ``"box"`` keeps it inside the played box, its side relative to the box's side;
@@ -296,7 +317,8 @@ class TreeUCB:
             cube (0.8 of the cube's at the start, between 0.8 / 128 and 1.6 as the rule
             halves and doubles it) and does not shrink with the box, which then only
             chooses the centre and the local GP's data.  Discrete parameters keep the box's
-            range, and context columns stay fixed, with every ``region``.  Outside
+            range (with ``discrete="box"``; see ``discrete`` for ``"region"``), and context
+            columns stay fixed, with every ``region``.  Outside
             ``"box"`` the drawn point may lie outside the played box, and the paper's regret
             analysis (Theorem 1) no longer applies: it charges each round to the played box,
             whose count ``n`` and index then do not include the point (the point counts in
@@ -394,6 +416,7 @@ class TreeUCB:
         n_candidates: int = 32,
         sampling: Sampling = "local_gp",
         center: Center = "best",
+        discrete: Discrete = "box",
         region: Region = "cube",
         refine: int | None = None,
         bagging: int | None = None,
@@ -432,6 +455,7 @@ class TreeUCB:
         self.region: Region = opts["region"]
         self.refine: int | None = opts["refine"]
         self.bagging: int | None = opts["bagging"]
+        self.discrete: Discrete = opts["discrete"]
         self._discrete = np.array([p.is_discrete for p in self.space.params], dtype=bool)
 
     def _init_observations(self) -> None:
@@ -1041,7 +1065,10 @@ class TreeUCB:
             # the tree routes float32 copies of the points: keep the centre in the box
             center = np.clip(X[mine[best]], low, high)
             lo, hi = self._region(center, low, high)
-            return self._sample_in(np.repeat(lo[None], n, 0), np.repeat(hi[None], n, 0), ctx)
+            pts = self._sample_in(np.repeat(lo[None], n, 0), np.repeat(hi[None], n, 0), ctx)
+            if self.discrete == "region":
+                pts = self._discrete_candidates(pts, center, lo, hi, ctx)
+            return pts
         # parzen: candidates around the box's best points, scored by l(x) / g(x) on the box
         order = mine[np.argsort(-y, kind="stable")]
         rng = self._rng
@@ -1068,13 +1095,83 @@ class TreeUCB:
         self, center: np.ndarray, low: np.ndarray, high: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """The trust region around ``center`` (reaching past the box with ``region`` other
-        than ``"box"``); discrete columns keep the box."""
-        lo, hi = region_bounds(center, low, high, self.trust_region.rho, self.region)
-        # discrete columns (ints, grids, categories) are drawn in the whole box
+        than ``"box"``).
+
+        With ``discrete="box"`` discrete columns (ints, grids, categories) keep the box.  With
+        ``"region"`` a grid's side is the region's, as a float's, widened to keep a few values
+        on each side of the centre's
+        (:func:`~optuna_treeucb.core._discrete.grid_region`) and clipped to the region's
+        reach (the box with ``region="box"``, the cube otherwise).  With ``region="cube"``
+        ``rho`` is thus relative to the cube for a grid too: the region holds about
+        ``0.8 rho`` of the grid's values (of its log-range for a log grid), however small
+        the box.  A categorical's side is the range its candidates draw from
+        (:meth:`_discrete_candidates`): the box's choices, or with ``region="cube"`` all of
+        them.
+        """
+        t_lo, t_hi = region_bounds(center, low, high, self.trust_region.rho, self.region)
         discrete = np.zeros(self._mdim, dtype=bool)
         discrete[: self.space.dim] = self._discrete
-        lo[discrete], hi[discrete] = low[discrete], high[discrete]
+        lo, hi = np.where(discrete, low, t_lo), np.where(discrete, high, t_hi)
+        if self.discrete == "region":
+            for j in np.flatnonzero(self._discrete):
+                a, z = (low[j], high[j]) if self.region == "box" else (0.0, 1.0)
+                if self.space.params[j].kind == "categorical":
+                    if self.region == "cube":
+                        lo[j], hi[j] = a, z
+                    continue
+                lo[j], hi[j] = grid_region(self.space.params[j], center[j], t_lo[j], t_hi[j], a, z)
         return lo, hi
+
+    def _discrete_candidates(
+        self,
+        cand: np.ndarray,
+        center: np.ndarray,
+        lo: np.ndarray,
+        hi: np.ndarray,
+        ctx: Mapping[int, float],
+        moved: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """``discrete="region"``: the candidates' discrete columns in the trust region.
+
+        A categorical keeps the centre's choice or, with probability ``min(1, s)``, takes one
+        of the choices in ``[lo, hi]`` (:meth:`_region`: the box's, or all with
+        ``region="cube"``), ``s`` the region's side relative to the box (``rho``) or, with
+        ``region="cube"``, to the cube (``0.8 rho``); a grid is snapped to its bins' centres,
+        and a coordinate that a perturbation of the centre moved (``moved``, shape (m, d))
+        moves by at least one value (see :mod:`optuna_treeucb.core._discrete`).  Context
+        columns stay as given.
+
+        Args:
+            cand: Candidates, shape (m, d) (changed in place and returned).
+            center: The trust region's centre, shape (d,).
+            lo, hi: The trust region, shape (d,).
+            ctx: Column -> coordinate of the context.
+            moved: Which coordinates a perturbation moved (``None``: none).
+        """
+        m = cand.shape[0]
+        rho = self.trust_region.rho
+        side = CUBE_SIDE * rho if self.region == "cube" else rho
+        for j in np.flatnonzero(self._discrete):
+            if j in ctx:
+                continue
+            spec = self.space.params[j]
+            if spec.kind == "categorical":
+                cand[:, j] = draw_categories(self._rng, spec, center[j], lo[j], hi[j], side, m)
+            elif moved is None:
+                cand[:, j] = snap(spec, cand[:, j])[1]
+            else:
+                cand[:, j] = step_off_centre(
+                    self._rng, spec, center[j], cand[:, j], moved[:, j], lo[j], hi[j]
+                )
+        return cand
+
+    def _features(self, P: np.ndarray) -> np.ndarray:
+        """Inputs of the local GP for points ``P`` of the model's cube (shape (m, d')):
+        the points themselves, or with ``discrete="region"`` their categoricals one-hot
+        (:func:`~optuna_treeucb.core._discrete.embed`)."""
+        if self.discrete == "box" or all(p.kind != "categorical" for p in self.space.params):
+            return P
+        return embed(P, self.space.params)
 
     def _draw_local_gp(
         self,
@@ -1100,20 +1197,25 @@ class TreeUCB:
         observed value can), the draw is made again on the candidates that do not
         (:meth:`_new_points`).  Returns shape (1, d).
         """
-        local = nearest(X, X[best], LOCAL_GP_N)
+        Z = self._features(X)
+        local = nearest(Z, Z[best], LOCAL_GP_N)
         with _one_blas_thread():
             y = self._local_targets(local)
-            gp = self._fit_local_gp(X, local, y, best)
+            gp = self._fit_local_gp(Z, local, y, best)
             own = local[self.partition.leaf_of[local] == b]
-            center = np.clip(X[own[self._argmax(posterior_mean(gp, X[own]))]], low, high)
+            center = np.clip(X[own[self._argmax(posterior_mean(gp, Z[own]))]], low, high)
             lo, hi = self._region(center, low, high)
             for j, u in ctx.items():
                 center[j] = lo[j] = hi[j] = u
             cand = region_candidates(self._rng, lo, hi, center, LOCAL_GP_CANDIDATES)
+            if self.discrete == "region":
+                moved = cand != center
+                moved[: cand.shape[0] - cand.shape[0] // 2] = False  # the uniform half
+                cand = self._discrete_candidates(cand, center, lo, hi, ctx, moved)
             pend = self._pending_in(b) if self.region == "box" else self._pending_within(lo, hi)
             pend = pend[:LOCAL_GP_PENDING]
-            gp = condition_on_pending(gp, pend)  # kriging believer
-            score = thompson_sample(gp, cand, self._rng, LOCAL_GP_JOINT)
+            gp = condition_on_pending(gp, self._features(pend))  # kriging believer
+            score = thompson_sample(gp, self._features(cand), self._rng, LOCAL_GP_JOINT)
             best_cand = cand[[self._argmax(score)]]
             if not self._repeats(best_cand)[0]:
                 return best_cand
@@ -1121,11 +1223,15 @@ class TreeUCB:
             fresh = self._new_points(cand, low, high, ctx)
             if fresh is None:  # every value of the box has been tried
                 return best_cand
-            score = thompson_sample(gp, fresh, self._rng, LOCAL_GP_JOINT)
+            score = thompson_sample(gp, self._features(fresh), self._rng, LOCAL_GP_JOINT)
         return fresh[[self._argmax(score)]]
 
     def _fit_local_gp(self, X: np.ndarray, local: np.ndarray, y: np.ndarray, best: int) -> LocalGP:
         """The local GP on ``X[local]``, ``y``, its hyperparameters chosen on the grid.
+
+        ``X`` holds the GP's inputs (:meth:`_features`); with one-hot categoricals the
+        lengthscales still scale with the square root of the model's columns, whose diameter
+        the one-hot blocks keep.
 
         With ``LOCAL_GP_SELECT_EVERY = k > 1`` the grid sees the data of the first ``m``
         observations only, ``m`` the number of observations rounded down to a multiple of
@@ -1134,14 +1240,15 @@ class TreeUCB:
         observations draws the same points).
         """
         k = LOCAL_GP_SELECT_EVERY
+        dim = None if X.shape[1] == self._mdim else self._mdim
         m = self._n - self._n % k
         if k == 1 or m == self._n or m < 2:
-            return fit_gp(X[local], y)
+            return fit_gp(X[local], y, dim=dim)
         key = (m, best)
         pair = self._gp_pair.get(key)
         if pair is None:
             prefix = nearest(X[:m], X[best], LOCAL_GP_N)
-            chosen = fit_gp(X[prefix], self._local_targets(prefix))
+            chosen = fit_gp(X[prefix], self._local_targets(prefix), dim=dim)
             pair = (chosen.ell, chosen.lam)
             self._gp_pair = {key: pair}
         return fit_gp_fixed(X[local], y, *pair)
@@ -1326,6 +1433,7 @@ class TreeUCB:
             state["max_budget"] = None
             state["_context_B"] = None
         state.setdefault("center", "best")  # pickled before the smoothed centre existed
+        state.setdefault("discrete", "box")  # pickled before discrete="region" existed
         state.setdefault("region", "box")  # pickled before the region's reach was an option
         state.setdefault("_local", np.zeros(0))
         state.setdefault("refine", None)

@@ -186,3 +186,24 @@ def test_inbox(results_in_tmp: Path) -> None:
         ["sampling=trust_region", "overall"],
     ]
     assert rows[0][4] == "+0.000 ± 0.000" and rows[2][2] == "2"  # paired with itself; 2 runs
+
+
+def test_optimize_takes_treeucb_variants_and_mixed_problems() -> None:
+    from benchmarks.optimize import ProblemSpec
+    from benchmarks.optimize import make_sampler
+    from benchmarks.optimize import run_one
+    from benchmarks.optimize import select_problems
+    from benchmarks.optimize import split_samplers
+
+    names = split_samplers("TreeUCB,TreeUCB[discrete=region,C=0.03],TPE")
+    assert names == ["TreeUCB", "TreeUCB[discrete=region,C=0.03]", "TPE"]
+    sampler = make_sampler(names[1], 0)
+    options = sampler._core_options
+    assert (options["discrete"], options["C"]) == ("region", 0.03)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'discret'"):
+        make_sampler("TreeUCB[discret=region]", 0)
+    assert select_problems(False, "mixed-sphere-5d") == [ProblemSpec("mixed-sphere-5d", "mixed")]
+    with pytest.raises(SystemExit, match="Unknown problem"):
+        select_problems(False, "mixed-nothing-5d")
+    result = run_one((names[1], ProblemSpec("mixed-sphere-4d", "mixed"), 0, 14))
+    assert result["true"].shape == (14,) and np.all(result["true"] >= 0.0)

@@ -208,6 +208,40 @@ def test_log_bounds_with_equal_logarithms() -> None:
         assert spec.decode(spec.encode(v)) == v
 
 
+@pytest.mark.parametrize(
+    "spec",
+    [
+        ParamSpec("c", "categorical", choices=tuple(range(7))),
+        ParamSpec("i", "int", low=-3, high=7),
+        ParamSpec("wide", "int", low=0, high=2**40),
+        ParamSpec("li", "int", low=1, high=1000, log=True),
+        ParamSpec("sf", "float", low=0.0, high=1.0, step=0.1),
+    ],
+)
+def test_bin_indices_and_centres_agree_with_the_scalar_forms(spec: ParamSpec) -> None:
+    n = spec.n_values
+    assert n is not None
+    rng = np.random.default_rng(0)
+    edges = [spec.bin_edge(j) for j in (0, 1, n // 2, n - 1, n)]
+    near = [e + s for e in edges for s in (-1e-12, 0.0, 1e-12)]
+    u = np.concatenate((rng.random(201), near, [-0.5, 1.5])).reshape(2, -1)
+    expected = np.vectorize(spec.bin_index)(u)
+    np.testing.assert_array_equal(spec.bin_indices(u), expected)
+    for k in (0, n // 2, n - 1):
+        assert spec.bin_centre(k) == spec.encode(spec.value_at(k))
+        assert spec.bin_index(spec.bin_centre(k)) == k
+    with pytest.raises(ValueError, match="must be an int in"):
+        spec.bin_centre(n)
+
+
+def test_bin_indices_and_centres_of_a_continuous_parameter_raise() -> None:
+    spec = ParamSpec("f", "float", low=0.0, high=1.0)
+    with pytest.raises(ValueError, match="'f' is continuous"):
+        spec.bin_indices(np.array([0.5]))
+    with pytest.raises(ValueError, match="'f' is continuous"):
+        spec.bin_centre(0)
+
+
 def test_value_cells_hold_exactly_the_coordinates_of_the_same_value() -> None:
     cube = UnitCube(
         [

@@ -144,6 +144,24 @@ def test_sampling_reaches_the_core_and_the_trust_region_follows_the_trials(sampl
     assert state.n_seen == 40 and (state.rho, state.n_success, state.n_failure) != (1.0, 0, 0)
 
 
+def test_discrete_region_reaches_the_core_and_draws_legal_values() -> None:
+    sampler = TreeUCBSampler(seed=0, n_startup_trials=5, discrete="region")
+    study = optuna.create_study(sampler=sampler)
+
+    def objective(trial: optuna.Trial) -> float:
+        x = trial.suggest_float("x", -1.0, 1.0)
+        n = trial.suggest_int("n", 1, 64, log=True)
+        act = trial.suggest_categorical("act", ["relu", "tanh", "sigmoid"])
+        return (x - 0.3) ** 2 + abs(math.log2(n) - 3) / 6 + (act != "tanh")
+
+    study.optimize(objective, n_trials=30)
+    assert sampler.build_model(study).discrete == "region"
+    for trial in study.trials:
+        assert isinstance(trial.params["n"], int) and 1 <= trial.params["n"] <= 64
+        assert trial.params["act"] in ("relu", "tanh", "sigmoid")
+    assert study.best_params["act"] == "tanh"
+
+
 def test_bagging_reaches_the_core_and_a_rebuilt_core_has_the_same_trees() -> None:
     sampler = TreeUCBSampler(seed=0, n_startup_trials=5, bagging=3, sampling="uniform")
     study = optuna.create_study(sampler=sampler)

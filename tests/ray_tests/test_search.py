@@ -762,6 +762,28 @@ def test_an_option_without_effect_warns_naming_the_searcher() -> None:
     assert 'index="soft_gp"' in str(ignored[0].message)
 
 
+def test_discrete_region_reaches_the_core_and_draws_legal_values() -> None:
+    space = {
+        "x": tune.uniform(0.0, 1.0),
+        "n": tune.randint(0, 20),
+        "act": tune.choice(["relu", "tanh", "sigmoid"]),
+    }
+    searcher = TreeUCBSearch(
+        space, metric="loss", mode="min", seed=0, n_startup_trials=5, discrete="region"
+    )
+    configs = _run(
+        searcher,
+        30,
+        lambda c: (c["x"] - 0.3) ** 2 + abs(c["n"] - 7) / 20 + (c["act"] != "tanh"),
+    )
+    core = searcher._treeucb
+    assert core is not None and core.discrete == "region"
+    assert all(isinstance(c["n"], int) and 0 <= c["n"] < 20 for c in configs)
+    assert all(c["act"] in ("relu", "tanh", "sigmoid") for c in configs)
+    with pytest.raises(ValueError, match=r"'discrete' parameter of TreeUCBSearch must be"):
+        TreeUCBSearch(space, metric="loss", mode="min", discrete="grid")
+
+
 def test_refinement_and_smoothed_centre_reach_the_core() -> None:
     space = {"x": tune.uniform(0.0, 1.0), "y": tune.uniform(0.0, 1.0)}
     searcher = TreeUCBSearch(

@@ -1,0 +1,239 @@
+"""Discrete columns in the trust region (``discrete="region"``)."""
+
+from __future__ import annotations
+
+import math
+import pickle
+from typing import Any
+
+import numpy as np
+import pytest
+
+from optuna_treeucb.core import ParamSpec
+from optuna_treeucb.core import TreeUCB
+from optuna_treeucb.core._discrete import MIN_BINS
+from optuna_treeucb.core._discrete import box_bins
+from optuna_treeucb.core._discrete import draw_categories
+from optuna_treeucb.core._discrete import embed
+from optuna_treeucb.core._discrete import grid_region
+from optuna_treeucb.core._discrete import snap
+from optuna_treeucb.core._discrete import step_off_centre
+
+INT = ParamSpec("k", "int", low=0, high=20)  # 21 bins, edges j / 21
+CAT = ParamSpec("c", "categorical", choices=("a", "b", "c", "d", "e"))  # 5 bins of 0.2
+MIXED = [
+    ParamSpec("x", "float", low=0.0, high=1.0),
+    ParamSpec("y", "float", low=0.0, high=1.0),
+    ParamSpec("k", "int", low=0, high=30),
+    ParamSpec("n", "int", low=1, high=1000, log=True),
+    ParamSpec("q", "float", low=0.0, high=1.0, step=0.1),
+    ParamSpec("c", "categorical", choices=("a", "b", "c", "d", "e")),
+]
+BONUS = {"a": 0.2, "b": 0.0, "c": 0.6, "d": 0.1, "e": 0.2}  # "c", in the middle, is best
+
+
+def _mixed(p: dict[str, Any]) -> float:
+    """Larger is better; the best is x=0.3, y=0.6, k=17, n=50, q=0.4, c='c'."""
+    return -(
+        (p["x"] - 0.3) ** 2
+        + (p["y"] - 0.6) ** 2
+        + ((p["k"] - 17) / 30) ** 2
+        + (math.log(p["n"] / 50) / 7) ** 2
+        + (p["q"] - 0.4) ** 2
+        + (0.6 - BONUS[p["c"]])
+    )
+
+
+# -- pure functions by hand --------------------------------------------------------------------
+def test_snap_puts_coordinates_on_the_centres_their_values_encode_to() -> None:
+    u = np.array([0.0, 0.03, 0.5, 0.999, 1.0])
+    k, c = snap(INT, u)
+    assert k.tolist() == [0, 0, 10, 20, 20]
+    np.testing.assert_array_equal(c, [INT.encode(int(v)) for v in k])
+    k, c = snap(CAT, u)
+    assert k.tolist() == [0, 0, 2, 4, 4]
+    assert [CAT.decode(v) for v in c] == ["a", "a", "c", "e", "e"]
+
+
+def test_grid_region_keeps_min_bins_on_each_side_within_the_box() -> None:
+    c = INT.encode(10)  # bin 10 is [10/21, 11/21)
+    lo, hi = grid_region(INT, c, c, c, 0.0, 1.0)  # a trust region of width 0
+    assert MIN_BINS == 2 and (lo, hi) == (8 / 21, 13 / 21)
+    assert grid_region(INT, c, 0.1, 0.9, 0.0, 1.0) == (0.1, 0.9)  # wide: the region's
+    assert grid_region(INT, c, c, c, 0.45, 0.55) == (0.45, 0.55)  # the box wins
+    c0 = INT.encode(0)
+    assert grid_region(INT, c0, c0, c0, 0.0, 1.0) == (0.0, 3 / 21)  # at the end of the grid
+
+
+def test_box_bins_are_the_values_whose_centres_lie_in_the_box() -> None:
+    assert box_bins(CAT, 0.0, 1.0) == (0, 4)
+    assert box_bins(CAT, 0.2, 0.6) == (1, 2)  # centres 0.3 and 0.5
+    assert box_bins(CAT, 0.35, 0.8) == (2, 3)  # 0.3 is out, 0.7 in
+    assert box_bins(CAT, 0.52, 0.58) == (2, 2)  # no centre inside: the bin it overlaps
+
+
+def test_categories_stay_at_the_centre_as_rho_shrinks() -> None:
+    rng = np.random.default_rng(0)
+    c = CAT.encode("b")
+    wide = [CAT.decode(v) for v in draw_categories(rng, CAT, c, 0.0, 1.0, 2.0, 5000)]
+    shares = np.array([wide.count(x) for x in "abcde"]) / 5000
+    np.testing.assert_allclose(shares, 0.2, atol=0.03)  # rho >= 1: uniform on the box
+    narrow = [CAT.decode(v) for v in draw_categories(rng, CAT, c, 0.0, 1.0, 0.1, 5000)]
+    assert abs(narrow.count("b") / 5000 - (0.9 + 0.1 / 5)) < 0.02
+    boxed = {CAT.decode(v) for v in draw_categories(rng, CAT, c, 0.2, 0.6, 1.0, 500)}
+    assert boxed == {"b", "c"}  # only the box's choices
+
+
+def test_a_moved_grid_coordinate_leaves_the_centres_value() -> None:
+    rng = np.random.default_rng(1)
+    c = INT.encode(10)
+    u = np.full(400, c) + rng.normal(0.0, 0.004, 400)  # steps well inside one bin
+    moved = np.arange(400) % 2 == 0
+    out = step_off_centre(rng, INT, c, u, moved, 8 / 21, 13 / 21)
+    values = np.array([INT.decode(v) for v in out])
+    assert np.all(values[moved] != 10) and np.all(np.abs(values[moved] - 10) == 1)
+    assert np.all(values[~moved] == 10)
+    assert {9, 11} <= set(values[moved].tolist())
+    # a region of the centre's value only: nowhere to move
+    top = INT.encode(20)
+    out = step_off_centre(rng, INT, top, np.full(4, top), np.ones(4, bool), 20 / 21, 1.0)
+    assert [INT.decode(v) for v in out] == [20] * 4
+
+
+def test_embed_puts_any_two_choices_at_distance_one() -> None:
+    P = np.array([[0.3, CAT.encode(x), 0.7] for x in "abe"])
+    Z = embed(P, [ParamSpec("x", "float", low=0.0, high=1.0), CAT])  # the last: a budget
+    assert Z.shape == (3, 7)
+    dist = np.linalg.norm(Z[:, None] - Z[None], axis=2)
+    np.testing.assert_allclose(dist, 1.0 - np.eye(3), atol=1e-12)
+    np.testing.assert_array_equal(Z[:, 0], P[:, 0])
+    np.testing.assert_array_equal(Z[:, -1], P[:, -1])
+
+
+# -- inside TreeUCB ----------------------------------------------------------------------------
+@pytest.mark.parametrize("sampling", ["local_gp", "trust_region"])
+def test_asks_are_legal_values_on_their_bin_centres(sampling: str) -> None:
+    bandit = TreeUCB(MIXED, seed=0, n_startup=8, sampling=sampling, discrete="region")  # type: ignore[arg-type]
+    for _ in range(30):
+        params = bandit.ask()
+        bandit.tell(params, _mixed(params))
+    for _ in range(5):
+        x = bandit.ask_x()
+        for spec, u in zip(MIXED, x, strict=True):
+            if spec.is_discrete:
+                assert u == spec.bin_centre(spec.bin_index(u))
+        params = bandit.space.decode(x)
+        assert isinstance(params["k"], int) and 0 <= params["k"] <= 30
+        assert isinstance(params["n"], int) and 1 <= params["n"] <= 1000
+        assert params["c"] in BONUS and round(params["q"] * 10) == pytest.approx(params["q"] * 10)
+
+
+def _late_draws(discrete: str, seeds: range) -> tuple[float, float]:
+    """Share of the right category and of ints within 2 of the best, asks 50 to 69."""
+    right, near = [], []
+    for seed in seeds:
+        bandit = TreeUCB(MIXED, seed=seed, discrete=discrete)  # type: ignore[arg-type]
+        for t in range(70):
+            params = bandit.ask()
+            if t >= 50:
+                right.append(params["c"] == "c")
+                near.append(abs(params["k"] - 17) <= 2)
+            bandit.tell(params, _mixed(params))
+    return float(np.mean(right)), float(np.mean(near))
+
+
+def test_region_concentrates_draws_on_the_best_category_and_int() -> None:
+    # the best category sits in the middle of the choices, the best int inside the range
+    # (measured with the default region="cube": region 0.70 and 0.92, box 0.58 and 0.50)
+    right, near = _late_draws("region", range(3))
+    assert right > 0.65 and near > 0.85
+    right_box, near_box = _late_draws("box", range(3))
+    assert right > right_box and near > near_box
+
+
+@pytest.mark.parametrize("region", ["box", "around", "cube"])
+def test_the_discrete_region_follows_the_reach_of_the_trust_region(region: str) -> None:
+    specs = [ParamSpec("x", "float", low=0.0, high=1.0), INT, CAT]
+    bandit = TreeUCB(specs, discrete="region", region=region)  # type: ignore[arg-type]
+    c = np.array([0.5, INT.bin_centre(10), CAT.bin_centre(2)])
+    low, high = np.array([0.45, INT.bin_edge(9), 0.4]), np.array([0.55, INT.bin_edge(12), 0.6])
+    lo, hi = bandit._region(c, low, high)  # rho = 1 before any observation
+    if region == "cube":  # the grid's side is the float's, relative to the cube (0.8 rho)
+        assert (lo[1], hi[1]) == (pytest.approx(c[1] - 0.4), pytest.approx(c[1] + 0.4))
+        assert (lo[2], hi[2]) == (0.0, 1.0)  # every choice
+    else:  # the box's side, widened to MIN_BINS values each side, clipped to the reach
+        reach = (INT.bin_edge(10 - MIN_BINS), INT.bin_edge(11 + MIN_BINS))
+        assert (lo[1], hi[1]) == (reach if region == "around" else (low[1], high[1]))
+        assert (lo[2], hi[2]) == (low[2], high[2])
+    cand = bandit._discrete_candidates(np.tile(c, (400, 1)), c, lo, hi, {})
+    # the box holds the centre's choice only; with "cube" a redraw (p = 0.8) takes any of 5
+    assert set(CAT.bin_indices(cand[:, 2]).tolist()) == (
+        {0, 1, 2, 3, 4} if region == "cube" else {2}
+    )
+    kept = 0.2 + 0.8 / 5 if region == "cube" else 1.0
+    assert np.mean(cand[:, 2] == c[2]) == pytest.approx(kept, abs=0.07)
+
+
+def test_contexts_are_kept_under_region() -> None:
+    bandit = TreeUCB(MIXED, seed=1, n_startup=5, discrete="region")
+    for t in range(30):
+        ctx = {"c": "abcde"[t % 5], "k": t % 31}
+        params = bandit.ask(ctx)
+        assert params["c"] == ctx["c"] and params["k"] == ctx["k"]
+        bandit.tell(params, _mixed(params))
+
+
+def test_budget_context_column_under_region() -> None:
+    bandit = TreeUCB(MIXED, seed=2, discrete="region", pruned="context", max_budget=9)
+    rng = np.random.default_rng(0)
+    for t in range(40):
+        params = bandit.ask()
+        bandit.tell(params, _mixed(params), budget=None if t % 2 else int(rng.integers(1, 9)))
+    assert bandit.space.decode(bandit.ask_x())["c"] in BONUS
+
+
+def test_region_is_reproducible_and_pickles_mid_run() -> None:
+    def run(bandit: TreeUCB, n: int) -> list[Any]:
+        out = []
+        for _ in range(n):
+            params = bandit.ask()
+            bandit.tell(params, _mixed(params))
+            out.append(sorted(params.items()))
+        return out
+
+    a = TreeUCB(MIXED, seed=4, n_startup=6, discrete="region")
+    b = TreeUCB(MIXED, seed=4, n_startup=6, discrete="region")
+    assert run(a, 20) == run(b, 20)
+    clone = pickle.loads(pickle.dumps(a))
+    assert clone.discrete == "region"
+    assert run(clone, 8) == run(a, 8)
+
+
+def test_a_state_pickled_before_the_option_reads_as_box() -> None:
+    bandit = TreeUCB(MIXED, seed=0)
+    state = bandit.__getstate__()
+    del state["discrete"]
+    old = TreeUCB.__new__(TreeUCB)
+    old.__setstate__(state)
+    assert old.discrete == "box"
+
+
+@pytest.mark.parametrize(
+    ("value", "error", "match"),
+    [
+        (
+            "grid",
+            ValueError,
+            r"'discrete' parameter of TreeUCB must be one of \['box', 'region'\]",
+        ),
+        (1, TypeError, r"'discrete' parameter of TreeUCB must be one of .*Got 1 \(int\)"),
+    ],
+)
+def test_bad_discrete_raises_a_clear_error(value: Any, error: type[Exception], match: str) -> None:
+    with pytest.raises(error, match=match):
+        TreeUCB(MIXED, discrete=value)
+
+
+def test_discrete_without_a_trust_region_warns() -> None:
+    with pytest.warns(UserWarning, match=r"TreeUCB ignores discrete='region'.*sampling="):
+        TreeUCB(MIXED, sampling="uniform", discrete="region")
