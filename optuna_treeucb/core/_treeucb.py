@@ -39,10 +39,8 @@ from optuna_treeucb.core._index import normalize_rewards
 from optuna_treeucb.core._index import soft_box_features
 from optuna_treeucb.core._index import soft_gp_index
 from optuna_treeucb.core._index import update_average_ranks
-from optuna_treeucb.core._localgp import LocalGP
 from optuna_treeucb.core._localgp import condition_on_pending
 from optuna_treeucb.core._localgp import fit_gp
-from optuna_treeucb.core._localgp import fit_gp_fixed
 from optuna_treeucb.core._localgp import in_cells
 from optuna_treeucb.core._localgp import nearest
 from optuna_treeucb.core._localgp import posterior_mean
@@ -88,7 +86,6 @@ LOCAL_GP_CANDIDATES = 128  # Thompson-sampling candidates in the trust region
 LOCAL_GP_PENDING = 32  # pending points of the box the local GP conditions on, at most
 BAGGING_PSEUDO_COUNT = 2.0  # observations the bagged value counts as in a box's mean
 LOCAL_GP_JOINT: int | None = 32  # candidates drawn jointly (best upper bounds); None: all
-LOCAL_GP_SELECT_EVERY = 1  # observations between two choices of the GP's hyperparameters
 _PARTITION_OPTIONS = (
     "criterion",
     "min_impurity_decrease",
@@ -464,7 +461,6 @@ class TreeUCB:
         self._ybuf = np.zeros(16)  # internal values: larger is better
         self._bbuf = np.full(16, np.inf)  # budgets: the step reached, inf for a full evaluation
         self._n = 0
-        self._gp_pair: dict[tuple[int, int], tuple[float, float]] = {}  # local GP's (ell, lam)
         d = self.space.dim  # value cells of the observations (UnitCube.value_cells), filled
         self._cells: tuple[np.ndarray, np.ndarray, int] = (np.zeros((0, d)), np.zeros((0, d)), 0)
         self._told: dict[int, dict[str, Any]] = {}  # observation -> parameters as told
@@ -1201,7 +1197,9 @@ class TreeUCB:
         local = nearest(Z, Z[best], LOCAL_GP_N)
         with _one_blas_thread():
             y = self._local_targets(local)
-            gp = self._fit_local_gp(Z, local, y, best)
+            # with one-hot categoricals the lengthscales still scale with the square root of
+            # the model's columns, whose diameter the one-hot blocks keep
+            gp = fit_gp(Z[local], y, dim=None if Z.shape[1] == self._mdim else self._mdim)
             own = local[self.partition.leaf_of[local] == b]
             center = np.clip(X[own[self._argmax(posterior_mean(gp, Z[own]))]], low, high)
             lo, hi = self._region(center, low, high)
@@ -1225,33 +1223,6 @@ class TreeUCB:
                 return best_cand
             score = thompson_sample(gp, self._features(fresh), self._rng, LOCAL_GP_JOINT)
         return fresh[[self._argmax(score)]]
-
-    def _fit_local_gp(self, X: np.ndarray, local: np.ndarray, y: np.ndarray, best: int) -> LocalGP:
-        """The local GP on ``X[local]``, ``y``, its hyperparameters chosen on the grid.
-
-        ``X`` holds the GP's inputs (:meth:`_features`); with one-hot categoricals the
-        lengthscales still scale with the square root of the model's columns, whose diameter
-        the one-hot blocks keep.
-
-        With ``LOCAL_GP_SELECT_EVERY = k > 1`` the grid sees the data of the first ``m``
-        observations only, ``m`` the number of observations rounded down to a multiple of
-        ``k`` (the same nearest rule around ``X[best]``); the choice is cached by ``(m, best)``,
-        so it is a function of the data, as every draw is (a model rebuilt from the same
-        observations draws the same points).
-        """
-        k = LOCAL_GP_SELECT_EVERY
-        dim = None if X.shape[1] == self._mdim else self._mdim
-        m = self._n - self._n % k
-        if k == 1 or m == self._n or m < 2:
-            return fit_gp(X[local], y, dim=dim)
-        key = (m, best)
-        pair = self._gp_pair.get(key)
-        if pair is None:
-            prefix = nearest(X[:m], X[best], LOCAL_GP_N)
-            chosen = fit_gp(X[prefix], self._local_targets(prefix), dim=dim)
-            pair = (chosen.ell, chosen.lam)
-            self._gp_pair = {key: pair}
-        return fit_gp_fixed(X[local], y, *pair)
 
     def _new_points(
         self, cand: np.ndarray, low: np.ndarray, high: np.ndarray, ctx: Mapping[int, float]
@@ -1441,7 +1412,6 @@ class TreeUCB:
         state.setdefault("_bag", None)
         state.setdefault("_bag_entropy", 0)
         state.setdefault("_ranks", np.zeros(0))  # pickled before the ranks were kept
-        state.setdefault("_gp_pair", {})
         d = state["space"].dim
         state.setdefault("_cells", (np.zeros((0, d)), np.zeros((0, d)), 0))
         state["_partition_opts"].setdefault("refine", None)

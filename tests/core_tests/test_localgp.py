@@ -324,13 +324,8 @@ def test_local_gp_repeats_a_point_when_the_box_has_no_other() -> None:
     assert bandit.ask() == {"k": 3}
 
 
-@pytest.mark.parametrize("every", [1, 5])
-def test_local_gp_draws_are_a_function_of_the_data(
-    monkeypatch: pytest.MonkeyPatch, every: int
-) -> None:
-    # with the hyperparameters chosen every few observations, a core told the same
-    # observations at once draws what the core asked along the way draws
-    monkeypatch.setattr(treeucb_module, "LOCAL_GP_SELECT_EVERY", every)
+def test_local_gp_draws_are_a_function_of_the_data() -> None:
+    # a core told the same observations at once draws what the core asked along the way draws
     bandit = TreeUCB(3, seed=0, n_startup=5)
     for _ in range(33):
         x = bandit.ask_x()
