@@ -152,8 +152,7 @@ def fit_gp(X: np.ndarray, y: np.ndarray, dim: int | None = None) -> LocalGP:
     """
     n, d = X.shape
     d = d if dim is None else dim
-    y_std = float(np.std(y))
-    z = (y - np.mean(y)) / (y_std if y_std > 0 else 1.0)
+    z, y_mean, y_std = standardise(y)
     dist = _distances(X, X)
     ells = np.array(LENGTHSCALES) * math.sqrt(d)
     lams = np.array(NOISE_RATIOS) + JITTER
@@ -164,7 +163,7 @@ def fit_gp(X: np.ndarray, y: np.ndarray, dim: int | None = None) -> LocalGP:
     ell, lam = float(ells[i // lams.size]), float(NOISE_RATIOS[i % lams.size])
     # the chosen pair's factor is the one fit_gp_fixed would compute (same matrix, same
     # LAPACK routine), so it is reused rather than factorised again
-    return _from_factor(X, z, ell, lam, chol[i], float(np.mean(y)), y_std if y_std > 0 else 1.0)
+    return _from_factor(X, z, ell, lam, chol[i], y_mean, y_std)
 
 
 def fit_gp_fixed(X: np.ndarray, y: np.ndarray, ell: float, lam: float) -> LocalGP:
@@ -176,11 +175,49 @@ def fit_gp_fixed(X: np.ndarray, y: np.ndarray, ell: float, lam: float) -> LocalG
         ell: Lengthscale.
         lam: Noise-to-signal ratio.
     """
-    y_mean = float(np.mean(y))
-    y_std = float(np.std(y))
-    if not y_std > 0:
-        y_std = 1.0
-    return _factor(X, (y - y_mean) / y_std, ell, lam, y_mean, y_std)
+    z, y_mean, y_std = standardise(y)
+    return _factor(X, z, ell, lam, y_mean, y_std)
+
+
+def unit_scale(y: np.ndarray) -> tuple[np.ndarray, int]:
+    """``y`` times the power of two ``2**-e`` that brings its largest magnitude into [0.5, 1).
+
+    Multiplying by a power of two is exact (no rounding, short of subnormal results), so any
+    computation on the scaled values that is homogeneous in them (a mean, a standard
+    deviation, a ratio of the two) gives the same bits as on ``y`` itself, while no square of
+    a value of 1e160 overflows and no square of a value of 1e-200 underflows to 0.
+
+    Args:
+        y: Finite values, shape (n,).
+
+    Returns:
+        The scaled values, shape (n,), and ``e`` (0 when ``y`` is all zeros or empty).
+    """
+    m = float(np.max(np.abs(y))) if y.size else 0.0
+    if not (m > 0.0 and math.isfinite(m)):
+        return y, 0
+    e = math.frexp(m)[1]
+    return np.ldexp(y, -e), e
+
+
+def standardise(y: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """Standardised targets ``z = (y - mean) / std`` (``std`` 1 if the targets are constant).
+
+    Computed on :func:`unit_scale`'s values, so values of any magnitude a float holds give a
+    finite ``z`` (``np.std`` of values near 1e160 would overflow and of values near 1e-160
+    underflow to 0), and values of ordinary magnitude give the same bits as the plain formula.
+
+    Args:
+        y: Finite targets, shape (n,).
+
+    Returns:
+        ``z`` (shape (n,)), ``mean`` and ``std`` in the units of ``y``.
+    """
+    ys, e = unit_scale(np.asarray(y, dtype=float))
+    mean_s, std_s = float(np.mean(ys)), float(np.std(ys))
+    if not std_s > 0.0:  # constant targets: centred, in the units of y
+        return np.ldexp(ys - mean_s, e), math.ldexp(mean_s, e), 1.0
+    return (ys - mean_s) / std_s, math.ldexp(mean_s, e), math.ldexp(std_s, e)
 
 
 def _factor(

@@ -46,6 +46,7 @@ from optuna_treeucb.core._localgp import nearest
 from optuna_treeucb.core._localgp import posterior_mean
 from optuna_treeucb.core._localgp import region_candidates
 from optuna_treeucb.core._localgp import thompson_sample
+from optuna_treeucb.core._localgp import unit_scale
 from optuna_treeucb.core._options import OPTIONS
 from optuna_treeucb.core._options import validate_options
 from optuna_treeucb.core._partition import IncrementalPartition
@@ -1052,7 +1053,9 @@ class TreeUCB:
         mine = np.flatnonzero(self.partition.leaf_of == b)
         if mine.size == 0:  # an empty cell: nothing to refine around
             return self._sample_in(np.repeat(low[None], n, 0), np.repeat(high[None], n, 0), ctx)
-        y = self._y[mine]
+        # the values scaled into [0.5, 1) (exactly): _argmax's tie tolerance is absolute, so on
+        # raw values near 1e-150 every value would tie with the best
+        y = unit_scale(self._y[mine])[0]
         X = self._model_X()
         if self.sampling == "local_gp" and self.index == "hoeffding":
             return self._draw_local_gp(X, b, low, high, ctx, mine[self._argmax(y)])
@@ -1268,14 +1271,16 @@ class TreeUCB:
 
     def _local_targets(self, local: np.ndarray) -> np.ndarray:
         """The told values of ``local`` (larger is better), infinities clipped to the finite
-        range: the GP standardises them (their global ranks, tried on tuning seeds, did
-        worse: they flatten the bowl that the GP should see)."""
+        range, times a power of two that brings the largest into [0.5, 1) (exact, so the
+        draws do not depend on the objective's scale, and the GP's variances of values near
+        1e160 do not overflow): the GP standardises them (their global ranks, tried on tuning
+        seeds, did worse: they flatten the bowl that the GP should see)."""
         y = self._y[local]
         fin = np.isfinite(y)
-        if fin.all():
-            return y
-        lo, hi = (y[fin].min(), y[fin].max()) if fin.any() else (0.0, 0.0)
-        return np.clip(np.nan_to_num(y, posinf=hi, neginf=lo), lo, hi)
+        if not fin.all():
+            lo, hi = (y[fin].min(), y[fin].max()) if fin.any() else (0.0, 0.0)
+            y = np.clip(np.nan_to_num(y, posinf=hi, neginf=lo), lo, hi)
+        return unit_scale(y)[0]
 
     def _pending_in(self, b: int) -> np.ndarray:
         """The pending points located in box ``b``, oldest first, shape (p, d)."""
