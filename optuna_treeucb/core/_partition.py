@@ -140,6 +140,22 @@ def apply_tree(tree: Any, X: np.ndarray) -> np.ndarray:
     return nodes
 
 
+def _cell_indices(cells: np.ndarray) -> np.ndarray:
+    """Multi-indices of a grid of ``cells[j]`` cells along axis ``j``, row-major, shape
+    (prod(cells), d).
+
+    ``np.indices`` over all ``d`` axes would do it, but numpy arrays have at most 64 axes;
+    only the axes cut into more than one cell vary (their product is the number of cells, so
+    there are few), and the others are 0.
+    """
+    cells = np.asarray(cells, dtype=np.intp)
+    cut = np.flatnonzero(cells > 1)
+    idx = np.zeros((int(np.prod(cells[cut])), cells.size), dtype=np.intp)
+    if cut.size:
+        idx[:, cut] = np.indices(tuple(cells[cut])).reshape(cut.size, -1).T
+    return idx
+
+
 def refit_size(n: int, n_fit: int, refit_fraction: float) -> int:
     """The last point not above ``n`` of the refit schedule ``m -> m + max(1,
     ceil(refit_fraction * m))`` from 0 (``n`` itself when ``refit_fraction`` is 0).
@@ -279,7 +295,7 @@ class RefitPartition:
         self._cells, self._base_low, self._base_width = cells, low, width
         lows, highs = [], []
         for b in range(L):
-            idx = np.indices(tuple(cells[b])).reshape(d, -1).T  # row-major order
+            idx = _cell_indices(cells[b])
             step = width[b] / cells[b]
             cl = low[b] + idx * step
             ch = np.where(idx + 1 == cells[b], high[b], low[b] + (idx + 1) * step)
