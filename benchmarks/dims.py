@@ -1,0 +1,104 @@
+"""Cost per trial against the number of parameters, TreeUCBSampler against TPESampler.
+
+Each sampler runs a seeded Optuna study on ``d`` floats (a cheap sphere, so the time is the
+sampler's) for ``--trials`` trials, the two samplers alternating over ``--repeats`` rounds in
+this process; the table gives the median seconds per trial of each and their ratio
+(TreeUCB / TPE), which is what the machine's load leaves comparable.  numpy arrays have at
+most 64 axes: the partition once failed from 64 parameters on, hence the columns around it.
+
+    python -m benchmarks dims --quick                 # d = 10, 64, 500; 40 trials
+    python -m benchmarks dims --out benchmarks/results
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+from benchmarks._common import add_out_argument
+from benchmarks._common import command_line
+from benchmarks._common import machine_note
+from benchmarks._common import md_table
+from benchmarks._common import stamp_core
+from benchmarks._common import write_result
+
+DIMS = (10, 63, 64, 100, 250, 500)
+QUICK_DIMS = (10, 64, 500)
+
+
+def _sampler(name: str, seed: int) -> Any:
+    import optuna
+
+    from optuna_treeucb import TreeUCBSampler
+
+    if name == "TreeUCB":
+        return TreeUCBSampler(seed=seed)
+    return optuna.samplers.TPESampler(seed=seed)
+
+
+def _objective(d: int) -> Callable[[Any], float]:
+    def objective(trial: Any) -> float:
+        return sum((trial.suggest_float(f"x{i}", -1.0, 1.0) - 0.1) ** 2 for i in range(d))
+
+    return objective
+
+
+def seconds_per_trial(name: str, d: int, n_trials: int, seed: int) -> float:
+    """Wall seconds per trial of one seeded study (objective included, which is cheap)."""
+    import optuna
+
+    study = optuna.create_study(sampler=_sampler(name, seed))
+    started = time.perf_counter()
+    study.optimize(_objective(d), n_trials=n_trials)
+    return (time.perf_counter() - started) / n_trials
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the benchmark and write ``dims.md`` into ``--out``."""
+    import optuna
+
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks dims",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--quick", action="store_true", help="3 sizes, 40 trials, 2 repeats")
+    p.add_argument("--trials", type=int, default=None, help="trials per study (40/100)")
+    p.add_argument("--repeats", type=int, default=None, help="rounds per sampler (2/3)")
+    add_out_argument(p)
+    a = p.parse_args(argv)
+    print(stamp_core(), flush=True)
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    started = time.time()
+    dims = QUICK_DIMS if a.quick else DIMS
+    n_trials = a.trials or (40 if a.quick else 100)
+    repeats = a.repeats or (2 if a.quick else 3)
+    names = ("TreeUCB", "TPE")
+    seconds_per_trial("TreeUCB", 3, 12, 0)  # warm-up: imports and first-call costs
+    rows = []
+    for d in dims:
+        times: dict[str, list[float]] = {n: [] for n in names}
+        for r in range(repeats):
+            for name in names if r % 2 == 0 else names[::-1]:
+                times[name].append(seconds_per_trial(name, d, n_trials, seed=r))
+        med = {n: statistics.median(t) for n, t in times.items()}
+        rows.append(
+            [d, f"{1e3 * med['TreeUCB']:.2f}", f"{1e3 * med['TPE']:.2f}",
+             f"{med['TreeUCB'] / med['TPE']:.2f}"]
+        )  # fmt: skip
+        print(rows[-1], flush=True)
+    text = (
+        "# Cost per trial against the number of parameters\n\n"
+        f"Command: `{command_line('dims', argv)}`. {stamp_core()}\n\n"
+        f"{n_trials} trials per study, {repeats} studies per sampler and size, the samplers "
+        "alternating; median wall milliseconds per trial (the objective is a sphere on floats, "
+        "so the time is the sampler's and Optuna's).\n\n"
+        + md_table(["d", "TreeUCB ms", "TPE ms", "TreeUCB / TPE"], rows)
+        + "\n\n"
+        + machine_note("quick" if a.quick else "full", started)
+        + "\n"
+    )
+    write_result(a.out, "dims", text)
