@@ -56,6 +56,7 @@ from examples._datasets import Dataset
 from examples._datasets import Split
 from examples._datasets import split_train_val
 from examples._datasets import synthetic
+from examples._models import TF_QUIET_ENV
 from examples._models import Settings
 from examples._models import TrialResult
 from examples._models import scaled_iterations
@@ -916,10 +917,9 @@ def _ray_init() -> bool:
     if ray.is_initialized():
         return False
     path = os.pathsep.join(p for p in (str(_REPO_ROOT), os.environ.get("PYTHONPATH")) if p)
-    ray.init(
-        include_dashboard=False,
-        runtime_env={"env_vars": {"PYTHONPATH": path, "TF_CPP_MIN_LOG_LEVEL": "2"}},
-    )
+    # the workers quiet TensorFlow themselves (import_keras); a value the user set goes along
+    user_tf = {k: os.environ[k] for k in TF_QUIET_ENV if k in os.environ}
+    ray.init(include_dashboard=False, runtime_env={"env_vars": {"PYTHONPATH": path, **user_tf}})
     return True
 
 
