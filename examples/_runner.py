@@ -589,7 +589,12 @@ def _require(module: str, sampler: str, hint: str) -> None:
 
 
 def make_optuna_sampler(
-    name: str, *, seed: int, n_startup_trials: int | None = None, pruned: str | None = None
+    name: str,
+    *,
+    seed: int,
+    n_startup_trials: int | None = None,
+    pruned: str | None = None,
+    max_budget: int | None = None,
 ) -> optuna.samplers.BaseSampler:
     """An Optuna sampler by name.
 
@@ -603,6 +608,10 @@ def make_optuna_sampler(
         pruned:
             TreeUCB's ``pruned`` option, or ``None`` for its default; the other samplers
             have no such option and ignore it.
+        max_budget:
+            The last step a trial reports (the epochs of a full training): TreeUCB's
+            ``max_budget`` with ``pruned="context"``, where new points are played; ignored
+            otherwise.
 
     Returns:
         The sampler.
@@ -618,8 +627,7 @@ def make_optuna_sampler(
         _require("optuna_treeucb", name, "Install this repository: pip install -e .")
         from optuna_treeucb import TreeUCBSampler
 
-        rule: dict[str, Any] = {} if pruned is None else {"pruned": pruned}
-        return TreeUCBSampler(seed=seed, **startup, **rule)
+        return TreeUCBSampler(seed=seed, **startup, **_pruned_rule(pruned, max_budget))
     if name == "tpe":
         return optuna.samplers.TPESampler(seed=seed, **startup)
     if name == "gp":
@@ -630,6 +638,16 @@ def make_optuna_sampler(
     raise ValueError(f"The sampler name must be one of {SAMPLERS}. Got {name!r} instead.")
 
 
+def _pruned_rule(pruned: str | None, max_budget: int | None) -> dict[str, Any]:
+    """TreeUCB's options for early-stopped trials: ``pruned``, and with ``"context"`` the full
+    budget, so that new points are played at the full training from the first trial on (left
+    unset, it is the largest step told so far: under Hyperband a lower rung for a while)."""
+    rule: dict[str, Any] = {} if pruned is None else {"pruned": pruned}
+    if pruned == "context" and max_budget is not None:
+        rule["max_budget"] = max_budget
+    return rule
+
+
 def make_ray_searcher(
     name: str,
     *,
@@ -637,6 +655,7 @@ def make_ray_searcher(
     n_startup_trials: int | None = None,
     points_to_evaluate: list[dict[str, Any]] | None = None,
     pruned: str | None = None,
+    max_budget: int | None = None,
 ) -> Searcher:
     """A Ray Tune searcher by sampler name, maximizing ``"accuracy"``.
 
@@ -655,6 +674,9 @@ def make_ray_searcher(
         pruned:
             TreeUCBSearch's ``pruned`` option, or ``None`` for its default; ignored by the
             others.
+        max_budget:
+            The scheduler's ``max_t`` (the epochs of a full training): TreeUCBSearch's
+            ``max_budget`` with ``pruned="context"``; ignored otherwise.
 
     Returns:
         The searcher.
@@ -663,14 +685,13 @@ def make_ray_searcher(
         _require("ray_treeucb", name, "Install this repository: pip install -e '.[ray]'.")
         from ray_treeucb import TreeUCBSearch
 
-        rule: dict[str, Any] = {} if pruned is None else {"pruned": pruned}
         return TreeUCBSearch(
             metric=METRIC,
             mode="max",
             seed=seed,
             points_to_evaluate=points_to_evaluate,
             n_startup_trials=n_startup_trials,
-            **rule,
+            **_pruned_rule(pruned, max_budget),
         )
     from ray.tune.search.optuna import OptunaSearch
 
@@ -788,7 +809,11 @@ def _run_optuna(
     spec: StudySpec, data: Split, sampler_name: str, repeat: int, seed: int, a: argparse.Namespace
 ) -> tuple[list[TrialRecord], RunSummary, optuna.Study]:
     sampler = make_optuna_sampler(
-        sampler_name, seed=seed, n_startup_trials=a.n_startup_trials, pruned=a.pruned
+        sampler_name,
+        seed=seed,
+        n_startup_trials=a.n_startup_trials,
+        pruned=a.pruned,
+        max_budget=a.epochs,  # the last step a trial reports
     )
     epochs = uses_epochs(a)
     study = optuna.create_study(
@@ -934,6 +959,7 @@ def _run_ray(
         n_startup_trials=a.n_startup_trials,
         points_to_evaluate=[dict(p) for p in a.enqueue] or None,
         pruned=a.pruned,
+        max_budget=a.epochs,  # ASHA's max_t; one report per epoch
     )
     settings = Settings(iter_scale=a.iter_scale, width_scale=a.width_scale, seed=seed)
     epochs = a.epochs if uses_epochs(a) else None

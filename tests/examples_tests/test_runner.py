@@ -198,6 +198,43 @@ def test_the_pruned_choices_are_the_samplers_and_reach_it(monkeypatch: pytest.Mo
         make_pruner("asha", epochs=3)
 
 
+class _Built(Exception):
+    """Raised by a spy in place of building TreeUCB, to stop the run right there."""
+
+
+@pytest.mark.parametrize(
+    ("backend", "pruning", "name"),
+    [
+        ("optuna", ["--pruner", "hyperband"], "TreeUCBSampler"),
+        ("ray", ["--scheduler", "asha"], "TreeUCBSearch"),
+    ],
+)
+@pytest.mark.parametrize("rule", ["context", "tpe"])
+def test_pruned_context_is_played_at_the_epochs_of_a_full_training(
+    backend: str, pruning: list[str], name: str, rule: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the README tells users to give max_budget with pruned="context"; the examples know it
+    import optuna_treeucb
+    import ray_treeucb
+    from examples import _runner
+
+    given: list[dict[str, Any]] = []
+
+    def spy(**kwargs: Any) -> Any:
+        given.append(kwargs)
+        raise _Built
+
+    monkeypatch.setattr(optuna_treeucb if backend == "optuna" else ray_treeucb, name, spy)
+    argv = ["--backend", backend, *pruning, "--epochs", "9", "--pruned", rule]
+    a = _parse(digits.STUDY, [*argv, "--samplers", "treeucb"])
+    run_one = _runner._run_optuna if backend == "optuna" else _runner._run_ray
+    with pytest.raises(_Built):
+        run_one(digits.STUDY, None, "treeucb", 0, 0, a)  # type: ignore[arg-type]
+    (options,) = given
+    assert options["pruned"] == rule
+    assert options.get("max_budget") == (9 if rule == "context" else None)
+
+
 def test_unknown_sampler_name() -> None:
     with pytest.raises(ValueError, match="'cmaes'"):
         make_optuna_sampler("cmaes", seed=0)
