@@ -266,6 +266,61 @@ def test_plot_and_table_average_over_repeats(tmp_path: Path) -> None:
     assert lines[2].split() == ["b", "1", "1.0", "0.9000", "±", "0.0000", "5.0"]
 
 
+@pytest.mark.parametrize("repeats", [1, 2])
+def test_best_accuracy_zooms_to_where_samplers_differ_with_a_band_and_a_legend_aside(
+    repeats: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from matplotlib.collections import PolyCollection
+    from matplotlib.figure import Figure
+    from matplotlib.transforms import Bbox
+
+    saved: list[Figure] = []
+    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: saved.append(self))
+    # a first trial at 0.3, then 0.96-0.98: an axis from 0.3 would flatten the difference
+    records = [
+        _record(sampler, k, t, 0.3 if t == 0 else 0.96 + 0.002 * t + 0.005 * k - 0.003 * b, t)
+        for b, sampler in enumerate(("a", "b"))
+        for k in range(repeats)
+        for t in range(8)
+    ]
+    plot_best(records, tmp_path / "plot.png", "toy")
+    (fig,) = saved
+    fig.canvas.draw()
+    ax_time, ax_trials = fig.axes[:2]
+    low, high = ax_trials.get_ylim()
+    assert 0.9 < low < 0.962 and 0.975 < high < 0.99
+    for ax in (ax_time, ax_trials):
+        bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
+        assert len(bands) == (2 if repeats > 1 else 0)  # one per sampler
+    legend = ax_trials.get_legend()
+    assert legend is not None
+    for ax in (ax_time, ax_trials):
+        overlap = Bbox.intersection(legend.get_window_extent(), ax.get_window_extent())
+        assert overlap is None or overlap.width * overlap.height == 0
+
+
+def test_the_partition_colour_bar_says_why_the_index_passes_1(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from matplotlib.figure import Figure
+
+    from examples._runner import RunResult
+    from optuna_treeucb import TreeUCBSampler
+
+    study = optuna.create_study(sampler=TreeUCBSampler(seed=0, n_startup_trials=5))
+    study.optimize(
+        lambda t: -sum(suggest(t, n, d) for n, d in mnist.SPACE.items() if n != "dropout"),
+        n_trials=12,
+    )
+    saved: list[Figure] = []
+    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: saved.append(self))
+    result = RunResult([], [], {("treeucb", 0): study}, {}, "")
+    assert digits.plot_treeucb_partition(result, tmp_path / "partition.png") is not None
+    (fig,) = saved
+    labels = [ax.get_ylabel() for ax in fig.axes]
+    assert digits.INDEX_LABEL in labels and "TreeUCB index" not in labels
+
+
 def test_a_pruned_run_plots_against_epochs_and_counts_complete_trials(tmp_path: Path) -> None:
     records = [
         replace(_record("a", 0, 0, 0.5, 1.0), epochs=9),
