@@ -243,7 +243,11 @@ def draw(rows: list[dict[str, Any]], path: Path) -> None:
             fontsize="medium",
         )
         ax_s.set_xlabel("round T")
-        ax_s.set_ylabel("point-scattering sum (mean over seeds)")
+        ax_s.set_ylabel(
+            f"point-scattering sum (mean of {n_seeds} seeds)"
+            if n_seeds > 1
+            else "point-scattering sum (1 seed)"
+        )
         # colours are the methods of the left panel; the legend names the three line styles
         # only, so that it stays small enough to leave the curves uncovered
         styles = [

@@ -229,3 +229,5 @@ def test_regret_band_and_label_need_two_seeds(
         bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
         assert bool(bands) == (n_seeds > 1)
         assert ("s.e." in ax.get_ylabel()) == (n_seeds > 1)
+    for ax in fig.axes:
+        assert ("mean" in ax.get_ylabel()) == (n_seeds > 1)
