@@ -66,8 +66,13 @@ if TYPE_CHECKING:
     from ray.tune.search import Searcher
 
 SAMPLERS = ("treeucb", "tpe", "gp", "random")
-_GP_INSTALL = "pip install 'optuna-treeucb[gp]' (from a clone: pip install -e '.[gp]')"
-_RAY_INSTALL = "pip install 'optuna-treeucb[ray]' (from a clone: pip install -e '.[ray]')"
+# the examples run from a clone (the package is not on PyPI yet), so the clone's form comes first
+_GP_INSTALL = (
+    "pip install -e '.[gp]' in this clone (once published: pip install 'optuna-treeucb[gp]')"
+)
+_RAY_INSTALL = (
+    "pip install -e '.[ray]' in this clone (once published: pip install 'optuna-treeucb[ray]')"
+)
 BACKENDS = ("optuna", "ray")
 PRUNERS = ("none", "median", "hyperband")  # Optuna backend
 SCHEDULERS = ("fifo", "asha")  # Ray backend

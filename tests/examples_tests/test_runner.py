@@ -371,6 +371,8 @@ def test_a_missing_optional_package_is_a_one_line_error_naming_the_extra(
     assert info.value.code == 2
     (error,) = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
     assert f"pip install '{extra}'" in error
+    assert f"pip install -e '.[{extra.split('[')[1]}" in error  # the clone's form, first
+    assert error.index("pip install -e") < error.index(f"pip install '{extra}'")
 
 
 def test_partial_points_are_accepted_where_they_work() -> None:
