@@ -405,20 +405,26 @@ def plot(
     """Regret of the best complete trial against the resource spent, one panel per pruner.
 
     The curve is the mean over seeds, drawn from the point where every seed has a complete
-    trial.
+    trial. A sampler has one colour in every panel, and one legend below the panels names
+    them all, at a size that stays readable at the README's width (two panels a row).
     """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    names = list(dict.fromkeys(n for pruner in pruners for n in _samplers(pruner, task)))
+    colors = {name: plt.get_cmap("tab10")(i % 10) for i, name in enumerate(names)}
     grid = np.linspace(0.0, fulls * T, 121)[1:]
+    cols = min(2, len(pruners))
+    rows = -(-len(pruners) // cols)
+    legend_rows = -(-len(names) // 3)
+    height = 3.4 * rows + 0.3 * legend_rows + 0.4
     fig, axes = plt.subplots(
-        1, len(pruners), figsize=(4.2 * len(pruners), 3.6), sharey=True, squeeze=False
+        rows, cols, figsize=(9, height), sharey=True, squeeze=False, layout="constrained"
     )
-    cmap = plt.get_cmap("tab10")
-    for ax, pruner in zip(axes[0], pruners, strict=True):
-        for i, sampler in enumerate(_samplers(pruner, task)):
+    for ax, pruner in zip(axes.flat, pruners, strict=False):
+        for sampler in _samplers(pruner, task):
             curves = np.array(
                 [
                     [regret_at(logs[(task, pruner, sampler, s, fulls)], g, best) for g in grid]
@@ -429,15 +435,24 @@ def plot(
             ok = ~np.isnan(curves).any(axis=0)
             mean[ok] = np.maximum(curves[:, ok], FLOOR).mean(axis=0)
             style = "-" if sampler.startswith("treeucb") else "--"
-            ax.plot(grid / T, mean, style, color=cmap(i % 10), label=sampler, lw=1.4)
+            ax.plot(grid / T, mean, style, color=colors[sampler], label=sampler, lw=1.6)
         ax.set_yscale("log")
         ax.set_title(f"{task}, pruner: {pruner}")
         ax.set_xlabel("resource spent (full trainings)")
         ax.grid(alpha=0.3, which="both")
-    axes[0][0].set_ylabel("regret of the best complete trial\n(mean over seeds)")
-    for ax in axes[0]:
-        ax.legend(fontsize=7)
-    fig.tight_layout()
+    for ax in axes.flat[len(pruners) :]:
+        ax.set_visible(False)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("regret of the best complete\ntrial (mean over seeds)")
+    handles = [
+        matplotlib.lines.Line2D(
+            [], [], color=colors[n], ls="-" if n.startswith("treeucb") else "--", lw=1.6
+        )
+        for n in names
+    ]
+    bottom = (0.3 * legend_rows + 0.2) / height  # room for the legend: (left, bottom, w, h)
+    fig.get_layout_engine().set(rect=(0, bottom, 1, 1 - bottom))
+    fig.legend(handles, names, loc="lower center", ncols=3, fontsize=10, frameon=False)
     fig.savefig(path, dpi=100)
     plt.close(fig)
 

@@ -120,15 +120,15 @@ def _keras_fallback(
 
 
 def _keras_mnist() -> _Arrays:
-    import keras
+    from examples._models import import_keras
 
-    return keras.datasets.mnist.load_data()
+    return import_keras().datasets.mnist.load_data()
 
 
 def _keras_cifar10() -> _Arrays:
-    import keras
+    from examples._models import import_keras
 
-    return keras.datasets.cifar10.load_data()
+    return import_keras().datasets.cifar10.load_data()
 
 
 def load_mnist(data_dir: Path, *, download: bool = True) -> Dataset:

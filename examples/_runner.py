@@ -56,6 +56,7 @@ from examples._datasets import Dataset
 from examples._datasets import Split
 from examples._datasets import split_train_val
 from examples._datasets import synthetic
+from examples._models import TF_QUIET_ENV
 from examples._models import Settings
 from examples._models import TrialResult
 from examples._models import scaled_iterations
@@ -65,8 +66,13 @@ if TYPE_CHECKING:
     from ray.tune.search import Searcher
 
 SAMPLERS = ("treeucb", "tpe", "gp", "random")
-_GP_INSTALL = "pip install 'optuna-treeucb[gp]' (from a clone: pip install -e '.[gp]')"
-_RAY_INSTALL = "pip install 'optuna-treeucb[ray]' (from a clone: pip install -e '.[ray]')"
+# the examples run from a clone (the package is not on PyPI yet), so the clone's form comes first
+_GP_INSTALL = (
+    "pip install -e '.[gp]' in this clone (once published: pip install 'optuna-treeucb[gp]')"
+)
+_RAY_INSTALL = (
+    "pip install -e '.[ray]' in this clone (once published: pip install 'optuna-treeucb[ray]')"
+)
 BACKENDS = ("optuna", "ray")
 PRUNERS = ("none", "median", "hyperband")  # Optuna backend
 SCHEDULERS = ("fifo", "asha")  # Ray backend
@@ -588,7 +594,12 @@ def _require(module: str, sampler: str, hint: str) -> None:
 
 
 def make_optuna_sampler(
-    name: str, *, seed: int, n_startup_trials: int | None = None, pruned: str | None = None
+    name: str,
+    *,
+    seed: int,
+    n_startup_trials: int | None = None,
+    pruned: str | None = None,
+    max_budget: int | None = None,
 ) -> optuna.samplers.BaseSampler:
     """An Optuna sampler by name.
 
@@ -602,6 +613,10 @@ def make_optuna_sampler(
         pruned:
             TreeUCB's ``pruned`` option, or ``None`` for its default; the other samplers
             have no such option and ignore it.
+        max_budget:
+            The last step a trial reports (the epochs of a full training): TreeUCB's
+            ``max_budget`` with ``pruned="context"``, where new points are played; ignored
+            otherwise.
 
     Returns:
         The sampler.
@@ -617,8 +632,7 @@ def make_optuna_sampler(
         _require("optuna_treeucb", name, "Install this repository: pip install -e .")
         from optuna_treeucb import TreeUCBSampler
 
-        rule: dict[str, Any] = {} if pruned is None else {"pruned": pruned}
-        return TreeUCBSampler(seed=seed, **startup, **rule)
+        return TreeUCBSampler(seed=seed, **startup, **_pruned_rule(pruned, max_budget))
     if name == "tpe":
         return optuna.samplers.TPESampler(seed=seed, **startup)
     if name == "gp":
@@ -629,6 +643,16 @@ def make_optuna_sampler(
     raise ValueError(f"The sampler name must be one of {SAMPLERS}. Got {name!r} instead.")
 
 
+def _pruned_rule(pruned: str | None, max_budget: int | None) -> dict[str, Any]:
+    """TreeUCB's options for early-stopped trials: ``pruned``, and with ``"context"`` the full
+    budget, so that new points are played at the full training from the first trial on (left
+    unset, it is the largest step told so far: under Hyperband a lower rung for a while)."""
+    rule: dict[str, Any] = {} if pruned is None else {"pruned": pruned}
+    if pruned == "context" and max_budget is not None:
+        rule["max_budget"] = max_budget
+    return rule
+
+
 def make_ray_searcher(
     name: str,
     *,
@@ -636,6 +660,7 @@ def make_ray_searcher(
     n_startup_trials: int | None = None,
     points_to_evaluate: list[dict[str, Any]] | None = None,
     pruned: str | None = None,
+    max_budget: int | None = None,
 ) -> Searcher:
     """A Ray Tune searcher by sampler name, maximizing ``"accuracy"``.
 
@@ -654,6 +679,9 @@ def make_ray_searcher(
         pruned:
             TreeUCBSearch's ``pruned`` option, or ``None`` for its default; ignored by the
             others.
+        max_budget:
+            The scheduler's ``max_t`` (the epochs of a full training): TreeUCBSearch's
+            ``max_budget`` with ``pruned="context"``; ignored otherwise.
 
     Returns:
         The searcher.
@@ -662,14 +690,13 @@ def make_ray_searcher(
         _require("ray_treeucb", name, "Install this repository: pip install -e '.[ray]'.")
         from ray_treeucb import TreeUCBSearch
 
-        rule: dict[str, Any] = {} if pruned is None else {"pruned": pruned}
         return TreeUCBSearch(
             metric=METRIC,
             mode="max",
             seed=seed,
             points_to_evaluate=points_to_evaluate,
             n_startup_trials=n_startup_trials,
-            **rule,
+            **_pruned_rule(pruned, max_budget),
         )
     from ray.tune.search.optuna import OptunaSearch
 
@@ -787,7 +814,11 @@ def _run_optuna(
     spec: StudySpec, data: Split, sampler_name: str, repeat: int, seed: int, a: argparse.Namespace
 ) -> tuple[list[TrialRecord], RunSummary, optuna.Study]:
     sampler = make_optuna_sampler(
-        sampler_name, seed=seed, n_startup_trials=a.n_startup_trials, pruned=a.pruned
+        sampler_name,
+        seed=seed,
+        n_startup_trials=a.n_startup_trials,
+        pruned=a.pruned,
+        max_budget=a.epochs,  # the last step a trial reports
     )
     epochs = uses_epochs(a)
     study = optuna.create_study(
@@ -916,10 +947,9 @@ def _ray_init() -> bool:
     if ray.is_initialized():
         return False
     path = os.pathsep.join(p for p in (str(_REPO_ROOT), os.environ.get("PYTHONPATH")) if p)
-    ray.init(
-        include_dashboard=False,
-        runtime_env={"env_vars": {"PYTHONPATH": path, "TF_CPP_MIN_LOG_LEVEL": "2"}},
-    )
+    # the workers quiet TensorFlow themselves (import_keras); a value the user set goes along
+    user_tf = {k: os.environ[k] for k in TF_QUIET_ENV if k in os.environ}
+    ray.init(include_dashboard=False, runtime_env={"env_vars": {"PYTHONPATH": path, **user_tf}})
     return True
 
 
@@ -934,6 +964,7 @@ def _run_ray(
         n_startup_trials=a.n_startup_trials,
         points_to_evaluate=[dict(p) for p in a.enqueue] or None,
         pruned=a.pruned,
+        max_budget=a.epochs,  # ASHA's max_t; one report per epoch
     )
     settings = Settings(iter_scale=a.iter_scale, width_scale=a.width_scale, seed=seed)
     epochs = a.epochs if uses_epochs(a) else None
@@ -1085,13 +1116,58 @@ def _on_grid(x: np.ndarray, best: np.ndarray, grid: np.ndarray) -> np.ndarray:
     return np.where(i >= 0, best[np.maximum(i, 0)], np.nan)
 
 
+def _curves(
+    records: list[TrialRecord], sampler: str, by_epochs: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One sampler's runs on common grids: against trials (or epochs) and against time.
+
+    Returns:
+        ``x`` (trials or epochs), ``y`` shape (n_runs, len(x)), ``t`` (seconds) and ``y_t``
+        shape (n_runs, len(t)); NaN where a run has no complete trial yet or has ended.
+    """
+    runs = [
+        _best_so_far([r for r in records if r.sampler == sampler and r.repeat == k])
+        for k in sorted({r.repeat for r in records if r.sampler == sampler})
+    ]
+    runs = [run for run in runs if len(run[0])]
+    if by_epochs:
+        x = np.arange(1, max(spent[-1] for _, _, spent in runs) + 1)
+        y = np.array([_on_grid(spent, best, x) for _, best, spent in runs])
+    else:
+        x = np.arange(1, max(len(best) for _, best, _ in runs) + 1)
+        y = np.full((len(runs), x.size), np.nan)
+        for i, (_, best, _) in enumerate(runs):
+            y[i, : len(best)] = best
+    # against time, from the moment every run has a trial
+    t0 = max(times[0] for times, _, _ in runs)
+    t1 = max(times[-1] for times, _, _ in runs)
+    t = np.linspace(t0, t1, 200) if t1 > t0 else np.array([t0])
+    y_t = np.array([_on_grid(times, best, t) for times, best, _ in runs])
+    return x, y, t, y_t
+
+
+def _zoom(ax: Any, shown: list[np.ndarray]) -> None:
+    """Fit the y axis to the values drawn after the first quarter of each run's x axis, where
+    the samplers differ; the steep first trials go below it (the label says so)."""
+    late = np.concatenate([v[:, v.shape[1] // 4 :].ravel() for v in shown])
+    late = late[np.isfinite(late)]
+    if late.size == 0:
+        return
+    lo, hi = float(late.min()), float(late.max())
+    pad = max(0.1 * (hi - lo), 0.002)
+    ax.set_ylim(lo - pad, hi + pad)
+
+
 def plot_best(records: list[TrialRecord], path: Path, title: str) -> Path:
     """Plot best validation accuracy against wall-clock time and against trials or epochs.
 
-    One line per sampler, the mean over its repeats: against trials, over the repeats that ran
-    that many trials; against time, from the moment every repeat has a complete trial. When the
-    records carry epochs (a pruned study), the second panel is against epochs spent by all
-    trials, pruned ones included, and the best counts complete trials only.
+    One line per sampler, the mean over its repeats, in a band from the worst to the best
+    repeat (with two repeats or more): against trials, over the repeats that ran that many
+    trials; against time, from the moment every repeat has a complete trial. When the records
+    carry epochs (a pruned study), the second panel is against epochs spent by all trials,
+    pruned ones included, and the best counts complete trials only. The y axis is fitted to the
+    last three quarters of the curves, where the samplers differ; the legend sits outside the
+    panels.
 
     Args:
         records:
@@ -1104,44 +1180,47 @@ def plot_best(records: list[TrialRecord], path: Path, title: str) -> Path:
     Returns:
         ``path``.
     """
+    import warnings
+
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
     by_epochs = bool(records) and all(r.epochs is not None for r in records)
-    fig = Figure(figsize=(10, 4), layout="constrained")
+    fig = Figure(figsize=(10, 4.6), layout="constrained")
     ax_time, ax_trials = fig.subplots(1, 2, sharey=True)
-    for sampler in dict.fromkeys(r.sampler for r in records):
-        runs = [
-            _best_so_far([r for r in records if r.sampler == sampler and r.repeat == k])
-            for k in sorted({r.repeat for r in records if r.sampler == sampler})
-        ]
-        runs = [run for run in runs if len(run[0])]
-        label = f"{sampler} ({len(runs)} run{'s' if len(runs) > 1 else ''})"
-        if by_epochs:
-            end = max(spent[-1] for _, _, spent in runs)
-            x = np.arange(1, end + 1)
-            y = np.array([_on_grid(spent, best, x) for _, best, spent in runs]).mean(axis=0)
-        else:
-            n_max = max(len(best) for _, best, _ in runs)
-            by_trial = np.full((len(runs), n_max), np.nan)
-            for i, (_, best, _) in enumerate(runs):
-                by_trial[i, : len(best)] = best
-            x, y = np.arange(1, n_max + 1), np.nanmean(by_trial, axis=0)
-        # the best so far changes when a trial ends, not between trials
-        (line,) = ax_trials.plot(x, y, drawstyle="steps-post", label=label)
-        t0 = max(times[0] for times, _, _ in runs)
-        t1 = max(times[-1] for times, _, _ in runs)
-        grid = np.linspace(t0, t1, 200) if t1 > t0 else np.array([t0])
-        by_time = np.array([_on_grid(times, best, grid) for times, best, _ in runs])
-        ax_time.plot(grid, by_time.mean(axis=0), drawstyle="steps-post", color=line.get_color())
+    shown = []
+    banded = False
+    for i, sampler in enumerate(dict.fromkeys(r.sampler for r in records)):
+        x, y, t, y_t = _curves(records, sampler, by_epochs)
+        n = y.shape[0]
+        label = f"{sampler} ({n} run{'s' if n > 1 else ''})"
+        banded |= n > 1
+        color = f"C{i}"
+        for ax, grid, values in ((ax_trials, x, y), (ax_time, t, y_t)):
+            with warnings.catch_warnings():  # all-NaN columns: before a run's first trial
+                warnings.simplefilter("ignore", RuntimeWarning)
+                mean = np.nanmean(values, axis=0)
+                lo, hi = np.nanmin(values, axis=0), np.nanmax(values, axis=0)
+            # the best so far changes when a trial ends, not between trials
+            ax.plot(grid, mean, drawstyle="steps-post", color=color, label=label)
+            if n > 1:
+                ax.fill_between(grid, lo, hi, step="post", color=color, alpha=0.2, lw=0)
+            shown.append(np.vstack([lo, hi]))
     ax_time.set_xlabel("wall-clock time (s)")
-    ylabel = "best validation accuracy"
-    ax_time.set_ylabel(ylabel + (" (complete trials)" if by_epochs else ""))
+    ylabel = "best validation accuracy" + (" (complete trials)" if by_epochs else "")
+    ax_time.set_ylabel(ylabel + "\n(axis fitted to the last 3/4 of each curve)")
     ax_trials.set_xlabel("epochs spent (all trials)" if by_epochs else "trials")
     ax_trials.xaxis.set_major_locator(MaxNLocator(integer=True))
     for ax in (ax_time, ax_trials):
         ax.grid(alpha=0.3)
-    ax_trials.legend(loc="lower right")
+    if shown:
+        _zoom(ax_time, shown)
+        ax_trials.legend(
+            title="mean over runs; band: worst to best run" if banded else None,
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.17),  # below the panel: it never covers a curve
+            ncols=len(shown) // 2,
+        )
     fig.suptitle(title)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)

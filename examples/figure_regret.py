@@ -4,7 +4,7 @@ Runs TreeUCB (``hoeffding`` and ``soft_gp`` indices, ``refit`` and ``incremental
 and uniform random search on a noisy 1-D and a noisy 2-D Lipschitz function, and plots:
 
 * left: cumulative regret ``sum_t f* - f(x_t)`` against the round (mean over seeds, band of
-  one standard error);
+  one standard error; no band with one seed, as in ``--smoke``);
 * right: for the nested (``incremental``) partitions, the measured point-scattering sum
   ``S_T = sum_{t <= T} 1 / n_{t-1}(a_t)`` beside the bound of the paper's point-scattering
   inequality ``e |P_T| log(1 + (e - 1) T / |P_T|)`` (Wang et al., arXiv:1901.09277), where
@@ -205,11 +205,12 @@ def draw(rows: list[dict[str, Any]], path: Path) -> None:
             cum = _series(rows, problem.name, method, "cum_regret")
             t = np.arange(1, cum.shape[1] + 1)
             mean = cum.mean(axis=0)
-            se = cum.std(axis=0, ddof=1) / math.sqrt(cum.shape[0]) if cum.shape[0] > 1 else 0.0
             # soft_gp dash-dotted, so that a curve on top of another leaves it visible
             style = "-." if options is not None and options.get("index") == "soft_gp" else "-"
             ax_r.plot(t, mean, c=COLORS[method], ls=style, label=method)
-            ax_r.fill_between(t, mean - se, mean + se, color=COLORS[method], alpha=0.2, lw=0)
+            if cum.shape[0] > 1:  # one seed has no standard error: no band
+                se = cum.std(axis=0, ddof=1) / math.sqrt(cum.shape[0])
+                ax_r.fill_between(t, mean - se, mean + se, color=COLORS[method], alpha=0.2, lw=0)
             if options is None:
                 continue
             s = _series(rows, problem.name, method, "scatter_sum").mean(axis=0)
@@ -230,7 +231,11 @@ def draw(rows: list[dict[str, Any]], path: Path) -> None:
         n_seeds = len({r["seed"] for r in rows})
         ax_r.set_title(f"{problem.name} noisy Lipschitz function: cumulative regret")
         ax_r.set_xlabel("round t")
-        ax_r.set_ylabel(f"cumulative regret (mean of {n_seeds} seed(s), ±1 s.e.)")
+        ax_r.set_ylabel(
+            f"cumulative regret (mean of {n_seeds} seeds, band ±1 s.e.)"
+            if n_seeds > 1
+            else "cumulative regret (1 seed)"
+        )
         ax_r.set_yscale("log")  # random search's line would flatten TreeUCB's on a linear axis
         ax_r.legend(fontsize="x-small")
         ax_s.set_title(
@@ -238,7 +243,11 @@ def draw(rows: list[dict[str, Any]], path: Path) -> None:
             fontsize="medium",
         )
         ax_s.set_xlabel("round T")
-        ax_s.set_ylabel("point-scattering sum (mean over seeds)")
+        ax_s.set_ylabel(
+            f"point-scattering sum (mean of {n_seeds} seeds)"
+            if n_seeds > 1
+            else "point-scattering sum (1 seed)"
+        )
         # colours are the methods of the left panel; the legend names the three line styles
         # only, so that it stays small enough to leave the curves uncovered
         styles = [

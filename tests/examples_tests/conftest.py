@@ -102,7 +102,7 @@ def ray_session() -> Iterator[None]:
         ray.init(
             num_cpus=2,
             include_dashboard=False,
-            runtime_env={"env_vars": {"PYTHONPATH": path, "TF_CPP_MIN_LOG_LEVEL": "2"}},
+            runtime_env={"env_vars": {"PYTHONPATH": path}},  # workers quiet TensorFlow
         )
     yield
     if started:

@@ -211,3 +211,23 @@ def test_regret_curves_are_told_apart(monkeypatch: pytest.MonkeyPatch, tmp_path:
     assert legend is not None
     texts = [t.get_text() for t in legend.get_texts()]
     assert "refit: measured sum (not nested: no bound)" in texts
+
+
+@pytest.mark.parametrize("n_seeds", [1, 2])
+def test_regret_band_and_label_need_two_seeds(
+    n_seeds: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # --smoke runs one seed: a "±1 s.e." band would claim a spread that was never measured
+    from matplotlib.collections import PolyCollection
+    from matplotlib.figure import Figure
+
+    saved: list[Figure] = []
+    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: saved.append(self))
+    figure_regret.draw(figure_regret.compute(n_rounds=20, n_seeds=n_seeds), tmp_path)
+    (fig,) = saved
+    for ax in fig.axes[0::2]:
+        bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
+        assert bool(bands) == (n_seeds > 1)
+        assert ("s.e." in ax.get_ylabel()) == (n_seeds > 1)
+    for ax in fig.axes:
+        assert ("mean" in ax.get_ylabel()) == (n_seeds > 1)

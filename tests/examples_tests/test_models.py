@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,6 +14,7 @@ import pytest
 from examples._datasets import split_train_val
 from examples._datasets import synthetic
 from examples._models import LEARNING_RATE_GRID
+from examples._models import TF_QUIET_ENV
 from examples._models import Settings
 from examples._models import build_cnn
 from examples._models import evaluate_cnn
@@ -17,6 +22,8 @@ from examples._models import evaluate_mlp
 from examples._models import scaled_iterations
 
 pytestmark = pytest.mark.slow  # TensorFlow import and training.
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 CNN_PARAMS = {"k1": 3, "k2": 3, "beta1": 0.9, "beta2": 0.95, "lr_index": 30, "iterations": 300}
 TINY = Settings(iter_scale=0.01, width_scale=0.02, seed=0)
@@ -127,3 +134,43 @@ def test_epochs_report_after_each_part_and_a_raise_stops_training() -> None:
         )
     with pytest.raises(ValueError, match="'epochs' parameter .* Got 11 instead"):
         evaluate_mlp({**mlp, "iterations": 10}, data, Settings(), epochs=11)
+
+
+# The examples' own import path, then one training step: TensorFlow loads and initialises its
+# devices (where a machine without a GPU logs "failed call to cuInit").
+_TRAIN_ONE_STEP = """
+import os
+from examples._datasets import split_train_val, synthetic
+from examples._models import Settings, evaluate_mlp
+data = split_train_val(synthetic((64,), 40, n_classes=10, seed=0), train_size=24, val_size=16)
+params = {"hidden_units": 10, "learning_rate": 0.1, "dropout": 0.5, "batch_size": 8,
+          "iterations": 30}
+result = evaluate_mlp(params, data, Settings(iter_scale=0.01, seed=0))
+print(result.steps, os.environ["TF_CPP_MIN_LOG_LEVEL"], os.environ["TF_ENABLE_ONEDNN_OPTS"])
+"""
+
+
+def _run_example_import(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if k not in TF_QUIET_ENV}
+    return subprocess.run(
+        [sys.executable, "-c", _TRAIN_ONE_STEP],
+        env={**base, "PYTHONPATH": str(REPO_ROOT), **env},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+
+
+def test_tensorflow_start_up_notices_are_silenced(tmp_path: Path) -> None:
+    proc = _run_example_import(tmp_path)
+    assert proc.stdout.split() == ["1", "3", "0"]
+    for notice in ("oneDNN", "cuInit", "cuda drivers", "absl::InitializeLog"):
+        assert notice not in proc.stderr, proc.stderr
+
+
+def test_tensorflow_settings_the_user_chose_are_kept(tmp_path: Path) -> None:
+    proc = _run_example_import(tmp_path, TF_CPP_MIN_LOG_LEVEL="0", TF_ENABLE_ONEDNN_OPTS="1")
+    assert proc.stdout.split() == ["1", "0", "1"]
+    assert "oneDNN custom operations are on" in proc.stderr  # the user asked for INFO logs

@@ -198,6 +198,43 @@ def test_the_pruned_choices_are_the_samplers_and_reach_it(monkeypatch: pytest.Mo
         make_pruner("asha", epochs=3)
 
 
+class _Built(Exception):
+    """Raised by a spy in place of building TreeUCB, to stop the run right there."""
+
+
+@pytest.mark.parametrize(
+    ("backend", "pruning", "name"),
+    [
+        ("optuna", ["--pruner", "hyperband"], "TreeUCBSampler"),
+        ("ray", ["--scheduler", "asha"], "TreeUCBSearch"),
+    ],
+)
+@pytest.mark.parametrize("rule", ["context", "tpe"])
+def test_pruned_context_is_played_at_the_epochs_of_a_full_training(
+    backend: str, pruning: list[str], name: str, rule: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the README tells users to give max_budget with pruned="context"; the examples know it
+    import optuna_treeucb
+    import ray_treeucb
+    from examples import _runner
+
+    given: list[dict[str, Any]] = []
+
+    def spy(**kwargs: Any) -> Any:
+        given.append(kwargs)
+        raise _Built
+
+    monkeypatch.setattr(optuna_treeucb if backend == "optuna" else ray_treeucb, name, spy)
+    argv = ["--backend", backend, *pruning, "--epochs", "9", "--pruned", rule]
+    a = _parse(digits.STUDY, [*argv, "--samplers", "treeucb"])
+    run_one = _runner._run_optuna if backend == "optuna" else _runner._run_ray
+    with pytest.raises(_Built):
+        run_one(digits.STUDY, None, "treeucb", 0, 0, a)  # type: ignore[arg-type]
+    (options,) = given
+    assert options["pruned"] == rule
+    assert options.get("max_budget") == (9 if rule == "context" else None)
+
+
 def test_unknown_sampler_name() -> None:
     with pytest.raises(ValueError, match="'cmaes'"):
         make_optuna_sampler("cmaes", seed=0)
@@ -227,6 +264,61 @@ def test_plot_and_table_average_over_repeats(tmp_path: Path) -> None:
     assert lines[0].split()[:3] == ["sampler", "runs", "trials"]
     assert lines[1].split() == ["a", "2", "1.5", "0.6500", "±", "0.0707", "15.0"]
     assert lines[2].split() == ["b", "1", "1.0", "0.9000", "±", "0.0000", "5.0"]
+
+
+@pytest.mark.parametrize("repeats", [1, 2])
+def test_best_accuracy_zooms_to_where_samplers_differ_with_a_band_and_a_legend_aside(
+    repeats: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from matplotlib.collections import PolyCollection
+    from matplotlib.figure import Figure
+    from matplotlib.transforms import Bbox
+
+    saved: list[Figure] = []
+    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: saved.append(self))
+    # a first trial at 0.3, then 0.96-0.98: an axis from 0.3 would flatten the difference
+    records = [
+        _record(sampler, k, t, 0.3 if t == 0 else 0.96 + 0.002 * t + 0.005 * k - 0.003 * b, t)
+        for b, sampler in enumerate(("a", "b"))
+        for k in range(repeats)
+        for t in range(8)
+    ]
+    plot_best(records, tmp_path / "plot.png", "toy")
+    (fig,) = saved
+    fig.canvas.draw()
+    ax_time, ax_trials = fig.axes[:2]
+    low, high = ax_trials.get_ylim()
+    assert 0.9 < low < 0.962 and 0.975 < high < 0.99
+    for ax in (ax_time, ax_trials):
+        bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
+        assert len(bands) == (2 if repeats > 1 else 0)  # one per sampler
+    legend = ax_trials.get_legend()
+    assert legend is not None
+    for ax in (ax_time, ax_trials):
+        overlap = Bbox.intersection(legend.get_window_extent(), ax.get_window_extent())
+        assert overlap is None or overlap.width * overlap.height == 0
+
+
+def test_the_partition_colour_bar_says_why_the_index_passes_1(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from matplotlib.figure import Figure
+
+    from examples._runner import RunResult
+    from optuna_treeucb import TreeUCBSampler
+
+    study = optuna.create_study(sampler=TreeUCBSampler(seed=0, n_startup_trials=5))
+    study.optimize(
+        lambda t: -sum(suggest(t, n, d) for n, d in mnist.SPACE.items() if n != "dropout"),
+        n_trials=12,
+    )
+    saved: list[Figure] = []
+    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: saved.append(self))
+    result = RunResult([], [], {("treeucb", 0): study}, {}, "")
+    assert digits.plot_treeucb_partition(result, tmp_path / "partition.png") is not None
+    (fig,) = saved
+    labels = [ax.get_ylabel() for ax in fig.axes]
+    assert digits.INDEX_LABEL in labels and "TreeUCB index" not in labels
 
 
 def test_a_pruned_run_plots_against_epochs_and_counts_complete_trials(tmp_path: Path) -> None:
@@ -279,6 +371,8 @@ def test_a_missing_optional_package_is_a_one_line_error_naming_the_extra(
     assert info.value.code == 2
     (error,) = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
     assert f"pip install '{extra}'" in error
+    assert f"pip install -e '.[{extra.split('[')[1]}" in error  # the clone's form, first
+    assert error.index("pip install -e") < error.index(f"pip install '{extra}'")
 
 
 def test_partial_points_are_accepted_where_they_work() -> None:
