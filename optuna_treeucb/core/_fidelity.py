@@ -1,40 +1,26 @@
-"""Rewards of observations made at different budgets (multi-fidelity), pure functions on arrays.
+"""Observations stopped early (multi-fidelity): the budget as a context of the tree.
 
 An observation's budget is how far its evaluation went: the step at which a pruner or a
-scheduler stopped it, ``inf`` for a full evaluation.  A loss after 1 epoch and a loss after 50
-epochs do not compare, so the rules below decide which observation counts as better when
-their budgets differ.  Every rule gives exactly :func:`normalize_rewards` of the values when
-all budgets are equal (in particular when nothing was stopped early).
+scheduler stopped it, ``inf`` for a full evaluation.  A loss after 1 epoch and a loss after
+50 epochs do not compare.  The ``pruned`` option of :class:`~optuna_treeucb.core.TreeUCB`
+says what to do about it:
 
-Notations:
-    n: number of observations.
-    y: objective values, larger is better, shape (n,), no NaN.
-    budget: budget of each observation, shape (n,), values in [0, inf] (``inf``: full).
-    r: rewards, shape (n,), values in [0, 1], larger is better.
-
-Rules (the ``pruned`` option of :class:`~optuna_treeucb.core.TreeUCB`):
     ``"last_value"``: the budget is ignored; a stopped evaluation counts with its last value
     as if it were final.
-    ``"tpe"``: observations are ordered by (budget, value): one that went further counts as
-    better, whatever its value; equal budgets are ordered by value (Optuna's TPESampler since
-    "Make TPESampler pruning aware").
-    ``"bohb"``: ``b*`` is the largest budget reached by at least ``n_min`` observations (those
-    with a budget >= ``b*``); those observations, the model's own budget as in BOHB (Falkner,
-    Klein and Hutter, 2018), are ordered by value alone, above every other one; the
-    observations stopped below ``b*`` fill in below them, ordered by (budget, value).  With
-    ``n_min`` or more full evaluations this is ``"tpe"``; before, the evaluations that reached
-    ``b*`` compete by value with the full ones.
     ``"context"``: the budget is a context dimension of Contextual TreeUCB (the paper's
     Section 5): rewards are the values' alone, the tree partitions (x, budget context)
     jointly, and a new point is played at the full budget (context 1).  The context of a
     budget ``b`` is ``log(1 + b) / log(1 + B)`` (1 for ``b >= B`` and for a full evaluation),
     with ``B`` the full budget, see :func:`budget_contexts`.
 
-Rewards are the order's mid-ranks for ``kind="rank"``.  For ``kind="minmax"`` the observations
-of each group of equal rank key (budget, or the merged group of ``"bohb"``) share a band of
-[0, 1] whose width is their share of the observations, in the group order, and are min-max
-scaled inside it; with ``kind="rank"`` the same bands with mid-ranks inside give the global
-mid-ranks.
+Both rules rank observations by value alone; the ranks by (budget, value) of TPE and BOHB's
+model budget were measured and lost (``benchmarks/results/README.md``).  :class:`BudgetContext`
+holds the one piece of state (the ``B`` of the current partition) and the rule of which
+budget a complete evaluation has.
+
+Notations:
+    n: number of observations.
+    budget: budget of each observation, shape (n,), values in [0, inf] (``inf``: full).
 """
 
 from __future__ import annotations
@@ -44,86 +30,69 @@ from typing import Literal
 
 import numpy as np
 
-from optuna_treeucb.core._index import RewardKind
-from optuna_treeucb.core._index import normalize_rewards
-
-PrunedRule = Literal["last_value", "tpe", "bohb", "context"]
+PrunedRule = Literal["last_value", "context"]
 
 
-def bohb_budget(budget: np.ndarray, n_min: int) -> float:
-    """``b*``: the largest budget reached by at least ``n_min`` observations.
+class BudgetContext:
+    """The budget as the partition's last column, with ``pruned="context"``.
 
-    Args:
-        budget: Shape (n,), values in [0, inf].
-        n_min: Number of observations the model's budget needs, >= 1.
-
-    Returns:
-        ``b*``; the smallest budget if no budget is reached by ``n_min`` observations (every
-        observation reaches the smallest one), ``inf`` for no observation.
-    """
-    b = np.sort(np.asarray(budget, dtype=float))[::-1]  # largest first
-    if b.size == 0:
-        return float("inf")
-    return float(b[min(n_min, b.size) - 1])
-
-
-def budget_groups(budget: np.ndarray, rule: PrunedRule, n_min: int) -> np.ndarray:
-    """The rank key of each observation's budget: its group, larger is better.
+    While some observation is below the full budget ``B``, the partition has one more
+    column, last, the budget's context in [0, 1]; otherwise it has none.  When ``B`` changes
+    (a larger budget told, or the first observation below it) every context changes, and
+    :meth:`columns` says so: the caller then starts a new partition.
 
     Args:
-        budget: Shape (n,), values in [0, inf].
-        rule: ``"last_value"``, ``"tpe"``, ``"bohb"`` or ``"context"``.
-        n_min: ``"bohb"``: observations the model's budget needs.
-
-    Returns:
-        Shape (n,): ``0`` everywhere for ``"last_value"`` and ``"context"`` (whose budgets go
-        into the partition, not the rewards), the budget for ``"tpe"``, the budget capped at
-        ``b*`` for ``"bohb"``.
+        pruned: The ``pruned`` option.
+        max_budget: The full budget (``None``: the largest budget told).
     """
-    budget = np.asarray(budget, dtype=float)
-    if rule in ("last_value", "context"):
-        return np.zeros(budget.shape)
-    if rule == "tpe":
-        return budget
-    if rule == "bohb":
-        return np.minimum(budget, bohb_budget(budget, n_min))
-    raise ValueError(
-        f"The 'pruned' rule must be 'last_value', 'tpe', 'bohb' or 'context'. Got {rule!r}."
-    )
 
+    def __init__(self, pruned: PrunedRule, max_budget: float | None) -> None:
+        self.pruned = pruned
+        self.max_budget = max_budget
+        self.B: float | None = None  # the full budget of the current partition, if a column
 
-def budget_rewards(
-    y: np.ndarray,
-    budget: np.ndarray,
-    kind: RewardKind = "rank",
-    rule: PrunedRule = "tpe",
-    n_min: int = 1,
-) -> np.ndarray:
-    """Rewards in [0, 1] of observations with budgets (see the module docstring).
+    @property
+    def n_columns(self) -> int:
+        """Columns the context adds to the partition: 1 while it is on, else 0."""
+        return int(self.B is not None)
 
-    Args:
-        y: Shape (n,), larger is better, no NaN.
-        budget: Shape (n,), values in [0, inf] (``inf``: a full evaluation).
-        kind: ``"rank"`` or ``"minmax"`` (see :func:`normalize_rewards`).
-        rule: ``"last_value"``, ``"tpe"``, ``"bohb"`` or ``"context"``.
-        n_min: ``"bohb"``: observations the model's budget needs, >= 1.
+    def complete_budget(self, step: float | None) -> float | None:
+        """The budget to tell for an evaluation that ran to its end at ``step``.
 
-    Returns:
-        Shape (n,), values in [0, 1].
-    """
-    y = np.asarray(y, dtype=float)
-    groups = budget_groups(budget, rule, n_min)
-    levels, inverse = np.unique(groups, return_inverse=True)
-    if levels.size <= 1:  # one budget: exactly the rewards without budgets
-        return normalize_rewards(y, kind)
-    n = y.shape[0]
-    r = np.empty(n)
-    counts = np.bincount(inverse, minlength=levels.size)
-    offsets = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    for g in range(levels.size):  # the band of group g: [offset, offset + count] / n
-        members = inverse == g
-        r[members] = (offsets[g] + counts[g] * normalize_rewards(y[members], kind)) / n
-    return r
+        With ``"context"`` its step, so that the largest step told sets the full budget
+        (``None`` if it reported none); otherwise ``None``, a full evaluation.
+        """
+        return step if self.pruned == "context" else None
+
+    def columns(self, X: np.ndarray, budgets: np.ndarray) -> tuple[np.ndarray, bool]:
+        """The observations as the partition sees them, and whether ``B`` changed.
+
+        Args:
+            X: Observations, shape (n, d), values in [0, 1].
+            budgets: Their budgets, shape (n,).
+
+        Returns:
+            Shape (n, d) or (n, d + 1) (the budget's context last), and whether the contexts
+            changed since the last call (a new partition is needed).
+        """
+        if self.pruned != "context":
+            return X, False
+        B = full_budget(budgets, self.max_budget)
+        changed = B != self.B
+        self.B = B
+        if B is None:
+            return X, changed
+        return np.column_stack((X, budget_contexts(budgets, B))), changed
+
+    def at_full(self, P: np.ndarray) -> np.ndarray:
+        """Points of the cube as the partition sees them at the full budget (context 1)."""
+        if self.B is None:
+            return P
+        return np.column_stack((P, np.ones(P.shape[0])))
+
+    def played(self, ctx: dict[int, float], d: int) -> dict[int, float]:
+        """The context of a new point: ``ctx`` and, while the column is on, the full budget."""
+        return ctx if self.B is None else {**ctx, d: 1.0}
 
 
 def full_budget(budget: np.ndarray, max_budget: float | None) -> float | None:

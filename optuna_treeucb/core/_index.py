@@ -1,4 +1,9 @@
-"""Indices of TreeUCB (Wang, Ye, Geng, Rudin, arXiv:1901.09277): pure functions on arrays.
+"""Indices of TreeUCB (Wang, Ye, Geng, Rudin, arXiv:1901.09277): which box to play.
+
+:class:`BoxStats` holds the boxes of a partition with their counts, means and Hoeffding
+index (:func:`hoeffding_index`, the paper's Algorithm 1); :class:`SoftGPIndex` scores
+candidate points by the posterior of a GP with the paper's soft tree kernel (Section 4) and
+owns the cache of its features.  The rest are pure functions on arrays.
 
 Notations:
     n: number of observations; m: number of candidate points; L: number of leaves (boxes);
@@ -14,115 +19,58 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Literal
+from collections.abc import Callable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 from scipy.linalg import cho_factor
 from scipy.linalg import cho_solve
 from scipy.linalg import solve_triangular
+from threadpoolctl import ThreadpoolController
 
 from optuna_treeucb.core._partition import box_contains
 
-RewardKind = Literal["rank", "minmax"]
+if TYPE_CHECKING:
+    from optuna_treeucb.core._partition import Partition
+
+# The soft tree kernel's constants, tuned once (benchmarks/results/ablation.md).
+ALPHA = 100.0  # sharpness of the sigmoid box edges (inf: hard boxes)
+SIGMA = 0.01  # standard deviation of the jitter of the box edges
+GP_NOISE = 0.1  # observation-noise variance of the GP on rewards in [0, 1]
+N_BOXES = 4  # the best boxes (by the Hoeffding index) that receive candidates
+N_CANDIDATES = 32  # candidates drawn per box
+_blas: ThreadpoolController | None = None
 
 
-def normalize_rewards(
-    y: np.ndarray, kind: RewardKind = "rank", ranks: np.ndarray | None = None
-) -> np.ndarray:
-    """Map objective values (larger is better) to rewards in [0, 1].
+def one_blas_thread() -> Any:
+    """Context that runs BLAS single-threaded.
 
-    ``"rank"``: the mid-rank of each value divided by n, i.e. ``(rank - 0.5) / n`` with ties
-    sharing their average rank.  It is invariant to any strictly increasing transform of the
-    objective, so a log-scaled loss and the loss itself give the same run, and ``±inf`` values
-    simply rank first or last.  ``"minmax"``: ``(y - min) / (max - min)`` over the finite values,
-    with ``±inf`` clipped to the finite extremes (0.5 everywhere when all values are equal).
-
-    Args:
-        y: Shape (n,), no NaN.
-        kind: ``"rank"`` or ``"minmax"``.
-        ranks: ``average_ranks(y)`` if already known (``"rank"`` only).
-
-    Returns:
-        Shape (n,), values in [0, 1].
+    The GP solves are small (L x L with L the number of boxes, or the local GP's n x n);
+    multi-threaded BLAS gains nothing there and, on a loaded machine (Optuna ``n_jobs``, Ray
+    workers), spinning BLAS threads made one 100 x 100 solve 100 times slower in our
+    measurements.
     """
-    y = np.asarray(y, dtype=float)
-    n = y.shape[0]
-    if n == 0:
-        return np.zeros(0)
-    if kind == "rank":
-        # 1-based ranks, ties their average; the mid-rank is rank - 1/2
-        return (average_ranks(y) - 0.5) / n if ranks is None else (ranks - 0.5) / n
-    if kind == "minmax":
-        finite = y[np.isfinite(y)]
-        if finite.size == 0:
-            return np.where(y > 0, 1.0, np.where(y < 0, 0.0, 0.5))
-        lo, hi = float(finite.min()), float(finite.max())
-        if hi == lo:
-            out = np.full(n, 0.5)
-            out[y > hi] = 1.0
-            out[y < lo] = 0.0
-            return out
-        return np.clip((np.clip(y, lo, hi) - lo) / (hi - lo), 0.0, 1.0)
-    raise ValueError(f"The reward normalisation must be 'rank' or 'minmax'. Got {kind!r}.")
+    global _blas
+    if _blas is None:
+        _blas = ThreadpoolController()
+    return _blas.limit(limits=1, user_api="blas")
 
 
-def average_ranks(y: np.ndarray) -> np.ndarray:
-    """1-based ranks of ``y``, ties sharing their average rank, shape (n,).
-
-    The values of ``scipy.stats.rankdata(y, method="average")``, bit for bit (the same
-    arithmetic), without its input handling, which costs about 0.2 ms per call: the ranks are
-    taken at every ask.
-
-    Args:
-        y: Shape (n,), no NaN.
-
-    Returns:
-        Shape (n,), floats.
-    """
-    n = y.shape[0]
-    order = np.argsort(y, kind="mergesort")
-    inverse = np.empty(n, dtype=np.intp)
-    inverse[order] = np.arange(n)
-    ordered = y[order]
-    first = np.concatenate(([True], ordered[1:] != ordered[:-1]))  # first of each tie group
-    dense = np.cumsum(first)[inverse]  # 1-based tie-group of each value
-    ends = np.concatenate((np.flatnonzero(first), [n]))  # group g spans ends[g-1]+1..ends[g]
-    out: np.ndarray = 0.5 * (ends[dense] + ends[dense - 1] + 1)
-    return out
+def argmax(values: np.ndarray, rng: np.random.Generator) -> int:
+    """Index of the largest value, ties (within 1e-12) broken at random."""
+    best = np.flatnonzero(values >= np.max(values) - 1e-12)
+    return int(best[0] if best.size == 1 else rng.choice(best))
 
 
-RANK_UPDATE_MAX = 64  # new values beyond which a full ranking is cheaper than updating
-
-
-def update_average_ranks(ranks: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """:func:`average_ranks` of ``y`` from those of its first ``k = ranks.size`` values.
-
-    Appending ``v`` raises the ranks of the values above it by 1 and of those equal to it by
-    1/2; ``v`` itself takes ``#{y < v} + (#{y == v} + 2) / 2`` (its tie group's average).
-    Ranks are half-integers, exact in floating point, so the result equals
-    ``average_ranks(y)`` bit for bit, at O(n) per appended value instead of O(n log n) for
-    the whole sort; with more than :data:`RANK_UPDATE_MAX` new values it sorts.
-
-    Args:
-        ranks: ``average_ranks(y[:k])``, shape (k,).
-        y: Shape (n,), n >= k, no NaN.
-
-    Returns:
-        Shape (n,), floats.
-    """
-    k, n = ranks.shape[0], y.shape[0]
-    if k == 0 or n - k > RANK_UPDATE_MAX:
-        return average_ranks(y)
-    out = np.empty(n)
-    out[:k] = ranks
-    for i in range(k, n):
-        v, old = y[i], y[:i]
-        above, equal = old > v, old == v
-        out[:i] += above + 0.5 * equal
-        out[i] = (i - np.count_nonzero(above) - np.count_nonzero(equal)) + (
-            np.count_nonzero(equal) + 2
-        ) / 2
-    return out
+def containing(low: np.ndarray, high: np.ndarray, ctx: Mapping[int, float]) -> np.ndarray:
+    """Whether each box ``low``/``high`` (L, d) contains the context (column -> value), (L,)."""
+    ok = np.ones(low.shape[0], dtype=bool)
+    for j, u in ctx.items():
+        ok &= box_contains(low[:, j], high[:, j], u)
+    return ok
 
 
 def box_diameters(low: np.ndarray, high: np.ndarray) -> np.ndarray:
@@ -161,6 +109,59 @@ def hoeffding_index(
     m = np.where(empty, empty_mean, means)
     n = np.where(empty, 1.0, counts)
     return m + C * np.sqrt(4.0 * math.log(max(t, 1)) / n) + M * diameters
+
+
+@dataclass(frozen=True)
+class BoxStats:
+    """The boxes of a partition with their statistics and Hoeffding index.
+
+    Attributes:
+        low, high: Box bounds, shape (L, d), values in [0, 1].
+        n_obs: Observations per box, shape (L,).
+        n_pending: Pending points per box, shape (L,).
+        mean: Mean reward per box (NaN for an empty box), shape (L,), values in [0, 1].
+        index: Hoeffding index per box, shape (L,).
+    """
+
+    low: np.ndarray
+    high: np.ndarray
+    n_obs: np.ndarray
+    n_pending: np.ndarray
+    mean: np.ndarray
+    index: np.ndarray
+
+    @classmethod
+    def of(
+        cls, part: Partition, r: np.ndarray, n_pending: np.ndarray, t: int, C: float, M: float
+    ) -> BoxStats:
+        """The statistics of an up-to-date partition for rewards ``r`` (n,) at round ``t``.
+
+        A box without observations holds its prior as one virtual observation (the paper's
+        ``m = 1, n = 1``), its pending points adding to that ``n``; an empty cell of a CART
+        leaf cut by the diameter cap is not unexplored space and takes its leaf's mean, so
+        only cells of good leaves get tried.
+        """
+        L = part.n_leaves
+        n_obs = np.bincount(part.leaf_of, minlength=L).astype(float)
+        sums = np.bincount(part.leaf_of, weights=r, minlength=L)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(n_obs > 0, sums / np.maximum(n_obs, 1), np.nan)
+        prior = np.ones(L)
+        parent = getattr(part, "parent", None)
+        if parent is not None and parent.size == L:
+            p_n = np.bincount(parent, weights=n_obs)
+            p_sum = np.bincount(parent, weights=sums)
+            prior = np.where(p_n > 0, p_sum / np.maximum(p_n, 1), 1.0)[parent]
+        index = hoeffding_index(
+            np.where(n_obs > 0, mean, prior),
+            n_obs + n_pending + (n_obs == 0),
+            box_diameters(part.low, part.high),
+            t,
+            C,
+            M,
+            empty_mean=prior,
+        )
+        return cls(part.low, part.high, n_obs, n_pending, mean, index)
 
 
 def soft_gp_index(
@@ -375,3 +376,132 @@ def gp_posterior(
     v = solve_triangular(chol, Phi_cand.T, lower=True)  # (L, m): var = |chol^{-1} phi|^2
     var = np.sum(v * v, axis=0)
     return mean, np.sqrt(np.maximum(var, 0.0))
+
+
+class SoftGPIndex:
+    """The paper's soft-GP index: candidates in the best boxes, scored by GP-UCB.
+
+    It owns the features ``Phi`` (n, L) of the observations and their Gram matrix for one
+    partition version; a column depends only on its own box, so after a split only the
+    columns of changed boxes are recomputed, and new observations append rows and a rank-k
+    update of the Gram matrix.  :meth:`reset` drops the cache (a new partition).
+
+    Args:
+        alpha: Sharpness of the sigmoid box edges (``inf``: hard boxes).
+        sigma: Standard deviation of the edge jitter.
+        noise: Observation-noise variance of the GP on rewards in [0, 1].
+    """
+
+    def __init__(self, alpha: float = ALPHA, sigma: float = SIGMA, noise: float = GP_NOISE):
+        self.alpha, self.sigma, self.noise = alpha, sigma, noise
+        self.reset()
+
+    def reset(self) -> None:
+        """Drop the cached features; they are rebuilt on demand."""
+        self._version = -1
+        self._low = np.zeros((0, 0))
+        self._high = np.zeros((0, 0))
+        self._Phi = np.zeros((0, 0))
+        self._gram = np.zeros((0, 0))
+
+    def choose(
+        self,
+        stats: BoxStats,
+        index: np.ndarray,
+        draw: Callable[[int, int], np.ndarray],
+        X: np.ndarray,
+        part: Partition,
+        r: np.ndarray,
+        pending: np.ndarray,
+        t: int,
+        C: float,
+        M: float,
+        rng: np.random.Generator,
+    ) -> np.ndarray:
+        """The candidate of largest :func:`soft_gp_index` among those of the best boxes.
+
+        Args:
+            stats: The boxes.
+            index: Hoeffding index of each box, ``-inf`` for boxes that may not be played.
+            draw: ``(box, k) -> k`` candidates in the box, shape (k, d).
+            X: Observations in the partition's columns, shape (n, d); ``r`` their rewards.
+            part: The partition (up to date with ``X``).
+            pending: Pending points in the partition's columns, shape (p, d).
+            t, C, M: The round and the weights of the index.
+            rng: Breaks ties.
+
+        Returns:
+            The point, shape (d,).
+        """
+        k = min(N_BOXES, int(np.isfinite(index).sum()))
+        top = np.argsort(-index, kind="stable")[:k]
+        cand = np.vstack([draw(int(b), N_CANDIDATES) for b in top])
+        mean, std = self.posterior(X, part, r, cand, pending)
+        diam = np.repeat(box_diameters(stats.low[top], stats.high[top]), N_CANDIDATES)
+        ucb = soft_gp_index(mean, std, diam, t, C, M, self.noise)
+        return cand[argmax(ucb, rng)]
+
+    def posterior(
+        self, X: np.ndarray, part: Partition, r: np.ndarray, cand: np.ndarray, pending: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Posterior mean and deviation at ``cand`` (m, d), shape (m,) each
+        (:func:`gp_posterior`; arguments as in :meth:`choose`)."""
+        with one_blas_thread():
+            self._refresh(X, part)
+            low, high = part.low, part.high
+            return gp_posterior(
+                self._Phi,
+                r,
+                soft_box_features(cand, low, high, self.alpha, self.sigma),
+                self.noise,
+                Phi_pending=(
+                    soft_box_features(pending, low, high, self.alpha, self.sigma)
+                    if pending.size
+                    else None
+                ),
+                gram=self._gram,
+            )
+
+    def _refresh(self, X: np.ndarray, part: Partition) -> None:
+        """Bring ``Phi`` and the Gram matrix ``Phi^T Phi`` up to date."""
+        low, high = part.low, part.high
+        n, L = X.shape[0], part.n_leaves
+        if self._version != part.version:
+            k = min(L, self._low.shape[0]) if self._low.shape[1:] == low.shape[1:] else 0
+            same = np.zeros(L, dtype=bool)
+            if k:
+                same[:k] = np.all(self._low[:k] == low[:k], axis=1) & np.all(
+                    self._high[:k] == high[:k], axis=1
+                )
+            n_old = self._Phi.shape[0]
+            keep, changed = np.flatnonzero(same), np.flatnonzero(~same)
+            Phi = np.zeros((n_old, L))
+            Phi[:, keep] = self._Phi[:, keep]
+            if changed.size:
+                Phi[:, changed] = soft_box_features(
+                    X[:n_old], low[changed], high[changed], self.alpha, self.sigma
+                )
+            gram = np.zeros((L, L))
+            gram[np.ix_(keep, keep)] = self._gram[np.ix_(keep, keep)]
+            if changed.size:
+                cross = Phi.T @ Phi[:, changed]
+                gram[:, changed] = cross
+                gram[changed, :] = cross.T
+            self._Phi, self._gram = Phi, gram
+            self._low, self._high = low.copy(), high.copy()
+            self._version = part.version
+        if self._Phi.shape[0] < n:
+            new = soft_box_features(X[self._Phi.shape[0] :], low, high, self.alpha, self.sigma)
+            self._Phi = np.vstack((self._Phi, new))
+            self._gram = self._gram + new.T @ new
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()  # the cache is rebuilt on demand
+        state.update(
+            _version=-1,
+            _low=np.zeros((0, 0)),
+            _high=np.zeros((0, 0)),
+            _Phi=np.zeros((0, 0)),
+            _gram=np.zeros((0, 0)),
+        )
+        return state

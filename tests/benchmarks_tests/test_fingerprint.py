@@ -31,3 +31,12 @@ def test_fingerprints_tell_runs_apart() -> None:
     assert len(set(GOLDEN.values())) == len(GOLDEN)
     shorter = fingerprint.core_fingerprints(n_asks=16)
     assert all(shorter[k] != GOLDEN[k] for k in shorter if not k.endswith("posterior"))
+
+
+def test_the_cores_default_is_the_papers_uniform_draw(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the core's default changed from the HPO recipe to sampling="uniform" (issue #22): a run
+    # without options is the golden uniform run; the wrappers' default stays "local_gp"
+    monkeypatch.setattr(fingerprint, "CORE_CASES", {"uniform": {}})
+    got = fingerprint.core_fingerprints()
+    assert got["core uniform"] == GOLDEN["core uniform"]
+    assert got["core uniform posterior"] == GOLDEN["core uniform posterior"]
