@@ -372,11 +372,8 @@ class TreeUCBSearch(Searcher):
     schedulers' name for the resource; ``training_iteration`` unless you name another key)
     is below the largest value any result has shown so far counts as stopped early, at that
     step; the others, and every trial when ``time_attr`` is ``None``, count as full
-    evaluations.  The ``pruned`` option of the core decides how a trial stopped early ranks:
-    with ``"tpe"`` a trial that went further counts as better, every full evaluation as better
-    than every early-stopped one, and trials of one step are ordered by metric; with
-    ``"bohb"`` the latest step reached by ``n_min`` trials ranks by metric with the full
-    evaluations; with ``"last_value"`` its last metric counts as if final; with ``"context"``
+    evaluations.  The ``pruned`` option of the core decides how a trial stopped early counts:
+    with ``"last_value"`` its last metric counts as if final; with ``"context"``
     the step is a context dimension of the tree (Contextual TreeUCB): every trial enters at
     the step it reached, full ones included, the tree partitions (step, configuration)
     jointly, and new configurations are chosen at the full budget.  The full budget is

@@ -26,6 +26,7 @@ Notations:
 from __future__ import annotations
 
 import math
+from typing import Any
 from typing import Literal
 
 import numpy as np
@@ -129,3 +130,31 @@ def budget_contexts(budget: np.ndarray, B: float) -> np.ndarray:
     """
     b = np.minimum(np.asarray(budget, dtype=float), B)
     return np.log1p(b) / math.log1p(B)
+
+
+def as_budgets(budgets: Any, n: int, what: str) -> np.ndarray:
+    """Budgets as floats, ``None`` as ``inf``; shape (n,), values in [0, inf]."""
+    try:
+        items = list(budgets)
+    except TypeError:
+        raise TypeError(
+            f"{what} needs budgets as a sequence of numbers or None. Got {budgets!r}."
+        ) from None
+    out = np.empty(len(items))
+    for i, b in enumerate(items):
+        if b is None:
+            out[i] = np.inf
+        elif isinstance(b, (bool, np.bool_)) or not isinstance(b, (int, float, np.number)):
+            raise TypeError(f"{what} needs a budget that is a number or None. Got {b!r}.")
+        elif not float(b) >= 0.0:
+            raise ValueError(
+                f"{what} needs a budget >= 0 (the step reached) or None/inf for a full "
+                f"evaluation. Got {b!r}."
+            )
+        else:
+            out[i] = float(b)
+    if out.shape != (n,):
+        raise ValueError(
+            f"{what} needs one budget per value: got {out.shape[0]} budgets for {n} values."
+        )
+    return out

@@ -20,6 +20,7 @@ Notations:
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
@@ -28,11 +29,13 @@ from typing import Literal
 
 import numpy as np
 
+from optuna_treeucb.core._localgp import in_cells
 from optuna_treeucb.core._space import UnitCube
 
 if TYPE_CHECKING:
     from optuna_treeucb.core._partition import Partition
 
+_logger = logging.getLogger("optuna_treeucb.core._treeucb")  # the facade's, as before
 RANK_UPDATE_MAX = 64  # new values beyond which a full ranking is cheaper than updating
 PENDING_TOL = 1e-9  # a told float coordinate this close to a pending one is the same value
 
@@ -112,6 +115,38 @@ def rank_rewards(y: np.ndarray, ranks: np.ndarray | None = None) -> np.ndarray:
     return ((average_ranks(y) if ranks is None else ranks) - 0.5) / n
 
 
+def as_points(d: int, X: Any, what: str, *, one: bool = False) -> np.ndarray:
+    """``X`` as points of shape (n, d) in [0, 1] (``one``: a point of shape (d,), as (1, d)).
+
+    Raises:
+        ValueError: Naming ``what``, the expected and the received shape, or the range.
+    """
+    arr = np.asarray(X, dtype=float)
+    if one and arr.shape == (d,):
+        arr = arr[None]
+    elif one:
+        raise ValueError(f"{what} needs a point of shape ({d},). Got shape {arr.shape}.")
+    elif arr.shape == (0,):
+        arr = arr.reshape(0, d)
+    elif arr.ndim != 2 or arr.shape[1] != d:
+        raise ValueError(
+            f"{what} needs points of shape (n, {d}), one row per point. Got shape {arr.shape}."
+        )
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0.0) or np.any(arr > 1.0):
+        raise ValueError(f"{what} needs coordinates in [0, 1].")
+    return arr
+
+
+def repeats(P: np.ndarray, obs: Observations, pending: Pending) -> np.ndarray:
+    """Whether each point of ``P`` (p, d or more columns) decodes to an observed or pending
+    point (the same value cells), shape (p,)."""
+    d = obs.space.dim
+    out = in_cells(P[:, :d], *obs.cells())
+    if len(pending):
+        out |= in_cells(P[:, :d], *obs.space.value_cells(pending.points))
+    return out
+
+
 class Observations:
     """The told observations, in the order told; buffers grow geometrically.
 
@@ -159,11 +194,19 @@ class Observations:
         budgets: np.ndarray,
         params: Mapping[str, Any] | None = None,
     ) -> None:
-        """Store observations: points (k, d), told values (k,), no NaN, budgets (k,).
+        """Store observations: points (k, d), told values (k,), budgets (k,).
 
-        ``params``: for one observation, the parameters as told (:meth:`best_params` returns
-        them exactly).
+        NaN values are dropped with a warning.  ``params``: for one observation, the
+        parameters as told (:meth:`best_params` returns them exactly).
         """
+        nan = np.isnan(values)
+        if nan.any():
+            if nan.size == 1:
+                at = params if params is not None else self.space.decode(X[0])
+                _logger.warning("TreeUCB ignores a NaN objective value at %s.", at)
+                return
+            _logger.warning("TreeUCB ignores %d NaN objective value(s).", int(nan.sum()))
+            X, values, budgets = X[~nan], values[~nan], budgets[~nan]
         n, k = self.n, X.shape[0]
         if n + k > self._y.size:
             size = max(2 * self._y.size, n + k)

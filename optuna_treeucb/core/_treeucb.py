@@ -10,7 +10,6 @@ the point goes in it) and :class:`~._fidelity.BudgetContext` (observations stopp
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
@@ -20,6 +19,7 @@ import numpy as np
 
 from optuna_treeucb.core._fidelity import BudgetContext
 from optuna_treeucb.core._fidelity import PrunedRule
+from optuna_treeucb.core._fidelity import as_budgets
 from optuna_treeucb.core._inbox import InBoxSampler
 from optuna_treeucb.core._inbox import LocalGP
 from optuna_treeucb.core._inbox import Snapshot
@@ -31,15 +31,17 @@ from optuna_treeucb.core._index import BoxStats
 from optuna_treeucb.core._index import SoftGPIndex
 from optuna_treeucb.core._index import argmax
 from optuna_treeucb.core._index import containing
-from optuna_treeucb.core._localgp import in_cells
 from optuna_treeucb.core._observations import Observations
 from optuna_treeucb.core._observations import Pending
+from optuna_treeucb.core._observations import as_points
+from optuna_treeucb.core._observations import repeats
 from optuna_treeucb.core._options import validate_options
 from optuna_treeucb.core._partition import IncrementalPartition
 from optuna_treeucb.core._partition import Partition
 from optuna_treeucb.core._partition import RefitPartition
 from optuna_treeucb.core._space import ParamSpec
 from optuna_treeucb.core._space import UnitCube
+from optuna_treeucb.core._space import as_cube
 
 _logger = logging.getLogger(__name__)
 Rule = Literal["refit", "incremental"]
@@ -47,25 +49,6 @@ Index = Literal["hoeffding", "soft_gp"]
 Direction = Literal["maximize", "minimize"]
 Sampling = Literal["uniform", "trust_region", "local_gp"]
 Discrete = Literal["box", "region"]
-
-
-def _as_cube(space: Any) -> UnitCube:
-    """The ``space`` argument of TreeUCB as a UnitCube."""
-    if isinstance(space, UnitCube):
-        return space
-    if isinstance(space, (int, np.integer)) and not isinstance(space, bool):
-        if space < 1:
-            raise ValueError(
-                "The 'space' parameter of TreeUCB must be an int >= 1, a UnitCube or a "
-                f"sequence of ParamSpec. Got {space!r} instead."
-            )
-        return UnitCube(ParamSpec(f"x{i}", "float", low=0.0, high=1.0) for i in range(int(space)))
-    if isinstance(space, Sequence) and not isinstance(space, str):
-        return UnitCube(space)
-    raise TypeError(
-        "The 'space' parameter of TreeUCB must be an int, a UnitCube or a sequence of "
-        f"ParamSpec. Got {space!r} instead."
-    )
 
 
 class TreeUCB:
@@ -97,13 +80,11 @@ class TreeUCB:
         seed, direction, rule, index, C, M, n_startup, pruned, max_budget, sampling, discrete:
             The options, declared with their allowed values, defaults and use in
             :data:`~optuna_treeucb.core.OPTIONS` (the README's options table).
-        **unknown:
-            Nothing: an unknown name raises ``TypeError`` naming it, the options and the
-            closest one.
 
     Raises:
         ValueError: If an option is out of its range.
-        TypeError: If an option has the wrong type or an unknown name.
+        TypeError: If an option has the wrong type, or an unknown name (``**unknown``; the
+            message names the options and the closest one).
 
     Example:
         .. code-block:: python
@@ -138,7 +119,7 @@ class TreeUCB:
         discrete: Discrete = "box",
         **unknown: Any,
     ) -> None:
-        self.space = _as_cube(space)
+        self.space = as_cube(space)
         given = {k: v for k, v in locals().items() if k not in ("self", "space", "unknown")}
         opts = validate_options("TreeUCB", {**given, **unknown})
         self.seed: int | None = opts["seed"]
@@ -174,11 +155,7 @@ class TreeUCB:
         return kind(self.space, self.n_startup, self.discrete)
 
     def reseed(self, seed: int | Sequence[int] | None) -> None:
-        """Replace the random generator by ``np.random.default_rng(seed)``.
-
-        Wrappers use it to draw each trial from its own seed, so that results do not depend
-        on the order in which workers ask.
-        """
+        """Replace the generator by ``default_rng(seed)`` (the wrappers: a seed per trial)."""
         self._rng = np.random.default_rng(seed)
 
     # -- observations ---------------------------------------------------------------------------
@@ -204,44 +181,29 @@ class TreeUCB:
 
     @property
     def best_params(self) -> dict[str, Any]:
-        """Parameters of the best observation among those of the largest budget (full ones).
-
-        Raises:
-            RuntimeError: If nothing was told yet.
-        """
+        """Parameters of the best observation among those that went furthest (RuntimeError
+        before any)."""
         return self._obs.best_params()
 
     @property
     def best_x(self) -> np.ndarray:
-        """Point of the best observation, shape (d,), values in [0, 1].
-
-        Raises:
-            RuntimeError: If nothing was told yet.
-        """
+        """Point of that observation, shape (d,), values in [0, 1] (RuntimeError before any)."""
         return self._obs.X[self._obs.best("best_x")].copy()
 
     @property
     def in_startup(self) -> bool:
-        """Whether the next point is a start-up point (uniform, not chosen by the tree).
-
-        The tree is used once ``n_startup`` values (at least one) are told.
-        """
+        """Whether the next point is uniform: until ``n_startup`` values (at least 1) are told."""
         return self.n_observations < max(self.n_startup, 1)
 
     @property
     def trust_region(self) -> TrustRegionState | None:
-        """The trust region's state as of the last draw (``None`` with ``sampling="uniform"``).
-
-        Reading it changes nothing: the state consumes told values only when a draw needs it.
-        """
+        """The trust region's state as of the last draw (``None`` with ``sampling="uniform"``);
+        reading it changes nothing."""
         return self._inbox.state if isinstance(self._inbox, TrustRegion) else None
 
     def budget_of(self, step: float | None, *, complete: bool) -> float | None:
-        """The budget a wrapper tells for an evaluation that reached ``step``.
-
-        An evaluation stopped early has its step; a complete one is full (``None``), except
-        under ``pruned="context"``, where its step sets the full budget.
-        """
+        """The budget to tell for an evaluation that reached ``step``: its step if it was
+        stopped early; ``None`` (full) if complete, except under ``pruned="context"``."""
         return step if not complete else self._context.complete_budget(step)
 
     def rewards(self) -> np.ndarray:
@@ -251,38 +213,26 @@ class TreeUCB:
     def tell(
         self, params: Mapping[str, Any], value: float, *, budget: float | None = None
     ) -> None:
-        """Record the objective value of a full assignment of the parameters.
-
-        Args:
-            params: A legal value for every parameter of the space.
-            value: The objective value (NaN is ignored with a warning).
-            budget: The step the evaluation reached if it was stopped early (a pruned
-                trial), ``None`` or ``inf`` for a full evaluation; a number >= 0.
-        """
+        """Record the objective value (NaN: ignored, with a warning) of ``params``, a legal
+        value for every parameter; ``budget``: the step reached by an evaluation stopped early
+        (a number >= 0), ``None`` or ``inf`` for a full one."""
         self._tell(self.space.encode(params), value, budget, params)
 
     def tell_x(
         self, x: np.ndarray | Sequence[float], value: float, *, budget: float | None = None
     ) -> None:
-        """Record the objective value of a point of the cube.
-
-        Args:
-            x: Shape (d,), values in [0, 1].
-            value: The objective value (NaN is ignored with a warning).
-            budget: As in :meth:`tell`.
-        """
-        self._tell(self._as_points(x, "TreeUCB.tell_x", one=True)[0], value, budget, None)
+        """:meth:`tell` for a point ``x`` of the cube, shape (d,), values in [0, 1]."""
+        self._tell(
+            as_points(self.space.dim, x, "TreeUCB.tell_x", one=True)[0], value, budget, None
+        )
 
     def _tell(
         self, x: np.ndarray, value: Any, budget: Any, params: Mapping[str, Any] | None
     ) -> None:
         if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
             raise TypeError(f"TreeUCB.tell needs a numeric value. Got {value!r}.")
-        b = _as_budgets([budget], 1, "TreeUCB.tell")
+        b = as_budgets([budget], 1, "TreeUCB.tell")
         self._pending.drop(x)
-        if math.isnan(float(value)):
-            _logger.warning("TreeUCB ignores a NaN objective value at %s.", self.space.decode(x))
-            return
         self._obs.append(x[None], np.array([float(value)]), b, params)
 
     def tell_many(
@@ -293,20 +243,15 @@ class TreeUCB:
         *,
         drop_pending: bool = True,
     ) -> None:
-        """Record many observations at once (NaN values are dropped with one warning).
-
-        Args:
-            X: Shape (n, d), values in [0, 1].
-            values: Shape (n,).
-            budgets: Shape (n,): as in :meth:`tell`; ``None``: all full.
-            drop_pending: Whether each point drops one pending point, as :meth:`tell` does.
-                ``False`` leaves them alone, for a caller that keeps them itself with
-                :meth:`add_pending` and :meth:`forget_pending`.
+        """Record many observations: ``X`` (n, d) in [0, 1], ``values`` (n,), ``budgets`` (n,)
+        as in :meth:`tell` (``None``: all full).  ``drop_pending=False`` leaves the pending
+        points alone, for a caller that keeps them with :meth:`add_pending` and
+        :meth:`forget_pending`.
 
         Raises:
             ValueError: If ``X`` is not of shape (n, d), or ``values`` not of shape (n,).
         """
-        X = self._as_points(X, "TreeUCB.tell_many")
+        X = as_points(self.space.dim, X, "TreeUCB.tell_many")
         v = np.asarray(values, dtype=float)
         if v.shape != (X.shape[0],):
             raise ValueError(
@@ -314,32 +259,10 @@ class TreeUCB:
                 f"Got shape {v.shape}."
             )
         n = v.shape[0]
-        b = _as_budgets([None] * n if budgets is None else budgets, n, "TreeUCB.tell_many")
-        nan = np.isnan(v)
-        if nan.any():
-            _logger.warning("TreeUCB ignores %d NaN objective value(s).", int(nan.sum()))
-        if drop_pending:
-            for row in X:
-                self._pending.drop(row)
-        self._obs.append(X[~nan], v[~nan], b[~nan])
-
-    def _as_points(self, X: Any, what: str, *, one: bool = False) -> np.ndarray:
-        """``X`` as points of shape (n, d) in [0, 1] (``one``: a single point of shape (d,))."""
-        d = self.space.dim
-        arr = np.asarray(X, dtype=float)
-        if one:
-            if arr.shape != (d,):
-                raise ValueError(f"{what} needs a point of shape ({d},). Got shape {arr.shape}.")
-            arr = arr[None]
-        elif arr.shape == (0,):
-            arr = arr.reshape(0, d)
-        elif arr.ndim != 2 or arr.shape[1] != d:
-            raise ValueError(
-                f"{what} needs points of shape (n, {d}), one row per point. Got shape {arr.shape}."
-            )
-        if not np.all(np.isfinite(arr)) or np.any(arr < 0.0) or np.any(arr > 1.0):
-            raise ValueError(f"{what} needs coordinates in [0, 1].")
-        return arr
+        b = as_budgets([None] * n if budgets is None else budgets, n, "TreeUCB.tell_many")
+        for row in X if drop_pending else ():
+            self._pending.drop(row)
+        self._obs.append(X, v, b)
 
     # -- pending points -------------------------------------------------------------------------
     @property
@@ -353,33 +276,21 @@ class TreeUCB:
         return len(self._pending)
 
     def set_pending(self, X: np.ndarray | Sequence[Sequence[float]]) -> None:
-        """Replace the pending points (points being evaluated elsewhere).
-
-        Args:
-            X: Shape (p, d), values in [0, 1].
-
-        Raises:
-            ValueError: If ``X`` is not of shape (p, d) or leaves [0, 1].
-        """
-        points = self._as_points(X, "TreeUCB.set_pending")
+        """Replace the pending points by ``X``, shape (p, d), values in [0, 1] (else
+        ValueError)."""
+        points = as_points(self.space.dim, X, "TreeUCB.set_pending")
         self._pending.clear()
         for point in points:
             self._pending.add(point)
 
     def add_pending(self, x: np.ndarray | Sequence[float]) -> None:
-        """Add a pending point (a point being evaluated elsewhere), in O(1).
-
-        A point added twice counts twice.  :meth:`tell` of the point (or of a point that
-        decodes to the same values), or :meth:`forget_pending`, drops one copy.
-
-        Args:
-            x: Shape (d,), values in [0, 1].
-        """
-        self._pending.add(self._as_points(x, "TreeUCB.add_pending", one=True)[0])
+        """Add a pending point ``x`` (d,), in O(1); added twice, it counts twice.  :meth:`tell`
+        of it (or of a point that decodes to its values) or :meth:`forget_pending` drops one."""
+        self._pending.add(as_points(self.space.dim, x, "TreeUCB.add_pending", one=True)[0])
 
     def forget_pending(self, x: np.ndarray | Sequence[float]) -> None:
         """Drop a pending point without a value (e.g. its evaluation failed)."""
-        self._pending.drop(self._as_points(x, "TreeUCB.forget_pending", one=True)[0])
+        self._pending.drop(as_points(self.space.dim, x, "TreeUCB.forget_pending", one=True)[0])
 
     # -- the model ------------------------------------------------------------------------------
     def _model(self) -> tuple[np.ndarray, np.ndarray, BoxStats]:
@@ -403,17 +314,8 @@ class TreeUCB:
         return self._model()[2]
 
     def posterior(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """GP posterior mean and standard deviation of the reward under the soft tree kernel.
-
-        Args:
-            X: Shape (m, d), values in [0, 1].
-
-        Returns:
-            Mean and standard deviation, each shape (m,).
-
-        Raises:
-            RuntimeError: If nothing was told yet.
-        """
+        """Posterior mean and deviation of the reward under the soft tree kernel at ``X`` (m, d),
+        each shape (m,) (RuntimeError before any told value)."""
         if self.n_observations == 0:
             raise RuntimeError("TreeUCB.posterior needs at least one told value.")
         Xm, r, _ = self._model()
@@ -441,14 +343,8 @@ class TreeUCB:
         return params
 
     def ask_x(self, context: Mapping[int, float] | None = None) -> np.ndarray:
-        """Choose the next point of the cube (and record it as pending until told).
-
-        Args:
-            context: Column -> coordinate in [0, 1] for the fixed (context) dimensions.
-
-        Returns:
-            Shape (d,), values in [0, 1].
-        """
+        """:meth:`ask` on the cube: ``context`` maps columns to coordinates in [0, 1]; returns
+        the point, shape (d,), pending until told."""
         d = self.space.dim
         ctx = {} if context is None else dict(context)
         for j, u in ctx.items():
@@ -474,10 +370,10 @@ class TreeUCB:
             high=stats.high,
             ctx=self._context.played(ctx, d),  # pruned="context": at the full budget
             rng=self._rng,
-            n_pending=self.n_pending if self.sampling != "uniform" else 0,
+            n_pending=self.n_pending,
             pending=lambda: self._context.at_full(self.pending).reshape(-1, X.shape[1]),
             targets=self._obs.targets,
-            repeats=self._repeats,
+            repeats=lambda P: repeats(P, self._obs, self._pending),
         )
         ok = containing(stats.low, stats.high, snap.ctx)
         assert ok.any(), "the leaves tile the cube, so some leaf contains the context"
@@ -486,54 +382,6 @@ class TreeUCB:
             return self._inbox.draw(snap, argmax(index, self._rng), 1)[0][:d]
         pending = self._context.at_full(self.pending)
         t = self.n_observations + self.n_pending + 1
-        x = self._soft_gp.choose(
-            stats,
-            index,
-            lambda b, k: self._inbox.draw(snap, b, k),
-            X,
-            self.partition,
-            r,
-            pending,
-            t,
-            self.C,
-            self.M,
-            self._rng,
-        )
-        return x[:d]
-
-    def _repeats(self, P: np.ndarray) -> np.ndarray:
-        """Whether each point of ``P`` (p, d or more columns) decodes to an observed or
-        pending point, shape (p,)."""
-        d = self.space.dim
-        out = in_cells(P[:, :d], *self._obs.cells())
-        if self.n_pending:
-            out |= in_cells(P[:, :d], *self.space.value_cells(self.pending))
-        return out
-
-
-def _as_budgets(budgets: Any, n: int, what: str) -> np.ndarray:
-    """Budgets as floats, ``None`` as ``inf``; shape (n,), values in [0, inf]."""
-    try:
-        items = list(budgets)
-    except TypeError:
-        raise TypeError(
-            f"{what} needs budgets as a sequence of numbers or None. Got {budgets!r}."
-        ) from None
-    out = np.empty(len(items))
-    for i, b in enumerate(items):
-        if b is None:
-            out[i] = np.inf
-        elif isinstance(b, (bool, np.bool_)) or not isinstance(b, (int, float, np.number)):
-            raise TypeError(f"{what} needs a budget that is a number or None. Got {b!r}.")
-        elif not float(b) >= 0.0:
-            raise ValueError(
-                f"{what} needs a budget >= 0 (the step reached) or None/inf for a full "
-                f"evaluation. Got {b!r}."
-            )
-        else:
-            out[i] = float(b)
-    if out.shape != (n,):
-        raise ValueError(
-            f"{what} needs one budget per value: got {out.shape[0]} budgets for {n} values."
-        )
-    return out
+        draw = lambda b, k: self._inbox.draw(snap, b, k)  # noqa: E731
+        args = (X, self.partition, r, pending, t, self.C, self.M, self._rng)
+        return self._soft_gp.choose(stats, index, draw, *args)[:d]
