@@ -1,21 +1,12 @@
 """Observations stopped early (multi-fidelity): the budget as a context of the tree.
 
-An observation's budget is how far its evaluation went: the step at which a pruner or a
-scheduler stopped it, ``inf`` for a full evaluation.  A loss after 1 epoch and a loss after
-50 epochs do not compare.  The ``pruned`` option of :class:`~optuna_treeucb.core.TreeUCB`
-says what to do about it:
-
-    ``"last_value"``: the budget is ignored; a stopped evaluation counts with its last value
-    as if it were final.
-    ``"context"``: the budget is a context dimension of Contextual TreeUCB (the paper's
-    Section 5): rewards are the values' alone, the tree partitions (x, budget context)
-    jointly, and a new point is played at the full budget (context 1).  The context of a
-    budget ``b`` is ``log(1 + b) / log(1 + B)`` (1 for ``b >= B`` and for a full evaluation),
-    with ``B`` the full budget, see :func:`budget_contexts`.
-
-Both rules rank observations by value alone; the ranks by (budget, value) of TPE and BOHB's
-model budget were measured and lost (``benchmarks/results/README.md``).  :class:`BudgetContext`
-holds the one piece of state (the ``B`` of the current partition) and the rule of which
+An observation's budget is the step at which a pruner or a scheduler stopped it, ``inf`` for
+a full evaluation.  With ``pruned="last_value"`` it is ignored: a stopped evaluation counts
+with its last value as if final.  With ``pruned="context"`` it is a context dimension of
+Contextual TreeUCB (the paper's Section 5): the tree partitions (x, budget context) jointly
+and new points are played at the full budget ``B`` (context 1); a budget ``b`` has the
+context ``log(1 + b) / log(1 + B)``.  Both rules rank by value alone (TPE's and BOHB's ranks
+by budget were measured and lost).  :class:`BudgetContext` holds ``B`` and the rule of which
 budget a complete evaluation has.
 
 Notations:
@@ -40,11 +31,8 @@ class BudgetContext:
     While some observation is below the full budget ``B``, the partition has one more
     column, last, the budget's context in [0, 1]; otherwise it has none.  When ``B`` changes
     (a larger budget told, or the first observation below it) every context changes, and
-    :meth:`columns` says so: the caller then starts a new partition.
-
-    Args:
-        pruned: The ``pruned`` option.
-        max_budget: The full budget (``None``: the largest budget told).
+    :meth:`columns` says so: the caller then starts a new partition.  ``max_budget``: the
+    full budget (``None``: the largest budget told).
     """
 
     def __init__(self, pruned: PrunedRule, max_budget: float | None) -> None:
@@ -58,24 +46,13 @@ class BudgetContext:
         return int(self.B is not None)
 
     def complete_budget(self, step: float | None) -> float | None:
-        """The budget to tell for an evaluation that ran to its end at ``step``.
-
-        With ``"context"`` its step, so that the largest step told sets the full budget
-        (``None`` if it reported none); otherwise ``None``, a full evaluation.
-        """
+        """The budget of an evaluation that ran to its end at ``step``: with ``"context"`` its
+        step (the largest told sets the full budget), otherwise ``None`` (full)."""
         return step if self.pruned == "context" else None
 
     def columns(self, X: np.ndarray, budgets: np.ndarray) -> tuple[np.ndarray, bool]:
-        """The observations as the partition sees them, and whether ``B`` changed.
-
-        Args:
-            X: Observations, shape (n, d), values in [0, 1].
-            budgets: Their budgets, shape (n,).
-
-        Returns:
-            Shape (n, d) or (n, d + 1) (the budget's context last), and whether the contexts
-            changed since the last call (a new partition is needed).
-        """
+        """The observations ``X`` (n, d) as the partition sees them, (n, d) or (n, d + 1) with
+        the budget's context last, and whether the contexts changed (a new partition)."""
         if self.pruned != "context":
             return X, False
         B = full_budget(budgets, self.max_budget)
@@ -97,17 +74,8 @@ class BudgetContext:
 
 
 def full_budget(budget: np.ndarray, max_budget: float | None) -> float | None:
-    """``B``, the full budget of ``"context"``, if some observation is below it, else ``None``.
-
-    Args:
-        budget: Shape (n,), values in [0, inf] (``inf``: a full evaluation).
-        max_budget: The full budget given by the user (e.g. the pruner's ``max_resource``);
-            ``None``: the largest finite budget told.
-
-    Returns:
-        ``B``, or ``None`` when every observation is at the full budget (or above it, or
-        full): the budgets then carry nothing and the partition has no context column.
-    """
+    """``B``, the full budget of ``"context"`` (``max_budget``, else the largest finite
+    budget told), if some observation is below it; else ``None``: no context column."""
     b = np.asarray(budget, dtype=float)
     finite = b[np.isfinite(b)]
     if finite.size == 0:
@@ -117,17 +85,8 @@ def full_budget(budget: np.ndarray, max_budget: float | None) -> float | None:
 
 
 def budget_contexts(budget: np.ndarray, B: float) -> np.ndarray:
-    """The context coordinate of each budget: ``log(1 + b) / log(1 + B)``, capped at 1.
-
-    A log scale, so that the rungs of Hyperband and ASHA (1, 3, 9, 27 steps) are evenly spaced.
-
-    Args:
-        budget: Shape (n,), values in [0, inf] (``inf``: a full evaluation, context 1).
-        B: The full budget, > 0.
-
-    Returns:
-        Shape (n,), values in [0, 1].
-    """
+    """The context of each budget, ``log(1 + b) / log(1 + B)`` capped at 1, shape (n,): a
+    log scale, so that the rungs of Hyperband and ASHA (1, 3, 9, 27 steps) are evenly spaced."""
     b = np.minimum(np.asarray(budget, dtype=float), B)
     return np.log1p(b) / math.log1p(B)
 

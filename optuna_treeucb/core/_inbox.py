@@ -1,31 +1,19 @@
 """In-box samplers: where TreeUCB draws its next point inside the box it plays.
 
-The paper (Wang, Ye, Geng, Rudin, arXiv:1901.09277, Algorithm 1) draws the point uniformly in
-the played box (:class:`Uniform`).  The box choice is kept; the other samplers refine the draw
-around the box's best observation:
-
-* :class:`TrustRegion` (Eriksson et al., "Scalable Global Optimization via Local Bayesian
-  Optimization", NeurIPS 2019, TuRBO): uniform in a cube of side :data:`CUBE_SIDE` ``rho``
-  around the played box's best observation, clipped to the unit cube, so it reaches past the
-  box's faces (the box only chooses the centre).  ``rho`` halves after ``max(4, d)`` failures
-  in a row and doubles after 3 successes in a row (a success is a new best of the study),
-  within ``[RHO_MIN, RHO_MAX]``; below ``RHO_MIN`` it restarts at ``RHO_INIT``.  With points
-  pending (trials running in parallel), the failures that halve ``rho`` are counted beyond
-  the pending ones (:func:`failure_tolerance`).  The state is a function of the sequence of
-  told values and of the pending counts when they were consumed (:func:`trust_region_replay`),
-  and it changes only in :meth:`TrustRegion.update`.
-* :class:`LocalGP`: TuRBO's full recipe in that region: Thompson sampling of a local GP
-  (:mod:`optuna_treeucb.core._localgp`).
-
-Discrete parameters keep the box's range, unless ``discrete="region"``
-(:mod:`optuna_treeucb.core._discrete`).  A point drawn outside the played box is outside the
-paper's regret analysis, which charges each round to the played box.
+The paper (Wang, Ye, Geng, Rudin, arXiv:1901.09277, Algorithm 1) draws it uniformly in the
+played box (:class:`Uniform`).  :class:`TrustRegion` (TuRBO, Eriksson et al., NeurIPS 2019)
+draws uniformly in a cube of side :data:`CUBE_SIDE` ``rho`` around the box's best
+observation, clipped to the unit cube (so past the box's faces, outside the paper's regret
+analysis); ``rho`` halves after ``max(4, d)`` failures in a row (beyond the pending points,
+:func:`failure_tolerance`), doubles after 3 successes, and restarts below ``RHO_MIN``.  Its
+state changes only in :meth:`TrustRegion.update`.  :class:`LocalGP` picks the point in that
+region by Thompson sampling of a local GP (:mod:`optuna_treeucb.core._localgp`).  Discrete
+parameters keep the box's range unless ``discrete="region"`` (:mod:`._discrete`).
 
 Notations:
     d: columns of the partition (the parameters, then the budget context if any).
     low, high: bounds of the played box, shape (d,), values in [0, 1].
-    center: the region's centre, shape (d,).
-    rho: side of the trust region relative to ``CUBE_SIDE`` times the cube's side, > 0.
+    center: the region's centre, shape (d,).  rho: the region's relative side, > 0.
 """
 
 from __future__ import annotations
@@ -88,17 +76,9 @@ class TrustRegionState:
 def failure_tolerance(d: int, n_pending: int = 0) -> int:
     """Failures in a row that halve the region: ``max(4, d) + n_pending``.
 
-    ``max(4, d)`` is TuRBO's tolerance with batch size 1.  With ``n_pending`` points being
-    evaluated elsewhere, up to ``n_pending`` of the next told values were drawn before the
-    latest best was known, and fail against it by construction; they are not evidence that
-    the region is too wide, so they do not count towards the halving.
-
-    Args:
-        d: Number of dimensions.
-        n_pending: Points pending when the value is consumed, >= 0.
-
-    Returns:
-        The tolerance, >= 4.
+    ``max(4, d)`` is TuRBO's tolerance with batch size 1.  Up to ``n_pending`` of the next
+    values were drawn before the latest best was known and fail against it by construction:
+    they are no evidence that the region is too wide.
     """
     return max(4, d) + n_pending
 
@@ -106,23 +86,13 @@ def failure_tolerance(d: int, n_pending: int = 0) -> int:
 def trust_region_step(
     state: TrustRegionState, value: float, d: int, *, count: bool, n_pending: int = 0
 ) -> TrustRegionState:
-    """Consume one told value (larger is better).
+    """The state after one told value (larger is better).
 
     A value above the best so far is a success, any other a failure.  After
     :data:`SUCCESS_TOL` successes in a row ``rho`` doubles (at most :data:`RHO_MAX`); after
     :func:`failure_tolerance` failures in a row it halves; below :data:`RHO_MIN` it restarts
-    at :data:`RHO_INIT`.  The counters restart after every change of ``rho``.
-
-    Args:
-        state: The state before the value.
-        value: The told value (internal sign: larger is better).
-        d: Number of dimensions.
-        count: Whether the value counts as a success or failure (start-up values and the
-            first value only set the best).
-        n_pending: Points pending when the value is consumed (see :func:`failure_tolerance`).
-
-    Returns:
-        The state after the value.
+    at :data:`RHO_INIT`.  The counters restart after every change of ``rho``.  With ``count``
+    false (start-up values), and for the first value, the value only sets the best.
     """
     first = math.isinf(state.best) and state.best < 0
     improved = value > state.best
@@ -148,21 +118,12 @@ def trust_region_step(
 def trust_region_replay(
     state: TrustRegionState, values: np.ndarray, d: int, n_startup: int, n_pending: int = 0
 ) -> TrustRegionState:
-    """Consume the told values ``values[state.n_seen:]`` in order.
+    """The state after ``values`` (every told value so far, (n,), larger is better), from
+    ``state``, the state after ``values[:state.n_seen]``.
 
-    The state is a function of the sequence of values (and of ``n_pending`` at each call),
-    so a bandit rebuilt from the same observations (as the Optuna sampler does) gets the same
-    state; with no points pending, of the values only.
-
-    Args:
-        state: The state after ``values[:state.n_seen]``.
-        values: Every told value so far in order, shape (n,), larger is better.
-        d: Number of dimensions.
-        n_startup: The first ``n_startup`` values only set the best.
-        n_pending: Points pending now; the new values are consumed with it.
-
-    Returns:
-        The state after all of ``values``.
+    The new values are consumed with ``n_pending``, the points pending now; the first
+    ``n_startup`` only set the best.  The state is a function of the sequence (and of the
+    pending counts), so a bandit rebuilt from the same observations gets the same state.
     """
     for i in range(state.n_seen, values.shape[0]):
         state = trust_region_step(
@@ -172,11 +133,8 @@ def trust_region_replay(
 
 
 def region_bounds(center: np.ndarray, rho: float) -> tuple[np.ndarray, np.ndarray]:
-    """TuRBO's region: side :data:`CUBE_SIDE` ``rho`` around ``center``, inside the unit cube.
-
-    Returns:
-        ``(lo, hi)``, each shape (d,), with ``0 <= lo <= center <= hi <= 1``.
-    """
+    """TuRBO's region: side :data:`CUBE_SIDE` ``rho`` around ``center``, clipped to the unit
+    cube; ``(lo, hi)``, each shape (d,)."""
     half = 0.5 * np.full_like(center, CUBE_SIDE * rho)
     return np.maximum(center - half, 0.0), np.minimum(center + half, 1.0)
 
@@ -196,15 +154,13 @@ class Snapshot:
     """What an in-box sampler sees of the bandit at one ask.
 
     Attributes:
-        X: Observations in the partition's columns, shape (n, d).
-        y: Their values, larger is better, shape (n,).
-        leaf_of: Box of each observation, shape (n,).
+        X, y, leaf_of: Observations in the partition's columns (n, d), their values (larger
+            is better) and boxes, each (n,).
         low, high: The boxes, shape (L, d).
         ctx: Column -> coordinate of the fixed columns (the budget context included).
         rng: The bandit's random generator.
-        n_pending: Pending points now.
-        pending: ``() ->`` the pending points in the partition's columns, oldest first.
-        targets: ``indices -> `` the local GP's targets at those observations.
+        n_pending: Pending points now; ``pending()``: them, in the partition's columns.
+        targets: ``indices ->`` the local GP's targets at those observations.
         repeats: ``points (m, d) ->`` whether each decodes to an observed or pending point.
     """
 
@@ -239,11 +195,8 @@ class Uniform:
 class TrustRegion:
     """Uniform in TuRBO's trust region around the played box's best observation.
 
-    Args:
-        space: The cube of the parameters.
-        n_startup: Told values that only set the best (the start-up points).
-        discrete: ``"box"``: discrete columns keep the box's range; ``"region"``: they get a
-            neighbourhood of their own (:mod:`~optuna_treeucb.core._discrete`).
+    ``n_startup``: told values that only set the best; ``discrete``: ``"box"`` keeps the
+    box's range on discrete columns, ``"region"`` gives them a neighbourhood of their own.
     """
 
     def __init__(self, space: UnitCube, n_startup: int, discrete: Discrete = "box") -> None:
@@ -254,10 +207,8 @@ class TrustRegion:
         self._is_discrete = np.array([p.is_discrete for p in space.params], dtype=bool)
 
     def update(self, values: np.ndarray, n_pending: int) -> None:
-        """Consume the values told since the last call, with ``n_pending`` points pending.
-
-        The one place where the state changes; each draw calls it before it reads ``rho``.
-        """
+        """Consume the values told since the last call, with ``n_pending`` points pending:
+        the one place where the state changes (each draw calls it before it reads ``rho``)."""
         self.state = trust_region_replay(
             self.state, values, self.space.dim, self.n_startup, n_pending
         )
@@ -310,14 +261,10 @@ class TrustRegion:
         snap: Snapshot,
         moved: np.ndarray | None = None,
     ) -> np.ndarray:
-        """``discrete="region"``: the candidates' discrete columns in the trust region.
-
-        A categorical keeps the centre's choice or, with probability ``min(1, 0.8 rho)``,
-        takes one of the choices in ``[lo, hi]``; a grid is snapped to its bins' centres, and
-        a coordinate that a perturbation of the centre moved (``moved``, shape (m, d)) moves
-        by at least one value.  Context columns stay as given.  ``cand`` (m, d) is changed in
-        place and returned.
-        """
+        """``discrete="region"``: a categorical keeps the centre's choice or, with probability
+        ``min(1, 0.8 rho)``, takes one in ``[lo, hi]``; a grid is snapped to its bins' centres,
+        and a coordinate a perturbation moved (``moved``, (m, d)) moves by at least one value.
+        ``cand`` (m, d) is changed in place (not its context columns) and returned."""
         m = cand.shape[0]
         side = CUBE_SIDE * self.state.rho
         for j in np.flatnonzero(self._is_discrete):
@@ -338,20 +285,13 @@ class TrustRegion:
 class LocalGP(TrustRegion):
     """Thompson sampling of a local GP in the trust region (TuRBO's full recipe).
 
-    The GP (isotropic Matern-5/2, :mod:`optuna_treeucb.core._localgp`) is fitted on the
-    :data:`LOCAL_GP_N` observations nearest to the box's best one; the region's centre is the
-    box's observation of largest posterior mean among them (robust to noise); the pending
-    points in the region are fantasies at the posterior mean (kriging believer), so
-    concurrent draws avoid them without leaving the good part of the region.  A constant liar
-    at the lowest local value, tried on tuning seeds, pushed them out of it
-    (``benchmarks/results/async_pending_tuning.md``).  If the draw's best candidate repeats an
-    observed or pending point, the draw is made again on the candidates that do not.
-
-    Asked for several points (``n > 1``: the soft-GP index scores candidates itself), it
-    returns :class:`TrustRegion`'s uniform candidates in the same region: the index, not the
-    local GP, then chooses.
-
-    Args: as :class:`TrustRegion`.
+    The GP is fitted on the :data:`LOCAL_GP_N` observations nearest to the box's best one;
+    the region is centred on the box's observation of best posterior mean (robust to noise);
+    pending points in the region are fantasies at the posterior mean (kriging believer; a
+    constant liar pushed draws out of the good part, ``async_pending_tuning.md``).  A drawn
+    point that repeats an observed or pending one is drawn again among the others.  Asked for
+    several points (``n > 1``: the soft-GP index scores them), it returns
+    :class:`TrustRegion`'s candidates in the same region.
     """
 
     def draw(self, snap: Snapshot, b: int, n: int) -> np.ndarray:

@@ -87,22 +87,11 @@ def hoeffding_index(
     M: float,
     empty_mean: float | np.ndarray = 1.0,
 ) -> np.ndarray:
-    """TreeUCB's index of every box (Algorithm 1 of the paper).
+    """TreeUCB's index of every box, shape (L,) (the paper's Algorithm 1).
 
-    ``U = m + C * sqrt(4 log t / n) + M * D``, where an empty box (``n = 0``) takes
-    ``m = empty_mean`` (the paper's 1) and ``n = 1``.
-
-    Args:
-        means: Mean reward per box, shape (L,); ignored where ``counts == 0``.
-        counts: Number of points per box (observations plus pending ones), shape (L,).
-        diameters: Box diameters, shape (L,).
-        t: The round, ``t >= 1``.
-        C: Weight of the confidence bonus.
-        M: Weight of the diameter (Lipschitz) term.
-        empty_mean: Mean assumed for an empty box, a scalar or shape (L,).
-
-    Returns:
-        Shape (L,).
+    ``U = m + C * sqrt(4 log t / n) + M * D`` for the boxes' ``means``, ``counts``
+    (observations plus pending points) and ``diameters``, at round ``t >= 1``; an empty box
+    (``n = 0``) takes ``m = empty_mean`` (the paper's 1; a scalar or (L,)) and ``n = 1``.
     """
     counts = np.asarray(counts, dtype=float)
     empty = counts <= 0
@@ -179,26 +168,11 @@ def soft_gp_index(
     with the posterior mean ``mu`` and deviation ``sd`` of :func:`gp_posterior` in place of
     :func:`hoeffding_index`'s box mean and ``sqrt(1 / n)``, and the same diameter term.
 
-    Why the deviation is divided by the noise's standard deviation ``s = sqrt(noise)``: with
-    hard boxes, a point in a box that holds ``n`` points (observed or pending) has
-    ``sd^2 = 1 / (1 + n / s^2) = s^2 / (n + s^2)`` (see :func:`gp_posterior`), so
-    ``sd / s = sqrt(1 / (n + s^2))`` and the bonus is ``C * sqrt(4 log t / (n + s^2))``:
-    Hoeffding's bonus with the count ``n`` read as ``n + s^2``.  The same ``C`` therefore
-    weighs exploration alike under both indices, whatever ``noise`` is (an empty box gets
-    the pseudo-count ``s^2`` instead of Hoeffding's 1); without the division the bonus would
-    shrink by the factor ``s``.  Soft boxes and jittered edges only make ``n`` a soft count.
-
-    Args:
-        mean: Posterior mean per candidate, shape (m,).
-        std: Posterior standard deviation per candidate, shape (m,).
-        diameters: Diameter of each candidate's box, shape (m,).
-        t: The round, ``t >= 1``.
-        C: Weight of the confidence bonus.
-        M: Weight of the diameter (Lipschitz) term.
-        noise: Observation-noise variance ``s^2`` > 0 of the GP.
-
-    Returns:
-        Shape (m,).
+    Why ``sd`` is divided by ``s = sqrt(noise)``: with hard boxes, a point in a box holding
+    ``n`` points has ``sd^2 = s^2 / (n + s^2)`` (:func:`gp_posterior`), so the bonus is
+    ``C * sqrt(4 log t / (n + s^2))``: Hoeffding's, with ``n`` read as ``n + s^2``, and the
+    same ``C`` weighs exploration alike under both indices whatever ``noise`` is.  All
+    arrays have shape (m,), one entry per candidate; the result too.
     """
     bonus = C * math.sqrt(4.0 * math.log(max(t, 1))) * std / math.sqrt(noise)
     return mean + bonus + M * diameters
@@ -304,17 +278,8 @@ def soft_box_features(
     search space's interior and is never softened.  The feature is the product over
     dimensions, and the kernel is ``k(x, x') = sum_b phi_b(x) phi_b(x')``, positive
     semi-definite by construction.  ``alpha = inf`` gives the hard box kernel: indicators
-    under the partition's rule for edges (:func:`~optuna_treeucb.core.box_contains`).
-
-    Args:
-        X: Shape (n, d), values in [0, 1].
-        low, high: Shape (L, d), values in [0, 1].
-        alpha: Sharpness, > 0 (``inf`` for hard boxes).
-        sigma: Standard deviation of the edge jitter, >= 0.
-        n_nodes: Quadrature nodes per edge.
-
-    Returns:
-        Phi, shape (n, L), values in [0, 1].
+    under the partition's rule for edges (:func:`~._partition.box_contains`).  Returns
+    ``Phi``, shape (n, L), values in [0, 1].
     """
     X = np.asarray(X, dtype=float)
     n, d = X.shape
@@ -350,18 +315,9 @@ def gp_posterior(
     observations of unknown value do.
 
     With hard boxes and a point in a box holding n observations, ``var = 1 / (1 + n / s^2)``.
-
-    Args:
-        Phi: Features of the observations, shape (n, L).
-        r: Rewards, shape (n,).
-        Phi_cand: Features of the candidates, shape (m, L).
-        noise: Observation noise variance ``s^2`` > 0.
-        Phi_pending: Features of pending points, shape (p, L).
-        prior_mean: Prior mean ``m0`` (the mean reward when ``None``).
-        gram: ``Phi^T Phi`` if already known, shape (L, L).
-
-    Returns:
-        Posterior mean and standard deviation at the candidates, each shape (m,).
+    ``Phi_cand`` (m, L) and ``Phi_pending`` (p, L) are the candidates' and the pending
+    points' features; ``prior_mean`` is ``m0`` (``None``: the mean reward); ``gram`` is
+    ``Phi^T Phi`` if known.  Returns the mean and the deviation at the candidates, each (m,).
     """
     L = Phi.shape[1]
     m0 = float(np.mean(r)) if prior_mean is None else prior_mean
@@ -418,20 +374,10 @@ class SoftGPIndex:
         M: float,
         rng: np.random.Generator,
     ) -> np.ndarray:
-        """The candidate of largest :func:`soft_gp_index` among those of the best boxes.
-
-        Args:
-            stats: The boxes.
-            index: Hoeffding index of each box, ``-inf`` for boxes that may not be played.
-            draw: ``(box, k) -> k`` candidates in the box, shape (k, d).
-            X: Observations in the partition's columns, shape (n, d); ``r`` their rewards.
-            part: The partition (up to date with ``X``).
-            pending: Pending points in the partition's columns, shape (p, d).
-            t, C, M: The round and the weights of the index.
-            rng: Breaks ties.
-
-        Returns:
-            The point, shape (d,).
+        """The candidate of largest :func:`soft_gp_index` among those that ``draw(box, k)``
+        gives in the :data:`N_BOXES` boxes of largest Hoeffding ``index`` (``-inf``: not
+        playable); ``X`` (n, d) and ``r`` are the observations in the partition's columns and
+        their rewards, ``pending`` (p, d) the pending points.  Returns the point, shape (d,).
         """
         k = min(N_BOXES, int(np.isfinite(index).sum()))
         top = np.argsort(-index, kind="stable")[:k]

@@ -41,17 +41,10 @@ PENDING_TOL = 1e-9  # a told float coordinate this close to a pending one is the
 
 
 def average_ranks(y: np.ndarray) -> np.ndarray:
-    """1-based ranks of ``y``, ties sharing their average rank, shape (n,).
+    """1-based ranks of ``y`` (n,), ties sharing their average rank, shape (n,).
 
-    The values of ``scipy.stats.rankdata(y, method="average")``, bit for bit (the same
-    arithmetic), without its input handling, which costs about 0.2 ms per call: the ranks are
-    taken at every ask.
-
-    Args:
-        y: Shape (n,), no NaN.
-
-    Returns:
-        Shape (n,), floats.
+    ``scipy.stats.rankdata(y, method="average")`` bit for bit, without its input handling,
+    which costs about 0.2 ms per call: the ranks are taken at every ask.
     """
     n = y.shape[0]
     order = np.argsort(y, kind="mergesort")
@@ -73,13 +66,6 @@ def update_average_ranks(ranks: np.ndarray, y: np.ndarray) -> np.ndarray:
     Ranks are half-integers, exact in floating point, so the result equals
     ``average_ranks(y)`` bit for bit, at O(n) per appended value instead of O(n log n) for
     the whole sort; with more than :data:`RANK_UPDATE_MAX` new values it sorts.
-
-    Args:
-        ranks: ``average_ranks(y[:k])``, shape (k,).
-        y: Shape (n,), n >= k, no NaN.
-
-    Returns:
-        Shape (n,), floats.
     """
     k, n = ranks.shape[0], y.shape[0]
     if k == 0 or n - k > RANK_UPDATE_MAX:
@@ -97,17 +83,11 @@ def update_average_ranks(ranks: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def rank_rewards(y: np.ndarray, ranks: np.ndarray | None = None) -> np.ndarray:
-    """Rewards in [0, 1]: the mid-rank of each value divided by n, ``(rank - 1/2) / n``.
+    """Rewards in [0, 1] of ``y`` (larger is better): the mid-ranks ``(rank - 1/2) / n``.
 
     Invariant to any strictly increasing transform of the objective, so a log-scaled loss and
-    the loss itself give the same run, and ``±inf`` values simply rank first or last.
-
-    Args:
-        y: Shape (n,), larger is better, no NaN.
-        ranks: ``average_ranks(y)`` if already known.
-
-    Returns:
-        Shape (n,), values in [0, 1].
+    the loss itself give the same run, and ``±inf`` values rank first or last.  ``ranks``:
+    ``average_ranks(y)`` if already known.
     """
     n = y.shape[0]
     if n == 0:
@@ -148,12 +128,8 @@ def repeats(P: np.ndarray, obs: Observations, pending: Pending) -> np.ndarray:
 
 
 class Observations:
-    """The told observations, in the order told; buffers grow geometrically.
-
-    Args:
-        space: The cube of the parameters.
-        direction: ``"maximize"`` or ``"minimize"`` the told values; inside, larger is better.
-    """
+    """The told observations of ``space``, in the order told (buffers grow geometrically);
+    the values are stored so that larger is better, whatever the ``direction``."""
 
     def __init__(self, space: UnitCube, direction: Literal["maximize", "minimize"]) -> None:
         self.space = space
@@ -287,16 +263,12 @@ class Observations:
 
 
 class Pending:
-    """Points asked and not yet told: a multiset by id, in the order added.
+    """Points of ``space`` asked and not yet told: a multiset by id, in the order added.
 
     A told point drops the oldest pending point equal to it or, failing that, the oldest one
-    in the same cell (:meth:`UnitCube.value_cells`: the same bin of every discrete column,
-    the same float to :data:`PENDING_TOL` elsewhere), the rule by which repeats are compared,
-    so ``tell(space.decode(x), v)`` after ``ask_x()`` drops ``x``.  Their boxes are found once
-    per partition version: points added since are located in one batch when next needed.
-
-    Args:
-        space: The cube of the parameters.
+    in the same cell (the same bin of every discrete column, the same float to
+    :data:`PENDING_TOL` elsewhere), as repeats are compared, so ``tell(space.decode(x), v)``
+    after ``ask_x()`` drops ``x``.  Boxes are found once per partition version.
     """
 
     def __init__(self, space: UnitCube) -> None:
@@ -333,11 +305,8 @@ class Pending:
         self._unlocated.add(i)
 
     def drop(self, x: np.ndarray) -> bool:
-        """Drop the oldest pending point equal to ``x``, else the oldest in its cell.
-
-        Returns:
-            Whether a point was dropped.
-        """
+        """Drop the oldest pending point equal to ``x``, else the oldest in its cell; whether
+        one was dropped."""
         key = (np.asarray(x, dtype=float) + 0.0).tobytes()
         ids = self._ids.get(key)
         if ids:
@@ -379,11 +348,8 @@ class Pending:
     def per_box(
         self, partition: Partition, at_full: Callable[[np.ndarray], np.ndarray]
     ) -> np.ndarray:
-        """Pending points per box of ``partition``, shape (L,).
-
-        Every point is located again after the partition changed; otherwise only the points
-        added since the last call are.  ``at_full`` maps points to the partition's columns.
-        """
+        """Pending points per box of ``partition``, shape (L,); ``at_full`` maps points to its
+        columns.  Only points added since the last call are located, all after a change."""
         part = partition
         if self._version != part.version or self._counts.size != part.n_leaves:
             self._version = part.version

@@ -1,16 +1,10 @@
-"""The options of TreeUCB, declared once: type, allowed values, default and meaning.
+"""The options of TreeUCB, declared once: type, allowed values, default per face, meaning.
 
-:data:`OPTIONS` is the one table of the options of :class:`~optuna_treeucb.core.TreeUCB`.
-Every face checks its options with :func:`validate_options`, giving the class the user
-called, so the core, ``TreeUCBSampler`` and ``TreeUCBSearch`` raise the same errors
-(``TypeError`` for a wrong type, ``ValueError`` for a value out of range), and
-:func:`options_table` renders the table as the README's "Options" section.  The model is
-scikit-learn's ``_parameter_constraints`` (``sklearn/utils/_param_validation.py``), kept small
-and typed.
-
-Regenerate the README's table after changing the table::
-
-    python -m optuna_treeucb.core --write README.md
+Every face checks its options with :func:`validate_options`, naming the class the user called
+(``TypeError`` for a wrong type or an unknown name, ``ValueError`` for a value out of range),
+and :func:`options_table` renders :data:`OPTIONS` as the README's "Options" section
+(``python -m optuna_treeucb.core --write README.md``).  The model is scikit-learn's
+``_parameter_constraints`` (``sklearn/utils/_param_validation.py``), kept small and typed.
 """
 
 from __future__ import annotations
@@ -42,23 +36,17 @@ class Option:
     """One option: its constraint, default and meaning.
 
     Attributes:
-        name: Keyword of :class:`~optuna_treeucb.core.TreeUCB`.
-        kind: ``"int"``, ``"float"`` (ints are accepted too) or ``"str"`` (one of ``choices``).
-        default: Default value.
-        doc: What the option does, one line of Markdown.
+        name, kind, default: Keyword of ``TreeUCB``; ``"int"``, ``"float"`` (ints accepted)
+            or ``"str"`` (one of ``choices``); the core's default.
+        doc: What the option does and when to change it, one line of Markdown.
         applies: When it has an effect: ``"always"`` or a condition such as ``rule="refit"``.
-        low: Lower bound of an int or float (``None``: unbounded).
-        high: Upper bound of an int or float (``None``: unbounded).
-        closed: Which of ``low`` and ``high`` belong to the range.
-        choices: Allowed values of a ``"str"`` option.
-        none: ``None`` is allowed too.
-        inf: ``+inf`` is allowed too (floats are finite otherwise).
-        wrapper_name: Name in ``TreeUCBSampler`` and ``TreeUCBSearch``, if it differs.
-        aliases: Further names the wrappers accept (``TreeUCBSearch`` takes them as keyword
-            arguments).
+        low, high, closed: Bounds of a number (``None``: unbounded), which of them belong to
+            the range; ``none``: ``None`` is allowed too.
+        wrapper_name, aliases: The name in ``TreeUCBSampler`` and ``TreeUCBSearch`` if it
+            differs, and further names ``TreeUCBSearch`` accepts.
         core_only: The wrappers set it themselves (from the study or ``mode``).
-        wrapper_default: The default of ``TreeUCBSampler`` and ``TreeUCBSearch``, when it
-            differs from the core's (the core is the paper's bandit, the wrappers optimise).
+        wrapper_default: The wrappers' default, when it differs from the core's (the core is
+            the paper's bandit, the wrappers optimise).
     """
 
     name: str
@@ -71,7 +59,6 @@ class Option:
     closed: Closed = "both"
     choices: tuple[str, ...] = ()
     none: bool = False
-    inf: bool = False
     wrapper_name: str | None = None
     aliases: tuple[str, ...] = ()
     core_only: bool = False
@@ -94,8 +81,6 @@ class Option:
             text = f"one of {list(self.choices)!r}"
         else:
             text = ("an int" if self.kind == "int" else "a float") + self._range()
-        if self.inf:
-            text += " or inf"
         if self.none:
             text += " or None"
         return text
@@ -113,17 +98,8 @@ class Option:
         return ""
 
     def check(self, owner: str, key: str, value: Any) -> Any:
-        """The value, normalised to a plain ``int``/``float``/``str``/``None``.
-
-        Args:
-            owner: The class the user called, named in errors.
-            key: The name the user gave (the option's name or an alias).
-            value: The value the user gave.
-
-        Raises:
-            TypeError: If the value has the wrong type.
-            ValueError: If the value is out of range.
-        """
+        """``value`` as a plain ``int``/``float``/``str``/``None``; the errors (TypeError,
+        ValueError) name ``owner``, the class the user called, and ``key``, the name given."""
         if value is None and self.none:
             return None
         message = f"The {key!r} parameter of {owner} must be {self.allowed()}. Got {value!r}"
@@ -148,10 +124,8 @@ class Option:
         return isinstance(value, numbers.Real)
 
     def _in_range(self, v: float) -> bool:
-        if isinstance(v, float) and math.isnan(v):
+        if isinstance(v, float) and not math.isfinite(v):
             return False
-        if isinstance(v, float) and math.isinf(v):
-            return self.inf and v > 0
         lo_in = self.closed in ("both", "left")
         hi_in = self.closed in ("both", "right")
         if self.low is not None and not (v >= self.low if lo_in else v > self.low):
@@ -308,23 +282,15 @@ def _names(wrapper: bool) -> dict[str, Option]:
 def validate_options(
     owner: str, options: Mapping[str, Any], *, wrapper: bool = False
 ) -> dict[str, Any]:
-    """Check options against :data:`OPTIONS`.
+    """The ``options`` given to ``owner`` (the class the user called, named in every error),
+    checked against :data:`OPTIONS`, by the core's names; options not given are not filled in.
 
-    Args:
-        owner: The class the user called (``"TreeUCB"``, ``"TreeUCBSampler"``, ...), named in
-            every error.
-        options: The options given, by the names of ``owner``; options not given are not
-            filled in.
-        wrapper: Whether ``owner`` is a wrapper: its names are the wrappers' (e.g.
-            ``n_startup_trials`` and its aliases) and the options the wrappers set themselves
-            (``direction``) are not accepted.
-
-    Returns:
-        The options by the core's names, as plain ``int``, ``float``, ``str`` or ``None``.
+    With ``wrapper`` the names are the wrappers' (``n_startup_trials`` and its aliases) and
+    ``direction`` is refused.  An option that has no effect under the others warns.
 
     Raises:
-        TypeError: If an option is unknown, given twice (by a name and an alias), or of the
-            wrong type.
+        TypeError: If an option is unknown (the message names the options and the closest
+            one), given twice (by a name and an alias), or of the wrong type.
         ValueError: If an option is out of range.
     """
     names = _names(wrapper)
@@ -379,16 +345,8 @@ def face_defaults(*, wrapper: bool) -> dict[str, Any]:
 
 
 def ignored_options(options: Mapping[str, Any], *, wrapper: bool = False) -> list[str]:
-    """Options (core names) set to a value other than their default that have no effect.
-
-    Args:
-        options: Validated options by the core's names (missing ones take their defaults).
-        wrapper: Whether the defaults are the wrappers' rather than the core's.
-
-    Returns:
-        Their names, in the table's order: e.g. ``max_budget`` given without
-        ``pruned="context"``.
-    """
+    """The validated ``options`` set to a value other than their (wrapper's) default that
+    have no effect, e.g. ``max_budget`` without ``pruned="context"``; in the table's order."""
     full = face_defaults(wrapper=wrapper) | dict(options)
     return [
         name
@@ -397,42 +355,6 @@ def ignored_options(options: Mapping[str, Any], *, wrapper: bool = False) -> lis
         and options[name] != option.default_of(wrapper)
         and not _has_effect(option, full)
     ]
-
-
-def invalid_values(option: Option) -> list[tuple[Any, type[Exception]]]:
-    """Values the option rejects and the error each raises, derived from its constraint.
-
-    For tests (as ``generate_invalid_param_val`` in scikit-learn's ``_param_validation.py``).
-    """
-    bad: list[tuple[Any, type[Exception]]] = [(True, TypeError), ([], TypeError)]
-    if not option.none:
-        bad.append((None, TypeError))
-    if option.kind == "str":
-        return [*bad, (1, TypeError), ("not-" + option.choices[0], ValueError)]
-    bad.append(("1", TypeError))
-    if option.kind == "int":
-        bad.append((1.5, TypeError))
-    else:
-        bad.append((math.nan, ValueError))
-        if not option.inf:
-            bad.append((math.inf, ValueError))
-    step = 1 if option.kind == "int" else 0.5
-    lo_in = option.closed in ("both", "left")
-    hi_in = option.closed in ("both", "right")
-    if option.low is not None:
-        bad.append((option.low - step if lo_in else option.low, ValueError))
-    if option.high is not None:
-        bad.append((option.high + step if hi_in else option.high, ValueError))
-        if option.kind == "int":
-            bad.append((2**70, ValueError))
-    return [(_typed(option, v), e) for v, e in bad]
-
-
-def _typed(option: Option, value: Any) -> Any:
-    """A numeric bad value of the option's own type (an int bound of a float option is a float)."""
-    if option.kind == "float" and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    return value
 
 
 def options_table() -> str:

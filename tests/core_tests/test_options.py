@@ -17,9 +17,9 @@ from optuna_treeucb.core._options import TABLE_END
 from optuna_treeucb.core._options import TABLE_START
 from optuna_treeucb.core._options import _has_effect
 from optuna_treeucb.core._options import face_defaults
-from optuna_treeucb.core._options import invalid_values
 from optuna_treeucb.core._options import options_table
 from optuna_treeucb.core._options import splice_table
+from tests.invalid_values import invalid_values
 
 # every bad value the table implies, for every option: (name, value, error)
 BAD = [(name, v, e) for name, option in OPTIONS.items() for v, e in invalid_values(option)]
@@ -79,9 +79,7 @@ def test_allowed_values_in_words() -> None:
     assert Option("a", "float", 1.0, "", low=0, high=1, closed="neither").allowed() == (
         "a float in (0, 1)"
     )
-    assert Option("a", "float", 1.0, "", low=0, closed="right", inf=True).allowed() == (
-        "a float > 0 or inf"
-    )
+    assert Option("a", "float", 1.0, "", low=0, closed="right").allowed() == "a float > 0"
     assert OPTIONS["C"].allowed() == "a float >= 0"
     assert OPTIONS["n_startup"].allowed() == "an int >= 0"
     assert OPTIONS["rule"].allowed() == "one of ['refit', 'incremental']"

@@ -13,8 +13,8 @@ from optuna_treeucb import TreeUCBSampler
 from optuna_treeucb.core import OPTIONS
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core._options import face_defaults
-from optuna_treeucb.core._options import invalid_values
 from ray_treeucb import TreeUCBSearch
+from tests.invalid_values import invalid_values
 
 FACE_OPTIONS = [o for o in OPTIONS.values() if not o.core_only and o.name != "seed"]
 # values other than the wrappers' defaults; an option that applies under a condition comes
