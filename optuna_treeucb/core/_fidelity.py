@@ -26,14 +26,9 @@ PrunedRule = Literal["last_value", "context"]
 
 
 class BudgetContext:
-    """The budget as the partition's last column, with ``pruned="context"``.
-
-    While some observation is below the full budget ``B``, the partition has one more
-    column, last, the budget's context in [0, 1]; otherwise it has none.  When ``B`` changes
-    (a larger budget told, or the first observation below it) every context changes, and
-    :meth:`columns` says so: the caller then starts a new partition.  ``max_budget``: the
-    full budget (``None``: the largest budget told).
-    """
+    """The budget as the partition's last column, with ``pruned="context"``, while some
+    observation is below the full budget ``B`` (``max_budget``, else the largest told).  When
+    ``B`` changes every context does, and :meth:`columns` says so (a new partition)."""
 
     def __init__(self, pruned: PrunedRule, max_budget: float | None) -> None:
         self.pruned = pruned
@@ -99,19 +94,16 @@ def as_budgets(budgets: Any, n: int, what: str) -> np.ndarray:
         raise TypeError(
             f"{what} needs budgets as a sequence of numbers or None. Got {budgets!r}."
         ) from None
-    out = np.empty(len(items))
+    out = np.full(len(items), np.inf)
     for i, b in enumerate(items):
-        if b is None:
-            out[i] = np.inf
-        elif isinstance(b, (bool, np.bool_)) or not isinstance(b, (int, float, np.number)):
+        if b is not None and (isinstance(b, bool) or not isinstance(b, (int, float, np.number))):
             raise TypeError(f"{what} needs a budget that is a number or None. Got {b!r}.")
-        elif not float(b) >= 0.0:
+        if b is not None and not float(b) >= 0.0:
             raise ValueError(
                 f"{what} needs a budget >= 0 (the step reached) or None/inf for a full "
                 f"evaluation. Got {b!r}."
             )
-        else:
-            out[i] = float(b)
+        out[i] = np.inf if b is None else float(b)
     if out.shape != (n,):
         raise ValueError(
             f"{what} needs one budget per value: got {out.shape[0]} budgets for {n} values."

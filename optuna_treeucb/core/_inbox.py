@@ -56,15 +56,9 @@ Discrete = Literal["box", "region"]
 
 @dataclass(frozen=True)
 class TrustRegionState:
-    """State of the trust-region rule.
-
-    Attributes:
-        rho: Side of the trust region (times :data:`CUBE_SIDE` the cube's side).
-        n_success: Successes in a row.
-        n_failure: Failures in a row.
-        best: Best value so far (larger is better; ``-inf`` before the first).
-        n_seen: Number of values consumed.
-    """
+    """State of the trust-region rule: the region's side ``rho`` (times :data:`CUBE_SIDE`
+    the cube's), successes and failures in a row, the best value so far (larger is better;
+    ``-inf`` before the first) and how many values were consumed."""
 
     rho: float = RHO_INIT
     n_success: int = 0
@@ -232,13 +226,9 @@ class TrustRegion:
     def region(
         self, center: np.ndarray, low: np.ndarray, high: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The trust region around ``center``; discrete columns keep the box ``low``/``high``.
-
-        With ``discrete="region"`` a grid's side is the region's, widened to keep a few values
-        on each side of the centre's (:func:`~optuna_treeucb.core._discrete.grid_region`), so
-        the region holds about ``0.8 rho`` of the grid's values however small the box; a
-        categorical draws from all its choices (:meth:`discrete_candidates`).
-        """
+        """The trust region around ``center``; discrete columns keep the box ``low``/``high``,
+        or with ``discrete="region"`` a grid gets the region's side widened to a few values
+        each side of the centre's (``grid_region``), a categorical all its choices."""
         t_lo, t_hi = region_bounds(center, self.state.rho)
         discrete = np.zeros(center.shape[0], dtype=bool)
         discrete[: self.space.dim] = self._is_discrete
@@ -307,9 +297,8 @@ class LocalGP(TrustRegion):
             return self._thompson(snap, b, best)
 
     def features(self, P: np.ndarray) -> np.ndarray:
-        """Inputs of the GP for points ``P`` (m, d): the points, or with
-        ``discrete="region"`` their categoricals one-hot
-        (:func:`~optuna_treeucb.core._discrete.embed`)."""
+        """Inputs of the GP for points ``P`` (m, d): with ``discrete="region"`` categoricals
+        one-hot (:func:`~._discrete.embed`)."""
         if self.discrete == "box" or all(p.kind != "categorical" for p in self.space.params):
             return P
         return embed(P, self.space.params)

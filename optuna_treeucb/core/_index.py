@@ -46,13 +46,8 @@ _blas: ThreadpoolController | None = None
 
 
 def one_blas_thread() -> Any:
-    """Context that runs BLAS single-threaded.
-
-    The GP solves are small (L x L with L the number of boxes, or the local GP's n x n);
-    multi-threaded BLAS gains nothing there and, on a loaded machine (Optuna ``n_jobs``, Ray
-    workers), spinning BLAS threads made one 100 x 100 solve 100 times slower in our
-    measurements.
-    """
+    """Context that runs BLAS single-threaded: the GP solves are small, and on a loaded
+    machine spinning BLAS threads made one 100 x 100 solve 100 times slower."""
     global _blas
     if _blas is None:
         _blas = ThreadpoolController()
@@ -125,11 +120,9 @@ class BoxStats:
     ) -> BoxStats:
         """The statistics of an up-to-date partition for rewards ``r`` (n,) at round ``t``.
 
-        A box without observations holds its prior as one virtual observation (the paper's
-        ``m = 1, n = 1``), its pending points adding to that ``n``; an empty cell of a CART
-        leaf cut by the diameter cap is not unexplored space and takes its leaf's mean, so
-        only cells of good leaves get tried.
-        """
+        An empty box holds its prior as one virtual observation (the paper's ``m = 1, n = 1``),
+        pending points adding to ``n``; an empty cell cut by the diameter cap takes its CART
+        leaf's mean, so only cells of good leaves get tried."""
         L = part.n_leaves
         n_obs = np.bincount(part.leaf_of, minlength=L).astype(float)
         sums = np.bincount(part.leaf_of, weights=r, minlength=L)
@@ -243,11 +236,8 @@ def _soft_membership_near(
     shifts: np.ndarray,
     w: np.ndarray,
 ) -> np.ndarray:
-    """:func:`_soft_membership` box by box, only for the points within reach of each box.
-
-    Beyond ``40 / alpha + 6 sigma`` the sigmoid is below 4e-18, an exact zero in the sum, so
-    many points cost memory for the near ones only.
-    """
+    """:func:`_soft_membership` box by box, for the points within ``40 / alpha + 6 sigma``
+    of each (beyond, the sigmoid is below 4e-18, an exact zero in the sum)."""
     reach = 40.0 / alpha + 6.0 * sigma
     Phi = np.zeros((X.shape[0], lo.shape[0]))
     for b in range(lo.shape[0]):
@@ -338,14 +328,9 @@ class SoftGPIndex:
     """The paper's soft-GP index: candidates in the best boxes, scored by GP-UCB.
 
     It owns the features ``Phi`` (n, L) of the observations and their Gram matrix for one
-    partition version; a column depends only on its own box, so after a split only the
-    columns of changed boxes are recomputed, and new observations append rows and a rank-k
-    update of the Gram matrix.  :meth:`reset` drops the cache (a new partition).
-
-    Args:
-        alpha: Sharpness of the sigmoid box edges (``inf``: hard boxes).
-        sigma: Standard deviation of the edge jitter.
-        noise: Observation-noise variance of the GP on rewards in [0, 1].
+    partition version: after a split only changed boxes' columns are recomputed, new
+    observations append rows and a rank-k update.  :meth:`reset` drops them (a new
+    partition).  ``alpha``, ``sigma``, ``noise``: see the module constants.
     """
 
     def __init__(self, alpha: float = ALPHA, sigma: float = SIGMA, noise: float = GP_NOISE):

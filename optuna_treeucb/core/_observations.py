@@ -1,15 +1,11 @@
 """What TreeUCB was told: observations (values, rewards by rank, budgets, best) and pending points.
 
-:class:`Observations` stores each told observation once and derives from it everything the
-other parts read: the rewards of the tree and the index (:meth:`Observations.rewards`), the
-targets of the local GP (:meth:`Observations.targets`) and the best observation.  These two
-methods are the seam for richer observations: a change that stores several objectives or a
-constraint violation per observation (issue #24) changes :meth:`~Observations.append`,
-:meth:`~Observations.rewards` and :meth:`~Observations.targets`; every other part sees only
-rewards in [0, 1] and GP targets, larger is better.
-
-:class:`Pending` is the multiset of points asked and not yet told, by id, with the boxes that
-hold them counted once per partition version.
+:class:`Observations` stores each observation once and derives what the other parts read:
+the rewards of the tree and the index (:meth:`~Observations.rewards`), the local GP's targets
+(:meth:`~Observations.targets`) and the best.  They are the seam for richer observations:
+storing several objectives or a constraint violation (issue #24) changes ``append``,
+``rewards`` and ``targets``; every other part sees rewards in [0, 1] and targets, larger is
+better.  :class:`Pending` is the multiset of points asked and not yet told.
 
 Notations:
     n: observations; d: columns of the cube; p: pending points; L: boxes.
@@ -61,11 +57,10 @@ def average_ranks(y: np.ndarray) -> np.ndarray:
 def update_average_ranks(ranks: np.ndarray, y: np.ndarray) -> np.ndarray:
     """:func:`average_ranks` of ``y`` from those of its first ``k = ranks.size`` values.
 
-    Appending ``v`` raises the ranks of the values above it by 1 and of those equal to it by
-    1/2; ``v`` itself takes ``#{y < v} + (#{y == v} + 2) / 2`` (its tie group's average).
-    Ranks are half-integers, exact in floating point, so the result equals
-    ``average_ranks(y)`` bit for bit, at O(n) per appended value instead of O(n log n) for
-    the whole sort; with more than :data:`RANK_UPDATE_MAX` new values it sorts.
+    Appending ``v`` raises the ranks above it by 1 and those equal to it by 1/2; ``v`` takes
+    ``#{y < v} + (#{y == v} + 2) / 2``.  Half-integers are exact in floating point, so this
+    is ``average_ranks(y)`` bit for bit at O(n) per value (beyond :data:`RANK_UPDATE_MAX`
+    new values it sorts).
     """
     k, n = ranks.shape[0], y.shape[0]
     if k == 0 or n - k > RANK_UPDATE_MAX:
@@ -210,12 +205,8 @@ class Observations:
         return rank_rewards(self.y[:m])
 
     def targets(self, idx: np.ndarray) -> np.ndarray:
-        """Targets of the local GP at observations ``idx``, shape (k,), larger is better.
-
-        The values themselves, infinities clipped to the finite range: the GP standardises
-        them (their global ranks, tried on tuning seeds, did worse: they flatten the bowl that
-        the GP should see).
-        """
+        """Targets of the local GP at observations ``idx``, (k,), larger is better: the values,
+        infinities clipped to the finite range (their ranks did worse: they flatten the bowl)."""
         y = self.y[idx]
         fin = np.isfinite(y)
         if fin.all():
@@ -224,12 +215,8 @@ class Observations:
         return np.clip(np.nan_to_num(y, posinf=hi, neginf=lo), lo, hi)
 
     def best(self, what: str) -> int:
-        """The best observation: among those that went furthest (the full ones, if any), the
-        first of the largest values.
-
-        Raises:
-            RuntimeError: If nothing was told yet (``what`` names the caller).
-        """
+        """The first of the largest values among the observations that went furthest (the
+        full ones, if any); RuntimeError naming ``what`` before any."""
         if self.n == 0:
             raise RuntimeError(f"TreeUCB.{what} needs at least one told value.")
         furthest = np.flatnonzero(self.budgets == np.max(self.budgets))

@@ -1,11 +1,6 @@
-"""TreeUCB and Contextual TreeUCB as an ask/tell object (framework-free): a facade.
-
-It wires the parts, each with its own module: :class:`~._observations.Observations` and
-:class:`~._observations.Pending` (what was told and asked), a
-:class:`~._partition.Partition` (the tree rule), :class:`~._index.BoxStats` and
-:class:`~._index.SoftGPIndex` (which box to play), an :class:`~._inbox.InBoxSampler` (where
-the point goes in it) and :class:`~._fidelity.BudgetContext` (observations stopped early).
-"""
+"""TreeUCB and Contextual TreeUCB as an ask/tell object: a facade over its parts, what was
+told (``_observations``), the tree rule (``_partition``), which box to play (``_index``),
+where the point goes in it (``_inbox``) and observations stopped early (``_fidelity``)."""
 
 from __future__ import annotations
 
@@ -324,15 +319,9 @@ class TreeUCB:
         return gp.posterior(Xm, self.partition, r, pts, self._context.at_full(self.pending))
 
     def ask(self, context: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Choose the next parameters (and record them as pending until told).
-
-        Args:
-            context: Values of some parameters, fixed by the caller (Contextual TreeUCB).
-                The box played is the best one containing them; only the other
-                parameters are chosen.
-
-        Returns:
-            ``{name: value}`` for every parameter, the context's values included as given.
+        """The next parameters, ``{name: value}``, pending until told.  ``context``: values
+        of some parameters, fixed by the caller (Contextual TreeUCB): the best box containing
+        them is played, the other parameters are chosen, and the context is returned as given.
         """
         ctx = {} if context is None else dict(context)
         x = self._choose(self.space.encode_partial(ctx))
@@ -362,26 +351,17 @@ class TreeUCB:
         if self.in_startup:
             return sample_in(self._rng, np.zeros(d), np.ones(d), 1, ctx)[0]
         X, r, stats = self._model()
-        snap = Snapshot(
-            X=X,
-            y=self._obs.y,
-            leaf_of=self.partition.leaf_of,
-            low=stats.low,
-            high=stats.high,
-            ctx=self._context.played(ctx, d),  # pruned="context": at the full budget
-            rng=self._rng,
-            n_pending=self.n_pending,
-            pending=lambda: self._context.at_full(self.pending).reshape(-1, X.shape[1]),
-            targets=self._obs.targets,
-            repeats=lambda P: repeats(P, self._obs, self._pending),
-        )
+        ctx = self._context.played(ctx, d)  # pruned="context": at the full budget
+        obs, part = self._obs, self.partition
+        pend = lambda: self._context.at_full(self.pending).reshape(-1, X.shape[1])  # noqa: E731
+        boxes = (X, obs.y, part.leaf_of, stats.low, stats.high, ctx, self._rng, self.n_pending)
+        snap = Snapshot(*boxes, pend, obs.targets, lambda P: repeats(P, obs, self._pending))
         ok = containing(stats.low, stats.high, snap.ctx)
         assert ok.any(), "the leaves tile the cube, so some leaf contains the context"
         index = np.where(ok, stats.index, -np.inf)
         if self._soft_gp is None:
             return self._inbox.draw(snap, argmax(index, self._rng), 1)[0][:d]
-        pending = self._context.at_full(self.pending)
         t = self.n_observations + self.n_pending + 1
         draw = lambda b, k: self._inbox.draw(snap, b, k)  # noqa: E731
-        args = (X, self.partition, r, pending, t, self.C, self.M, self._rng)
+        args = (X, part, r, pend(), t, self.C, self.M, self._rng)
         return self._soft_gp.choose(stats, index, draw, *args)[:d]
