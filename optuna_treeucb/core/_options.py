@@ -167,8 +167,8 @@ _OPTIONS = (
         "direction",
         "str",
         "maximize",
-        doc="Whether the told values are maximized or minimized (the wrappers take it from "
-        "the study or from `mode`).",
+        doc="Whether the told values are maximized or minimized: pass `minimize` for losses "
+        "(the wrappers take it from the study or from `mode`).",
         choices=("maximize", "minimize"),
         core_only=True,
     ),
@@ -247,7 +247,8 @@ _OPTIONS = (
         "the bandit that minimises cumulative regret), uniformly in a TuRBO trust region "
         "around the box's best observation, or by Thompson sampling of a local GP in that "
         "region. For optimisation (the best value found) use `local_gp`, the wrappers' "
-        "default; `trust_region` costs less per trial.",
+        'default; `trust_region` costs less per trial. With `index="soft_gp"` the index '
+        "scores the region's candidates, so `local_gp` draws as `trust_region`.",
         choices=("uniform", "trust_region", "local_gp"),
         wrapper_default="local_gp",
     ),
