@@ -1,7 +1,7 @@
 """``python -m benchmarks COMMAND [--quick] [--out DIR] ...``.
 
 Commands: bandit, ablation, optimize, overhead, paired, memory, core_cost, fidelity, scale, inbox,
-ray_compare, async, bagging, dims.
+ray_compare, async, dims.
 
 Results go to ``--out DIR`` (a scratch folder unless given; ``--out benchmarks/results``
 updates the committed ones).
@@ -25,7 +25,6 @@ COMMANDS = {
     "inbox": "benchmarks.inbox",
     "ray_compare": "benchmarks.ray_compare",
     "async": "benchmarks.asynchronous",
-    "bagging": "benchmarks.bagging",
     "dims": "benchmarks.dims",
 }
 

@@ -58,15 +58,9 @@ def configurations() -> list[tuple[str, dict[str, Any]]]:
         ("rule=incremental", {"rule": "incremental"}),
         ("index=soft_gp", {"index": "soft_gp"}),
         ("rule=incremental index=soft_gp", {"rule": "incremental", "index": "soft_gp"}),
-        ("reward=minmax", {"reward": "minmax"}),
-        ("criterion=squared_error", {"criterion": "squared_error"}),
         ("n_startup=1", {"n_startup": 1}),
         ("n_startup=5", {"n_startup": 5}),
         ("n_startup=20", {"n_startup": 20}),
-        ("refit_fraction=0", {"refit_fraction": 0.0}),
-        ("refit_fraction=0.2", {"refit_fraction": 0.2}),
-        ("cap_gamma=None (bare CART)", {"cap_gamma": None}),
-        ("cap_gamma=0.5", {"cap_gamma": 0.5}),
     ]
     from optuna_treeucb.core import TreeUCB
 

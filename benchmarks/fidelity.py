@@ -70,7 +70,7 @@ from benchmarks._common import write_result
 
 T = 27  # steps of a full training
 FRACTIONS = (0.25, 0.5, 1.0)
-RULES = ("last_value", "tpe", "bohb", "context")
+RULES = ("last_value", "context")
 PRUNERS = ("none", "hyperband", "sha", "median")
 TASKS = ("curves", "sgd-digits", "keras-digits")
 DEFAULT_TASKS = ("curves", "sgd-digits")  # keras-digits costs minutes per study

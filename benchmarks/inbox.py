@@ -14,7 +14,8 @@ report seeds on the instances 4-15.  Choose defaults on tuning seeds, report on 
 Usage::
 
     python -m benchmarks inbox --settings sampling=uniform sampling=trust_region \\
-        sampling=parzen --dims 5,10 --seeds 5 --jobs 2 --name inbox_tuning --out benchmarks/results
+        sampling=local_gp --dims 5,10 --seeds 5 --jobs 2 --name inbox_tuning \\
+        --out benchmarks/results
     python -m benchmarks inbox --settings ... --seed-offset 1000 --name inbox_report \\
         --out benchmarks/results
 """
@@ -115,7 +116,7 @@ def main(argv: list[str] | None = None) -> None:
         "--settings",
         type=parse_setting,
         nargs="+",
-        default=[{"sampling": "uniform"}, {"sampling": "trust_region"}, {"sampling": "parzen"}],
+        default=[{"sampling": "uniform"}, {"sampling": "trust_region"}, {"sampling": "local_gp"}],
         help="core options per setting, 'key=value,key=value'; the first is the baseline",
     )
     p.add_argument("--dims", default="2,5,10")

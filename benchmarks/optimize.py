@@ -80,7 +80,7 @@ SAMPLERS = (
 )
 
 # TreeUCB with one in-box sampler each (``"TreeUCB <sampling>"``), for ``--samplers``
-SAMPLINGS = ("uniform", "trust_region", "parzen", "local_gp")
+SAMPLINGS = ("uniform", "trust_region", "local_gp")
 
 
 def split_samplers(text: str) -> list[str]:

@@ -85,7 +85,6 @@ def main() -> None:
         "tpe": lambda: optuna.samplers.TPESampler(seed=0),
         "treeucb": lambda: TreeUCBSampler(seed=0),
         "treeucb-incremental": lambda: TreeUCBSampler(seed=0, rule="incremental"),
-        "treeucb-refit_fraction=0": lambda: TreeUCBSampler(seed=0, refit_fraction=0.0),
     }
     print(f"{'n':>6} {'sampler':>28} {'cold s':>9} {'s/trial':>9} {'/ TPE':>7}")
     for n in args.sizes:

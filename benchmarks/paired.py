@@ -15,7 +15,7 @@ Usage::
     python -m benchmarks paired --settings 0.01,0.1,uniform 0.01,0.1,trust_region \
         --name paired_sampling   # a third field names the in-box sampler
     python -m benchmarks paired --settings 0.01,0.1,trust_region \
-        0.01,0.1,trust_region,center=smoothed   # then key=value core options
+        0.01,0.1,trust_region,discrete=region   # then key=value core options
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def _setting(text: str) -> tuple[float, float, str | None, dict[str, Any]]:
     except ValueError:
         raise argparse.ArgumentTypeError(
             "a setting is 'C,M' with two numbers, e.g. 0.01,0.1, optionally followed by an "
-            "in-box sampler and core options, e.g. 0.01,0.1,trust_region,center=smoothed; "
+            "in-box sampler and core options, e.g. 0.01,0.1,trust_region,discrete=region; "
             f"got {text!r}"
         ) from None
     return C, M, sampling, extra

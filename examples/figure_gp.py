@@ -33,8 +33,10 @@ import numpy as np
 
 from optuna_treeucb.core import ParamSpec
 from optuna_treeucb.core import TreeUCB
-from optuna_treeucb.core import gp_posterior
-from optuna_treeucb.core import soft_box_features
+from optuna_treeucb.core._index import GP_NOISE
+from optuna_treeucb.core._index import SIGMA
+from optuna_treeucb.core._index import gp_posterior
+from optuna_treeucb.core._index import soft_box_features
 
 #: Sharpness of GP_S1 .. GP_S5.
 ALPHAS = (10.0, 50.0, 100.0, 500.0, 1000.0)
@@ -66,29 +68,27 @@ def compute(n_samples: int, seed: int, n_grid: int, n_kernel: int) -> dict[str, 
     rng = np.random.default_rng(seed)
     X = rng.random((n_samples, 1))
     y = reward_function(X[:, 0]) + NOISE_SD * rng.normal(size=n_samples)
-    # "minmax" rewards are an affine map of the values, so the curves keep the function's shape
-    bandit = TreeUCB(
-        [ParamSpec("x", "float", low=0.0, high=1.0)],
-        seed=seed,
-        rule="refit",
-        reward="minmax",
-        sampling="uniform",  # the paper's Algorithm 1
-    )
+    bandit = TreeUCB([ParamSpec("x", "float", low=0.0, high=1.0)], seed=seed, rule="refit")
     bandit.tell_many(X, y)
     leaves = bandit.fit_leaves()
     low, high = leaves.low, leaves.high
-    r = bandit.rewards()
+    # min-max rewards, an affine map of the values, so the curves keep the function's shape
+    # (the bandit ranks them; the figure shows the models on the function's own scale)
+    r = (y - y.min()) / (y.max() - y.min())
     x = np.linspace(0.0, 1.0, n_grid)
     grid = x[:, None]
     out: dict[str, np.ndarray] = {"x": x, "X": X[:, 0], "r": r, "low": low, "high": high}
     # the true function on the reward scale of the observations
     out["truth"] = (reward_function(x) - y.min()) / (y.max() - y.min())
-    out["tree"] = leaves.mean[bandit.partition.locate(grid)]
+    box_mean = np.bincount(bandit.partition.leaf_of, weights=r, minlength=low.shape[0]) / (
+        np.maximum(leaves.n_obs, 1)
+    )
+    out["tree"] = box_mean[bandit.partition.locate(grid)]
 
     def gp_mean(alpha: float) -> np.ndarray:
-        Phi = soft_box_features(X, low, high, alpha, bandit.sigma)
-        Phi_grid = soft_box_features(grid, low, high, alpha, bandit.sigma)
-        mean, _ = gp_posterior(Phi, r, Phi_grid, bandit.gp_noise)
+        Phi = soft_box_features(X, low, high, alpha, SIGMA)
+        Phi_grid = soft_box_features(grid, low, high, alpha, SIGMA)
+        mean, _ = gp_posterior(Phi, r, Phi_grid, GP_NOISE)
         return mean
 
     out["GP_H"] = gp_mean(math.inf)
@@ -96,7 +96,7 @@ def compute(n_samples: int, seed: int, n_grid: int, n_kernel: int) -> dict[str, 
         out[f"GP_S{i}"] = gp_mean(alpha)
     kx = np.linspace(0.0, 1.0, n_kernel)[:, None]
     hard = soft_box_features(kx, low, high, math.inf)
-    soft = soft_box_features(kx, low, high, HEATMAP_ALPHA, bandit.sigma)
+    soft = soft_box_features(kx, low, high, HEATMAP_ALPHA, SIGMA)
     out["kx"] = kx[:, 0]
     out["k_hard"] = hard @ hard.T
     out["k_soft"] = soft @ soft.T

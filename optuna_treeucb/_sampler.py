@@ -7,10 +7,8 @@ pending points and fixed parameters into contexts, then asks the core.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-import math
 import threading
 from collections.abc import Callable
 from collections.abc import Mapping
@@ -19,7 +17,6 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import Literal
 
 import numpy as np
 from optuna.distributions import BaseDistribution
@@ -30,21 +27,22 @@ from optuna.study import Study
 from optuna.study import StudyDirection
 from optuna.trial import TrialState
 
-from optuna_treeucb._grouping import _FOLDED_STATES as _FINISHED
 from optuna_treeucb._grouping import _SpaceTracker
 from optuna_treeucb._grouping import to_spec as _to_spec
-from optuna_treeucb.core import OPTIONS
-from optuna_treeucb.core import Center
-from optuna_treeucb.core import Discrete
-from optuna_treeucb.core import Index
-from optuna_treeucb.core import PrunedRule
-from optuna_treeucb.core import Region
-from optuna_treeucb.core import Rule
-from optuna_treeucb.core import Sampling
+from optuna_treeucb._trial_log import TrialLog
+from optuna_treeucb._trial_log import View
+from optuna_treeucb._trial_log import draw_seed
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
 from optuna_treeucb.core import validate_options
+from optuna_treeucb.core._fidelity import PrunedRule
+from optuna_treeucb.core._options import face_defaults
+from optuna_treeucb.core._options import fresh_seed
 from optuna_treeucb.core._options import ignored_options
+from optuna_treeucb.core._treeucb import Discrete
+from optuna_treeucb.core._treeucb import Index
+from optuna_treeucb.core._treeucb import Rule
+from optuna_treeucb.core._treeucb import Sampling
 
 if TYPE_CHECKING:
     from optuna.trial import FrozenTrial
@@ -52,8 +50,8 @@ if TYPE_CHECKING:
 _logger = logging.getLogger(__name__)
 
 # The core's options are declared once, in optuna_treeucb.core.OPTIONS (defaults included).
-_CORE_DEFAULTS: dict[str, Any] = {name: option.default for name, option in OPTIONS.items()}
-_WRAPPER_OPTIONS = frozenset(o.face_name for o in OPTIONS.values() if not o.core_only)
+_DEFAULTS: dict[str, Any] = face_defaults(wrapper=True)
+_OWN_ARGUMENTS = ("self", "group", "independent_sampler", "warn_independent_sampling", "unknown")
 _MAX_MODELS_PER_SPACE = 8  # e.g. one per HyperbandPruner bracket
 _Space = tuple[tuple[str, BaseDistribution], ...]  # (name, distribution), sorted by name
 # A trial's relative sample, shared with other processes through its system attributes (as
@@ -80,24 +78,6 @@ class _Model:
     pending: dict[int, np.ndarray | None] = field(default_factory=dict)
 
 
-@dataclass
-class _View:
-    """The finished trials a study shows, once logged by the sampler.
-
-    Attributes:
-        finished: The study's finished trials, in trial-number order; ``None`` when they are
-            every trial the sampler logged (a real study; a HyperbandPruner bracket shows a
-            subset).
-        n_obs: Number of observations among them (trials with a value for the model).
-        running: The study's ``RUNNING`` trials when they were read in the same pass, else
-            ``None`` (read them with ``study.get_trials``).
-    """
-
-    finished: list[FrozenTrial] | None
-    n_obs: int
-    running: list[FrozenTrial] | None = None
-
-
 class TreeUCBSampler(BaseSampler):
     """Sampler using TreeUCB, a Lipschitz bandit over a partition learned by a regression tree.
 
@@ -120,12 +100,8 @@ class TreeUCBSampler(BaseSampler):
       sampled by ``independent_sampler``.
     * **Trials.**  ``COMPLETE`` trials are observations.  A ``PRUNED`` trial is an observation
       with its last reported intermediate value and, as its budget, the step of that value
-      (its largest step in :attr:`~optuna.trial.FrozenTrial.intermediate_values`); the
-      ``pruned`` option decides how it ranks against complete trials: with ``"tpe"`` a trial
-      that reached a later step counts as better than one pruned earlier, and every complete
-      trial as better than every pruned one, ordered by value within a step; with
-      ``"bohb"``, the latest step reached by ``n_min`` trials ranks by value with the
-      complete trials; with ``"last_value"`` the last value counts as if it were final; with
+      (its largest step in :attr:`~optuna.trial.FrozenTrial.intermediate_values`); with
+      ``pruned="last_value"`` the last value counts as if it were final; with
       ``"context"`` the step is a context dimension of the tree (Contextual TreeUCB): every
       finished trial enters at its last step, complete ones included, the tree partitions
       (step, parameters) jointly, and a new trial is sampled at the full budget.  The full
@@ -163,9 +139,11 @@ class TreeUCBSampler(BaseSampler):
       its partition.
 
     The other keyword arguments (``rule``, ``index``, ``C``, ...) are the options of the core,
-    with the same names, defaults and allowed values: see the options table in the README
-    (generated from :data:`optuna_treeucb.core.OPTIONS`) or
-    :class:`~optuna_treeucb.core.TreeUCB`.
+    with the same names and allowed values: see the options table in the README (generated
+    from :data:`optuna_treeucb.core.OPTIONS`), which also shows where the sampler's default
+    differs from the core's (``sampling``: the sampler optimises, the core is the paper's
+    bandit).  An unknown keyword raises ``TypeError`` naming it, the options and the closest
+    one.
 
     Args:
         seed:
@@ -189,7 +167,7 @@ class TreeUCBSampler(BaseSampler):
 
     Raises:
         ValueError: If an option is out of its range.
-        TypeError: If an option has the wrong type.
+        TypeError: If an option has the wrong type or an unknown name.
 
     Example:
         .. code-block:: python
@@ -214,46 +192,29 @@ class TreeUCBSampler(BaseSampler):
         self,
         *,
         seed: int | None = None,
-        n_startup_trials: int = _CORE_DEFAULTS["n_startup"],
-        rule: Rule = _CORE_DEFAULTS["rule"],
-        index: Index = _CORE_DEFAULTS["index"],
-        C: float = _CORE_DEFAULTS["C"],
-        M: float = _CORE_DEFAULTS["M"],
-        reward: Literal["rank", "minmax"] = _CORE_DEFAULTS["reward"],
-        pruned: PrunedRule = _CORE_DEFAULTS["pruned"],
-        n_min: int | None = _CORE_DEFAULTS["n_min"],
-        max_budget: float | None = _CORE_DEFAULTS["max_budget"],
-        criterion: str = _CORE_DEFAULTS["criterion"],
-        min_impurity_decrease: float = _CORE_DEFAULTS["min_impurity_decrease"],
-        refit_fraction: float = _CORE_DEFAULTS["refit_fraction"],
-        cap_gamma: float | None = _CORE_DEFAULTS["cap_gamma"],
-        gamma: float = _CORE_DEFAULTS["gamma"],
-        max_leaves_coef: float = _CORE_DEFAULTS["max_leaves_coef"],
-        alpha: float = _CORE_DEFAULTS["alpha"],
-        sigma: float = _CORE_DEFAULTS["sigma"],
-        gp_noise: float = _CORE_DEFAULTS["gp_noise"],
-        n_boxes: int = _CORE_DEFAULTS["n_boxes"],
-        n_candidates: int = _CORE_DEFAULTS["n_candidates"],
-        sampling: Sampling = _CORE_DEFAULTS["sampling"],
-        center: Center = _CORE_DEFAULTS["center"],
-        discrete: Discrete = _CORE_DEFAULTS["discrete"],
-        region: Region = _CORE_DEFAULTS["region"],
-        refine: int | None = _CORE_DEFAULTS["refine"],
-        bagging: int | None = _CORE_DEFAULTS["bagging"],
+        n_startup_trials: int = _DEFAULTS["n_startup"],
+        rule: Rule = _DEFAULTS["rule"],
+        index: Index = _DEFAULTS["index"],
+        C: float = _DEFAULTS["C"],
+        M: float = _DEFAULTS["M"],
+        pruned: PrunedRule = _DEFAULTS["pruned"],
+        max_budget: float | None = _DEFAULTS["max_budget"],
+        sampling: Sampling = _DEFAULTS["sampling"],
+        discrete: Discrete = _DEFAULTS["discrete"],
         group: bool = True,
         independent_sampler: BaseSampler | None = None,
         warn_independent_sampling: bool = True,
+        **unknown: Any,
     ) -> None:
-        owner = "TreeUCBSampler"
         _check_own_arguments(group, warn_independent_sampling, independent_sampler)
-        # the core's options are the only locals so far named as in the one table
-        options = {k: v for k, v in locals().items() if k in _WRAPPER_OPTIONS}
-        self._core_options = validate_options(owner, options, wrapper=True)
-        for name in ignored_options(self._core_options):  # warned about; the core's default
-            del self._core_options[name]
+        given = {k: v for k, v in locals().items() if k not in _OWN_ARGUMENTS}
+        options = validate_options("TreeUCBSampler", {**given, **unknown}, wrapper=True)
+        for name in ignored_options(options, wrapper=True):  # warned about: not passed on
+            del options[name]
+        self._core_options = {**_DEFAULTS, **options}
         seed = self._core_options.pop("seed")
         self._seed = seed
-        self._base_seed = seed if seed is not None else _fresh_seed()
+        self._base_seed = seed if seed is not None else fresh_seed()
         self._n_startup_trials: int = self._core_options.pop("n_startup")
         self._group = group
         self._independent_sampler = independent_sampler  # None: a RandomSampler per draw
@@ -270,30 +231,14 @@ class TreeUCBSampler(BaseSampler):
         self._study_name = study_name
         # (trial number, view) of the last infer_relative_search_space, which Optuna calls
         # right before sample_relative for the same trial: one read of the trials, not two
-        self._view_for: tuple[int, _View] | None = None
-        self._first: tuple[int, Any] | None = None  # (number, datetime_start) of trial 0
+        self._view_for: tuple[int, View] | None = None
         self._tracker = _SpaceTracker()
         self._models: dict[tuple[Any, ...], list[_Model]] = {}
-        # finished trials logged so far: number -> (trial, value for the model or None)
-        self._values: dict[int, tuple[FrozenTrial, float | None]] = {}
-        self._logged_numbers: list[int] = []  # their numbers, in the order they were logged
-        self._n_obs = 0
-        # every trial before position _frontier of the study's trial list has ended
-        self._frontier = 0
-        self._frontier_key: tuple[int, Any] | None = None  # _key of the trial before it
+        self._log = TrialLog()  # the study's finished trials, each logged once
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        derived = (
-            "_lock",
-            "_study_name",
-            "_tracker",
-            "_models",
-            "_values",
-            "_logged_numbers",
-            "_n_obs",
-        )
-        for name in (*derived, "_view_for", "_first", "_frontier", "_frontier_key"):
+        for name in ("_lock", "_study_name", "_tracker", "_models", "_log", "_view_for"):
             del state[name]
         return state
 
@@ -303,99 +248,27 @@ class TreeUCBSampler(BaseSampler):
 
     def reseed_rng(self) -> None:
         with self._lock:
-            self._base_seed = _fresh_seed()
+            self._base_seed = fresh_seed()
         if self._independent_sampler is not None:
             self._independent_sampler.reseed_rng()
 
     # -- search space ---------------------------------------------------------------------------
-    def _scan(self, study: Study) -> _View:
+    def _scan(self, study: Study) -> View:
         """Log the study's finished trials not logged yet (each finished trial once).
 
         Must be called with the lock held.  Every derived state is reset for a study with
         another name, and for one whose trials are not those the state was built on (another
-        storage's study of the same name, or a study deleted and created again): the start
-        times of the first trial, of the trial before the frontier and of the last trial
-        logged are compared with what the storage shows now.
+        storage's study of the same name, or a study deleted and created again).
         """
         if study.study_name != self._study_name:
             self._reset(study.study_name)
-        if type(study) is Study:
-            # A real study's trials only accumulate and a finished trial never changes, so one
-            # unfiltered read (no copy of the trials in memory) and a walk from the first trial
-            # not known to be finished find the new and the running trials.  Filtering by state
-            # in the storage would loop over every trial, twice per trial sampled.
-            trials = study.get_trials(deepcopy=False)
-            if not self._built_on(trials):
-                self._reset(study.study_name)
-            new, running = self._walk(trials)
-            self._log_new(study, new)
-            return _View(None, self._n_obs, running)
-        # A pruner's proxy (HyperbandPruner's bracket) shows a subset and needs the full
-        # comparison.
-        finished = study.get_trials(deepcopy=False, states=_FINISHED)
-        if any(
-            t.number in self._values and _key(self._values[t.number][0]) != _key(t)
-            for t in finished
-        ):
+        view = self._log.read(study)
+        if view is None:
             self._reset(study.study_name)
-        self._log_new(study, [t for t in finished if t.number not in self._values])
-        n_obs = sum(self._values[t.number][1] is not None for t in finished)
-        return _View(finished, n_obs)
-
-    def _built_on(self, trials: list[FrozenTrial]) -> bool:
-        """Whether the study's ``trials`` are still those the derived state was built on.
-
-        ``trials`` is every trial of the study, in number order.  Three trials are compared
-        (O(1) per sampled trial): the first, the one before the frontier and the last one
-        logged.  Trials of another study (same name, other storage; or deleted and created
-        again) started at other times.
-        """
-
-        def same(number: int, key: tuple[int, Any] | None) -> bool:
-            return number < len(trials) and _key(trials[number]) == key
-
-        if self._first is not None and not same(0, self._first):
-            return False
-        if self._frontier and not same(self._frontier - 1, self._frontier_key):
-            return False
-        if self._logged_numbers:
-            last = self._logged_numbers[-1]
-            return same(last, _key(self._values[last][0]))
-        return True
-
-    def _walk(self, trials: list[FrozenTrial]) -> tuple[list[FrozenTrial], list[FrozenTrial]]:
-        """The finished trials of ``trials`` not logged yet, and the running ones.
-
-        ``trials`` is every trial of the study, in the storage's (creation) order.  The walk
-        starts at the frontier: before it every trial has ended and was logged.
-        """
-        if self._first is None and trials and trials[0].datetime_start is not None:
-            self._first = _key(trials[0])
-        start = self._frontier
-        new, running = [], []
-        frontier = start
-        for i in range(start, len(trials)):
-            t = trials[i]
-            state = t.state
-            if state in _FINISHED:
-                if t.number not in self._values:
-                    new.append(t)
-            elif state == TrialState.RUNNING:
-                running.append(t)
-            if frontier == i and state.is_finished():
-                frontier = i + 1
-        self._frontier = frontier
-        self._frontier_key = _key(trials[frontier - 1]) if frontier else None
-        new.sort(key=lambda t: t.number)
-        return new, running
-
-    def _log_new(self, study: Study, new: list[FrozenTrial]) -> None:
-        for t in new:
-            value = _value(t)
-            self._values[t.number] = (t, value)
-            self._logged_numbers.append(t.number)
-            self._n_obs += value is not None
-        self._tracker.update(study.study_name, new)
+            view = self._log.read(study)
+            assert view is not None, "a new log reads any study"
+        self._tracker.update(study.study_name, view.new)
+        return view
 
     def infer_relative_search_space(
         self, study: Study, trial: FrozenTrial
@@ -458,7 +331,7 @@ class TreeUCBSampler(BaseSampler):
         sampler = self._independent_sampler
         if sampler is None:
             # a draw of its own, seeded by (seed, trial number, parameter), like the model's
-            sampler = RandomSampler(seed=_draw_seed(self._base_seed, trial.number, param_name))
+            sampler = RandomSampler(seed=draw_seed(self._base_seed, trial.number, param_name))
         return sampler.sample_independent(study, trial, param_name, param_distribution)
 
     def _warn_once(
@@ -521,7 +394,7 @@ class TreeUCBSampler(BaseSampler):
             **self._core_options,
         )
 
-    def _model(self, space: _Space, direction: str, view: _View) -> _Model:
+    def _model(self, space: _Space, direction: str, view: View) -> _Model:
         """The cached core of ``space``, told the observations of ``view`` it has not seen.
 
         With a view of every logged trial, every cached core is usable and only the trials
@@ -543,10 +416,10 @@ class TreeUCBSampler(BaseSampler):
             if len(entries) > _MAX_MODELS_PER_SPACE:
                 entries.pop(0)
         if view.finished is None:
-            candidates = [self._values[n] for n in self._logged_numbers[model.pos :]]
-            model.pos = len(self._logged_numbers)
+            candidates = [self._log.values[n] for n in self._log.numbers[model.pos :]]
+            model.pos = len(self._log.numbers)
         else:
-            candidates = [self._values[t.number] for t in view.finished]
+            candidates = [self._log.values[t.number] for t in view.finished]
         _tell_new(model, space, candidates)
         return model
 
@@ -557,7 +430,7 @@ class TreeUCBSampler(BaseSampler):
         observation of the study (``COMPLETE`` trials and ``PRUNED`` ones with an intermediate
         value) that has all of ``params``, and holds the ``RUNNING`` trials as pending points.
         Its :attr:`~optuna_treeucb.core.TreeUCB.space` has one column per parameter; call
-        :meth:`~optuna_treeucb.core.TreeUCB.leaves` for the boxes and their indices.
+        :meth:`~optuna_treeucb.core.TreeUCB.fit_leaves` for the boxes and their indices.
 
         Args:
             study:
@@ -577,9 +450,9 @@ class TreeUCBSampler(BaseSampler):
         with self._lock:
             view = self._scan(study)
             if view.finished is None:
-                observations = [self._values[n] for n in sorted(self._logged_numbers)]
+                observations = [self._log.values[n] for n in sorted(self._log.numbers)]
             else:
-                observations = [self._values[t.number] for t in view.finished]
+                observations = [self._log.values[t.number] for t in view.finished]
             if params is None:
                 space = self._tracker.search_space(group=False)
             else:
@@ -623,30 +496,9 @@ def _check_own_arguments(
         )
 
 
-def _fresh_seed() -> int:
-    """A random seed in the range every seed of the package is checked against."""
-    return int(np.random.SeedSequence().generate_state(1)[0])
-
-
 def _reseed(core: TreeUCB, key: tuple[int, ...]) -> None:
     """Give the core a generator seeded by (seed, trial number, group)."""
     core.reseed(list(key))
-
-
-def _draw_seed(base_seed: int, number: int, param_name: str) -> int:
-    """Seed of the independent draw of ``param_name`` in trial ``number`` (a 32-bit int).
-
-    The name enters through a hash that does not depend on ``PYTHONHASHSEED``; its 64 bits
-    keep the key apart from the model's keys (seed, trial number, small group index).
-    """
-    digest = hashlib.blake2b(param_name.encode(), digest_size=8).digest()
-    key = [base_seed, number, int.from_bytes(digest, "little")]
-    return int(np.random.SeedSequence(key).generate_state(1)[0])
-
-
-def _key(trial: FrozenTrial) -> tuple[int, Any]:
-    """What tells a trial from another study's trial with the same number."""
-    return trial.number, trial.datetime_start
 
 
 def _direction(study: Study) -> str:
@@ -659,32 +511,6 @@ def _direction(study: Study) -> str:
             f"optuna.samplers.NSGAIISampler or TPESampler instead."
         )
     return "minimize" if directions[0] == StudyDirection.MINIMIZE else "maximize"
-
-
-def _value(trial: FrozenTrial) -> float | None:
-    """A finished trial's value for the model, ``None`` if it has none.
-
-    ``COMPLETE``: its value.  ``PRUNED``: its last intermediate value (at :func:`_budget`).
-    NaN gives ``None``.
-    """
-    value: float | None = None
-    if trial.state == TrialState.COMPLETE:
-        value = trial.value
-    elif trial.state == TrialState.PRUNED and trial.last_step is not None:
-        value = trial.intermediate_values[trial.last_step]
-    return None if value is None or math.isnan(value) else float(value)
-
-
-def _budget(trial: FrozenTrial, steps_of_complete: bool) -> int | None:
-    """A finished trial's budget: the last step of a ``PRUNED`` trial, ``None`` (full) else.
-
-    With ``steps_of_complete`` (``pruned="context"``) a ``COMPLETE`` trial has its last step
-    too, so that the largest step reported sets the full budget (``None`` if it reported
-    nothing).
-    """
-    if trial.state == TrialState.PRUNED or steps_of_complete:
-        return trial.last_step
-    return None
 
 
 def _encode(cube: UnitCube, space: _Space, trial: FrozenTrial) -> np.ndarray | None:
@@ -707,10 +533,10 @@ def _tell_new(
 ) -> None:
     """Tell the core the observations it has not been told (in the given order).
 
-    A pruned trial carries its last step as its budget (see ``pruned`` in the class docstring).
+    A pruned trial carries its last step as its budget; the core says which budget a complete
+    one has (:meth:`~optuna_treeucb.core.TreeUCB.budget_of`).
     """
     rows, values, budgets = [], [], []
-    steps_of_complete = model.core.pruned == "context"
     for t, value in observations:
         if t.number in model.told:
             continue
@@ -719,7 +545,8 @@ def _tell_new(
         if x is not None:
             rows.append(x)
             values.append(value)
-            budgets.append(_budget(t, steps_of_complete))
+            complete = t.state != TrialState.PRUNED
+            budgets.append(model.core.budget_of(t.last_step, complete=complete))
     if rows:
         # the pending points are the running trials', kept by _sync_pending
         model.core.tell_many(
@@ -809,7 +636,7 @@ def _sync_pending(model: _Model, space: _Space, running: list[FrozenTrial]) -> N
             core.forget_pending(x)
 
 
-def _running(study: Study, view: _View) -> list[FrozenTrial]:
+def _running(study: Study, view: View) -> list[FrozenTrial]:
     """The study's ``RUNNING`` trials (read with the view if they were)."""
     if view.running is not None:
         return view.running

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from typing import Any
 from typing import Literal
 
-import numpy as np
-
 from optuna_treeucb.core import ParamSpec
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
 from optuna_treeucb.core import validate_options
+from optuna_treeucb.core._options import face_defaults
+from optuna_treeucb.core._options import fresh_seed
 from optuna_treeucb.core._options import ignored_options
 
 try:
@@ -372,11 +372,8 @@ class TreeUCBSearch(Searcher):
     schedulers' name for the resource; ``training_iteration`` unless you name another key)
     is below the largest value any result has shown so far counts as stopped early, at that
     step; the others, and every trial when ``time_attr`` is ``None``, count as full
-    evaluations.  The ``pruned`` option of the core decides how a trial stopped early ranks:
-    with ``"tpe"`` a trial that went further counts as better, every full evaluation as better
-    than every early-stopped one, and trials of one step are ordered by metric; with
-    ``"bohb"`` the latest step reached by ``n_min`` trials ranks by metric with the full
-    evaluations; with ``"last_value"`` its last metric counts as if final; with ``"context"``
+    evaluations.  The ``pruned`` option of the core decides how a trial stopped early counts:
+    with ``"last_value"`` its last metric counts as if final; with ``"context"``
     the step is a context dimension of the tree (Contextual TreeUCB): every trial enters at
     the step it reached, full ones included, the tree partitions (step, configuration)
     jointly, and new configurations are chosen at the full budget.  The full budget is
@@ -479,9 +476,10 @@ class TreeUCBSearch(Searcher):
         if n_startup_trials is not None:
             given["n_startup_trials"] = n_startup_trials
         # checked now, not at the first trial; keyed by the core's names
-        self._options = validate_options("TreeUCBSearch", given, wrapper=True)
-        for name in ignored_options(self._options):  # warned about; the core's default
-            del self._options[name]
+        given = validate_options("TreeUCBSearch", given, wrapper=True)
+        for name in ignored_options(given, wrapper=True):  # warned about: not passed on
+            del given[name]
+        self._options = {**face_defaults(wrapper=True), **given}
         self._seed = self._options.pop("seed")
         if points_to_evaluate is not None and not isinstance(points_to_evaluate, list):
             raise TypeError(
@@ -543,7 +541,7 @@ class TreeUCBSearch(Searcher):
         )
         # TreeUCB's draws for the k-th configuration (suggested or added) are seeded by
         # (seed, k), as an Optuna trial's by (seed, trial number).
-        self._base_seed = int(self._seed) if self._seed is not None else _fresh_seed()
+        self._base_seed = int(self._seed) if self._seed is not None else fresh_seed()
         self._n_configs = 0
         queue = []
         for i, point in enumerate(self._points_to_evaluate):
@@ -699,10 +697,9 @@ class TreeUCBSearch(Searcher):
                 value, step = last
             else:
                 value, step = None, None
-            # stopped early if some result went further; a full evaluation otherwise
-            # (pruned="context" takes every step: the largest sets the full budget)
+            # stopped early if some result went further; complete otherwise
             stopped = step is not None and step < self._max_step
-            budget = step if stopped or self._treeucb.pruned == "context" else None
+            budget = self._treeucb.budget_of(step, complete=not stopped)
             told = self._record(params, value, f"trial {trial_id}", budget=budget)
         if not told:  # a told value dropped the trial's pending point itself
             self._treeucb.forget_pending(self._cube.encode(params))
@@ -766,10 +763,6 @@ class TreeUCBSearch(Searcher):
         with open(checkpoint_path, "rb") as f:
             state = pickle.load(f)
         self.__dict__.update(state)
-
-
-def _fresh_seed() -> int:
-    return int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
 
 
 def _check_metric_mode(metric: Any, mode: Any) -> None:

@@ -1,8 +1,5 @@
-"""Print the options table of TreeUCB, or write it into a file between its marker comments.
-
-Run ``python -m optuna_treeucb.core --write README.md`` after changing
-:data:`~optuna_treeucb.core.OPTIONS`; ``tests/docs_tests/test_readme.py`` fails until then.
-"""
+"""Print the options table, or ``--write README.md`` it between its marker comments (after
+changing :data:`~optuna_treeucb.core.OPTIONS`; ``test_readme.py`` fails until then)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,9 @@
-"""Indices of TreeUCB (Wang, Ye, Geng, Rudin, arXiv:1901.09277): pure functions on arrays.
+"""Indices of TreeUCB (Wang, Ye, Geng, Rudin, arXiv:1901.09277): which box to play.
+
+:class:`BoxStats` holds the boxes of a partition with their counts, means and Hoeffding
+index (:func:`hoeffding_index`, the paper's Algorithm 1); :class:`SoftGPIndex` scores
+candidate points by the posterior of a GP with the paper's soft tree kernel (Section 4) and
+owns the cache of its features.  The rest are pure functions on arrays.
 
 Notations:
     n: number of observations; m: number of candidate points; L: number of leaves (boxes);
@@ -14,115 +19,53 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Literal
+from collections.abc import Callable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 from scipy.linalg import cho_factor
 from scipy.linalg import cho_solve
 from scipy.linalg import solve_triangular
+from threadpoolctl import ThreadpoolController
 
 from optuna_treeucb.core._partition import box_contains
 
-RewardKind = Literal["rank", "minmax"]
+if TYPE_CHECKING:
+    from optuna_treeucb.core._partition import Partition
+
+# The soft tree kernel's constants, tuned once (benchmarks/results/ablation.md).
+ALPHA = 100.0  # sharpness of the sigmoid box edges (inf: hard boxes)
+SIGMA = 0.01  # standard deviation of the jitter of the box edges
+GP_NOISE = 0.1  # observation-noise variance of the GP on rewards in [0, 1]
+N_BOXES = 4  # the best boxes (by the Hoeffding index) that receive candidates
+N_CANDIDATES = 32  # candidates drawn per box
+_blas: ThreadpoolController | None = None
 
 
-def normalize_rewards(
-    y: np.ndarray, kind: RewardKind = "rank", ranks: np.ndarray | None = None
-) -> np.ndarray:
-    """Map objective values (larger is better) to rewards in [0, 1].
-
-    ``"rank"``: the mid-rank of each value divided by n, i.e. ``(rank - 0.5) / n`` with ties
-    sharing their average rank.  It is invariant to any strictly increasing transform of the
-    objective, so a log-scaled loss and the loss itself give the same run, and ``±inf`` values
-    simply rank first or last.  ``"minmax"``: ``(y - min) / (max - min)`` over the finite values,
-    with ``±inf`` clipped to the finite extremes (0.5 everywhere when all values are equal).
-
-    Args:
-        y: Shape (n,), no NaN.
-        kind: ``"rank"`` or ``"minmax"``.
-        ranks: ``average_ranks(y)`` if already known (``"rank"`` only).
-
-    Returns:
-        Shape (n,), values in [0, 1].
-    """
-    y = np.asarray(y, dtype=float)
-    n = y.shape[0]
-    if n == 0:
-        return np.zeros(0)
-    if kind == "rank":
-        # 1-based ranks, ties their average; the mid-rank is rank - 1/2
-        return (average_ranks(y) - 0.5) / n if ranks is None else (ranks - 0.5) / n
-    if kind == "minmax":
-        finite = y[np.isfinite(y)]
-        if finite.size == 0:
-            return np.where(y > 0, 1.0, np.where(y < 0, 0.0, 0.5))
-        lo, hi = float(finite.min()), float(finite.max())
-        if hi == lo:
-            out = np.full(n, 0.5)
-            out[y > hi] = 1.0
-            out[y < lo] = 0.0
-            return out
-        return np.clip((np.clip(y, lo, hi) - lo) / (hi - lo), 0.0, 1.0)
-    raise ValueError(f"The reward normalisation must be 'rank' or 'minmax'. Got {kind!r}.")
+def one_blas_thread() -> Any:
+    """Context that runs BLAS single-threaded: the GP solves are small, and on a loaded
+    machine spinning BLAS threads made one 100 x 100 solve 100 times slower."""
+    global _blas
+    if _blas is None:
+        _blas = ThreadpoolController()
+    return _blas.limit(limits=1, user_api="blas")
 
 
-def average_ranks(y: np.ndarray) -> np.ndarray:
-    """1-based ranks of ``y``, ties sharing their average rank, shape (n,).
-
-    The values of ``scipy.stats.rankdata(y, method="average")``, bit for bit (the same
-    arithmetic), without its input handling, which costs about 0.2 ms per call: the ranks are
-    taken at every ask.
-
-    Args:
-        y: Shape (n,), no NaN.
-
-    Returns:
-        Shape (n,), floats.
-    """
-    n = y.shape[0]
-    order = np.argsort(y, kind="mergesort")
-    inverse = np.empty(n, dtype=np.intp)
-    inverse[order] = np.arange(n)
-    ordered = y[order]
-    first = np.concatenate(([True], ordered[1:] != ordered[:-1]))  # first of each tie group
-    dense = np.cumsum(first)[inverse]  # 1-based tie-group of each value
-    ends = np.concatenate((np.flatnonzero(first), [n]))  # group g spans ends[g-1]+1..ends[g]
-    out: np.ndarray = 0.5 * (ends[dense] + ends[dense - 1] + 1)
-    return out
+def argmax(values: np.ndarray, rng: np.random.Generator) -> int:
+    """Index of the largest value, ties (within 1e-12) broken at random."""
+    best = np.flatnonzero(values >= np.max(values) - 1e-12)
+    return int(best[0] if best.size == 1 else rng.choice(best))
 
 
-RANK_UPDATE_MAX = 64  # new values beyond which a full ranking is cheaper than updating
-
-
-def update_average_ranks(ranks: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """:func:`average_ranks` of ``y`` from those of its first ``k = ranks.size`` values.
-
-    Appending ``v`` raises the ranks of the values above it by 1 and of those equal to it by
-    1/2; ``v`` itself takes ``#{y < v} + (#{y == v} + 2) / 2`` (its tie group's average).
-    Ranks are half-integers, exact in floating point, so the result equals
-    ``average_ranks(y)`` bit for bit, at O(n) per appended value instead of O(n log n) for
-    the whole sort; with more than :data:`RANK_UPDATE_MAX` new values it sorts.
-
-    Args:
-        ranks: ``average_ranks(y[:k])``, shape (k,).
-        y: Shape (n,), n >= k, no NaN.
-
-    Returns:
-        Shape (n,), floats.
-    """
-    k, n = ranks.shape[0], y.shape[0]
-    if k == 0 or n - k > RANK_UPDATE_MAX:
-        return average_ranks(y)
-    out = np.empty(n)
-    out[:k] = ranks
-    for i in range(k, n):
-        v, old = y[i], y[:i]
-        above, equal = old > v, old == v
-        out[:i] += above + 0.5 * equal
-        out[i] = (i - np.count_nonzero(above) - np.count_nonzero(equal)) + (
-            np.count_nonzero(equal) + 2
-        ) / 2
-    return out
+def containing(low: np.ndarray, high: np.ndarray, ctx: Mapping[int, float]) -> np.ndarray:
+    """Whether each box ``low``/``high`` (L, d) contains the context (column -> value), (L,)."""
+    ok = np.ones(low.shape[0], dtype=bool)
+    for j, u in ctx.items():
+        ok &= box_contains(low[:, j], high[:, j], u)
+    return ok
 
 
 def box_diameters(low: np.ndarray, high: np.ndarray) -> np.ndarray:
@@ -139,28 +82,68 @@ def hoeffding_index(
     M: float,
     empty_mean: float | np.ndarray = 1.0,
 ) -> np.ndarray:
-    """TreeUCB's index of every box (Algorithm 1 of the paper).
+    """TreeUCB's index of every box, shape (L,) (the paper's Algorithm 1).
 
-    ``U = m + C * sqrt(4 log t / n) + M * D``, where an empty box (``n = 0``) takes
-    ``m = empty_mean`` (the paper's 1) and ``n = 1``.
-
-    Args:
-        means: Mean reward per box, shape (L,); ignored where ``counts == 0``.
-        counts: Number of points per box (observations plus pending ones), shape (L,).
-        diameters: Box diameters, shape (L,).
-        t: The round, ``t >= 1``.
-        C: Weight of the confidence bonus.
-        M: Weight of the diameter (Lipschitz) term.
-        empty_mean: Mean assumed for an empty box, a scalar or shape (L,).
-
-    Returns:
-        Shape (L,).
+    ``U = m + C * sqrt(4 log t / n) + M * D`` for the boxes' ``means``, ``counts``
+    (observations plus pending points) and ``diameters``, at round ``t >= 1``; an empty box
+    (``n = 0``) takes ``m = empty_mean`` (the paper's 1; a scalar or (L,)) and ``n = 1``.
     """
     counts = np.asarray(counts, dtype=float)
     empty = counts <= 0
     m = np.where(empty, empty_mean, means)
     n = np.where(empty, 1.0, counts)
     return m + C * np.sqrt(4.0 * math.log(max(t, 1)) / n) + M * diameters
+
+
+@dataclass(frozen=True)
+class BoxStats:
+    """The boxes of a partition with their statistics and Hoeffding index.
+
+    Attributes:
+        low, high: Box bounds, shape (L, d), values in [0, 1].
+        n_obs: Observations per box, shape (L,).
+        n_pending: Pending points per box, shape (L,).
+        mean: Mean reward per box (NaN for an empty box), shape (L,), values in [0, 1].
+        index: Hoeffding index per box, shape (L,).
+    """
+
+    low: np.ndarray
+    high: np.ndarray
+    n_obs: np.ndarray
+    n_pending: np.ndarray
+    mean: np.ndarray
+    index: np.ndarray
+
+    @classmethod
+    def of(
+        cls, part: Partition, r: np.ndarray, n_pending: np.ndarray, t: int, C: float, M: float
+    ) -> BoxStats:
+        """The statistics of an up-to-date partition for rewards ``r`` (n,) at round ``t``.
+
+        An empty box holds its prior as one virtual observation (the paper's ``m = 1, n = 1``),
+        pending points adding to ``n``; an empty cell cut by the diameter cap takes its CART
+        leaf's mean, so only cells of good leaves get tried."""
+        L = part.n_leaves
+        n_obs = np.bincount(part.leaf_of, minlength=L).astype(float)
+        sums = np.bincount(part.leaf_of, weights=r, minlength=L)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(n_obs > 0, sums / np.maximum(n_obs, 1), np.nan)
+        prior = np.ones(L)
+        parent = getattr(part, "parent", None)
+        if parent is not None and parent.size == L:
+            p_n = np.bincount(parent, weights=n_obs)
+            p_sum = np.bincount(parent, weights=sums)
+            prior = np.where(p_n > 0, p_sum / np.maximum(p_n, 1), 1.0)[parent]
+        index = hoeffding_index(
+            np.where(n_obs > 0, mean, prior),
+            n_obs + n_pending + (n_obs == 0),
+            box_diameters(part.low, part.high),
+            t,
+            C,
+            M,
+            empty_mean=prior,
+        )
+        return cls(part.low, part.high, n_obs, n_pending, mean, index)
 
 
 def soft_gp_index(
@@ -178,26 +161,11 @@ def soft_gp_index(
     with the posterior mean ``mu`` and deviation ``sd`` of :func:`gp_posterior` in place of
     :func:`hoeffding_index`'s box mean and ``sqrt(1 / n)``, and the same diameter term.
 
-    Why the deviation is divided by the noise's standard deviation ``s = sqrt(noise)``: with
-    hard boxes, a point in a box that holds ``n`` points (observed or pending) has
-    ``sd^2 = 1 / (1 + n / s^2) = s^2 / (n + s^2)`` (see :func:`gp_posterior`), so
-    ``sd / s = sqrt(1 / (n + s^2))`` and the bonus is ``C * sqrt(4 log t / (n + s^2))``:
-    Hoeffding's bonus with the count ``n`` read as ``n + s^2``.  The same ``C`` therefore
-    weighs exploration alike under both indices, whatever ``noise`` is (an empty box gets
-    the pseudo-count ``s^2`` instead of Hoeffding's 1); without the division the bonus would
-    shrink by the factor ``s``.  Soft boxes and jittered edges only make ``n`` a soft count.
-
-    Args:
-        mean: Posterior mean per candidate, shape (m,).
-        std: Posterior standard deviation per candidate, shape (m,).
-        diameters: Diameter of each candidate's box, shape (m,).
-        t: The round, ``t >= 1``.
-        C: Weight of the confidence bonus.
-        M: Weight of the diameter (Lipschitz) term.
-        noise: Observation-noise variance ``s^2`` > 0 of the GP.
-
-    Returns:
-        Shape (m,).
+    Why ``sd`` is divided by ``s = sqrt(noise)``: with hard boxes, a point in a box holding
+    ``n`` points has ``sd^2 = s^2 / (n + s^2)`` (:func:`gp_posterior`), so the bonus is
+    ``C * sqrt(4 log t / (n + s^2))``: Hoeffding's, with ``n`` read as ``n + s^2``, and the
+    same ``C`` weighs exploration alike under both indices whatever ``noise`` is.  All
+    arrays have shape (m,), one entry per candidate; the result too.
     """
     bonus = C * math.sqrt(4.0 * math.log(max(t, 1))) * std / math.sqrt(noise)
     return mean + bonus + M * diameters
@@ -268,11 +236,8 @@ def _soft_membership_near(
     shifts: np.ndarray,
     w: np.ndarray,
 ) -> np.ndarray:
-    """:func:`_soft_membership` box by box, only for the points within reach of each box.
-
-    Beyond ``40 / alpha + 6 sigma`` the sigmoid is below 4e-18, an exact zero in the sum, so
-    many points cost memory for the near ones only.
-    """
+    """:func:`_soft_membership` box by box, for the points within ``40 / alpha + 6 sigma``
+    of each (beyond, the sigmoid is below 4e-18, an exact zero in the sum)."""
     reach = 40.0 / alpha + 6.0 * sigma
     Phi = np.zeros((X.shape[0], lo.shape[0]))
     for b in range(lo.shape[0]):
@@ -303,17 +268,8 @@ def soft_box_features(
     search space's interior and is never softened.  The feature is the product over
     dimensions, and the kernel is ``k(x, x') = sum_b phi_b(x) phi_b(x')``, positive
     semi-definite by construction.  ``alpha = inf`` gives the hard box kernel: indicators
-    under the partition's rule for edges (:func:`~optuna_treeucb.core.box_contains`).
-
-    Args:
-        X: Shape (n, d), values in [0, 1].
-        low, high: Shape (L, d), values in [0, 1].
-        alpha: Sharpness, > 0 (``inf`` for hard boxes).
-        sigma: Standard deviation of the edge jitter, >= 0.
-        n_nodes: Quadrature nodes per edge.
-
-    Returns:
-        Phi, shape (n, L), values in [0, 1].
+    under the partition's rule for edges (:func:`~._partition.box_contains`).  Returns
+    ``Phi``, shape (n, L), values in [0, 1].
     """
     X = np.asarray(X, dtype=float)
     n, d = X.shape
@@ -349,18 +305,9 @@ def gp_posterior(
     observations of unknown value do.
 
     With hard boxes and a point in a box holding n observations, ``var = 1 / (1 + n / s^2)``.
-
-    Args:
-        Phi: Features of the observations, shape (n, L).
-        r: Rewards, shape (n,).
-        Phi_cand: Features of the candidates, shape (m, L).
-        noise: Observation noise variance ``s^2`` > 0.
-        Phi_pending: Features of pending points, shape (p, L).
-        prior_mean: Prior mean ``m0`` (the mean reward when ``None``).
-        gram: ``Phi^T Phi`` if already known, shape (L, L).
-
-    Returns:
-        Posterior mean and standard deviation at the candidates, each shape (m,).
+    ``Phi_cand`` (m, L) and ``Phi_pending`` (p, L) are the candidates' and the pending
+    points' features; ``prior_mean`` is ``m0`` (``None``: the mean reward); ``gram`` is
+    ``Phi^T Phi`` if known.  Returns the mean and the deviation at the candidates, each (m,).
     """
     L = Phi.shape[1]
     m0 = float(np.mean(r)) if prior_mean is None else prior_mean
@@ -375,3 +322,117 @@ def gp_posterior(
     v = solve_triangular(chol, Phi_cand.T, lower=True)  # (L, m): var = |chol^{-1} phi|^2
     var = np.sum(v * v, axis=0)
     return mean, np.sqrt(np.maximum(var, 0.0))
+
+
+class SoftGPIndex:
+    """The paper's soft-GP index: candidates in the best boxes, scored by GP-UCB.
+
+    It owns the features ``Phi`` (n, L) of the observations and their Gram matrix for one
+    partition version: after a split only changed boxes' columns are recomputed, new
+    observations append rows and a rank-k update.  :meth:`reset` drops them (a new
+    partition).  ``alpha``, ``sigma``, ``noise``: see the module constants.
+    """
+
+    def __init__(self, alpha: float = ALPHA, sigma: float = SIGMA, noise: float = GP_NOISE):
+        self.alpha, self.sigma, self.noise = alpha, sigma, noise
+        self.reset()
+
+    def reset(self) -> None:
+        """Drop the cached features; they are rebuilt on demand."""
+        self._version = -1
+        self._low = np.zeros((0, 0))
+        self._high = np.zeros((0, 0))
+        self._Phi = np.zeros((0, 0))
+        self._gram = np.zeros((0, 0))
+
+    def choose(
+        self,
+        stats: BoxStats,
+        index: np.ndarray,
+        draw: Callable[[int, int], np.ndarray],
+        X: np.ndarray,
+        part: Partition,
+        r: np.ndarray,
+        pending: np.ndarray,
+        t: int,
+        C: float,
+        M: float,
+        rng: np.random.Generator,
+    ) -> np.ndarray:
+        """The candidate of largest :func:`soft_gp_index` among those that ``draw(box, k)``
+        gives in the :data:`N_BOXES` boxes of largest Hoeffding ``index`` (``-inf``: not
+        playable); ``X`` (n, d) and ``r`` are the observations in the partition's columns and
+        their rewards, ``pending`` (p, d) the pending points.  Returns the point, shape (d,).
+        """
+        k = min(N_BOXES, int(np.isfinite(index).sum()))
+        top = np.argsort(-index, kind="stable")[:k]
+        cand = np.vstack([draw(int(b), N_CANDIDATES) for b in top])
+        mean, std = self.posterior(X, part, r, cand, pending)
+        diam = np.repeat(box_diameters(stats.low[top], stats.high[top]), N_CANDIDATES)
+        ucb = soft_gp_index(mean, std, diam, t, C, M, self.noise)
+        return cand[argmax(ucb, rng)]
+
+    def posterior(
+        self, X: np.ndarray, part: Partition, r: np.ndarray, cand: np.ndarray, pending: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Posterior mean and deviation at ``cand`` (m, d), shape (m,) each
+        (:func:`gp_posterior`; arguments as in :meth:`choose`)."""
+        with one_blas_thread():
+            self._refresh(X, part)
+            low, high = part.low, part.high
+            return gp_posterior(
+                self._Phi,
+                r,
+                soft_box_features(cand, low, high, self.alpha, self.sigma),
+                self.noise,
+                Phi_pending=(
+                    soft_box_features(pending, low, high, self.alpha, self.sigma)
+                    if pending.size
+                    else None
+                ),
+                gram=self._gram,
+            )
+
+    def _refresh(self, X: np.ndarray, part: Partition) -> None:
+        """Bring ``Phi`` and the Gram matrix ``Phi^T Phi`` up to date."""
+        low, high = part.low, part.high
+        n, L = X.shape[0], part.n_leaves
+        if self._version != part.version:
+            k = min(L, self._low.shape[0]) if self._low.shape[1:] == low.shape[1:] else 0
+            same = np.zeros(L, dtype=bool)
+            if k:
+                same[:k] = np.all(self._low[:k] == low[:k], axis=1) & np.all(
+                    self._high[:k] == high[:k], axis=1
+                )
+            n_old = self._Phi.shape[0]
+            keep, changed = np.flatnonzero(same), np.flatnonzero(~same)
+            Phi = np.zeros((n_old, L))
+            Phi[:, keep] = self._Phi[:, keep]
+            if changed.size:
+                Phi[:, changed] = soft_box_features(
+                    X[:n_old], low[changed], high[changed], self.alpha, self.sigma
+                )
+            gram = np.zeros((L, L))
+            gram[np.ix_(keep, keep)] = self._gram[np.ix_(keep, keep)]
+            if changed.size:
+                cross = Phi.T @ Phi[:, changed]
+                gram[:, changed] = cross
+                gram[changed, :] = cross.T
+            self._Phi, self._gram = Phi, gram
+            self._low, self._high = low.copy(), high.copy()
+            self._version = part.version
+        if self._Phi.shape[0] < n:
+            new = soft_box_features(X[self._Phi.shape[0] :], low, high, self.alpha, self.sigma)
+            self._Phi = np.vstack((self._Phi, new))
+            self._gram = self._gram + new.T @ new
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()  # the cache is rebuilt on demand
+        state.update(
+            _version=-1,
+            _low=np.zeros((0, 0)),
+            _high=np.zeros((0, 0)),
+            _Phi=np.zeros((0, 0)),
+            _gram=np.zeros((0, 0)),
+        )
+        return state

@@ -1,16 +1,10 @@
-"""The options of TreeUCB, declared once: type, allowed values, default and meaning.
+"""The options of TreeUCB, declared once: type, allowed values, default per face, meaning.
 
-:data:`OPTIONS` is the one table of the options of :class:`~optuna_treeucb.core.TreeUCB`.
-Every face checks its options with :func:`validate_options`, giving the class the user
-called, so the core, ``TreeUCBSampler`` and ``TreeUCBSearch`` raise the same errors
-(``TypeError`` for a wrong type, ``ValueError`` for a value out of range), and
-:func:`options_table` renders the table as the README's "Options" section.  The model is
-scikit-learn's ``_parameter_constraints`` (``sklearn/utils/_param_validation.py``), kept small
-and typed.
-
-Regenerate the README's table after changing the table::
-
-    python -m optuna_treeucb.core --write README.md
+Every face checks its options with :func:`validate_options`, naming the class the user called
+(``TypeError`` for a wrong type or an unknown name, ``ValueError`` for a value out of range),
+and :func:`options_table` renders :data:`OPTIONS` as the README's "Options" section
+(``python -m optuna_treeucb.core --write README.md``).  The model is scikit-learn's
+``_parameter_constraints`` (``sklearn/utils/_param_validation.py``), kept small and typed.
 """
 
 from __future__ import annotations
@@ -32,6 +26,7 @@ SEED_LIMIT = 2**32
 TABLE_START = "<!-- options-table:start -->"
 TABLE_END = "<!-- options-table:end -->"
 
+_SAME: Any = object()  # an option whose default is the same on every face
 Kind = Literal["int", "float", "str"]
 Closed = Literal["both", "left", "right", "neither"]
 
@@ -41,21 +36,17 @@ class Option:
     """One option: its constraint, default and meaning.
 
     Attributes:
-        name: Keyword of :class:`~optuna_treeucb.core.TreeUCB`.
-        kind: ``"int"``, ``"float"`` (ints are accepted too) or ``"str"`` (one of ``choices``).
-        default: Default value.
-        doc: What the option does, one line of Markdown.
+        name, kind, default: Keyword of ``TreeUCB``; ``"int"``, ``"float"`` (ints accepted)
+            or ``"str"`` (one of ``choices``); the core's default.
+        doc: What the option does and when to change it, one line of Markdown.
         applies: When it has an effect: ``"always"`` or a condition such as ``rule="refit"``.
-        low: Lower bound of an int or float (``None``: unbounded).
-        high: Upper bound of an int or float (``None``: unbounded).
-        closed: Which of ``low`` and ``high`` belong to the range.
-        choices: Allowed values of a ``"str"`` option.
-        none: ``None`` is allowed too.
-        inf: ``+inf`` is allowed too (floats are finite otherwise).
-        wrapper_name: Name in ``TreeUCBSampler`` and ``TreeUCBSearch``, if it differs.
-        aliases: Further names the wrappers accept (``TreeUCBSearch`` takes them as keyword
-            arguments).
+        low, high, closed: Bounds of a number (``None``: unbounded), which of them belong to
+            the range; ``none``: ``None`` is allowed too.
+        wrapper_name, aliases: The name in ``TreeUCBSampler`` and ``TreeUCBSearch`` if it
+            differs, and further names ``TreeUCBSearch`` accepts.
         core_only: The wrappers set it themselves (from the study or ``mode``).
+        wrapper_default: The wrappers' default, when it differs from the core's (the core is
+            the paper's bandit, the wrappers optimise).
     """
 
     name: str
@@ -68,10 +59,16 @@ class Option:
     closed: Closed = "both"
     choices: tuple[str, ...] = ()
     none: bool = False
-    inf: bool = False
     wrapper_name: str | None = None
     aliases: tuple[str, ...] = ()
     core_only: bool = False
+    wrapper_default: Any = _SAME
+
+    def default_of(self, wrapper: bool) -> Any:
+        """The default of the core (``wrapper=False``) or of the sampler and the searcher."""
+        if wrapper and self.wrapper_default is not _SAME:
+            return self.wrapper_default
+        return self.default
 
     @property
     def face_name(self) -> str:
@@ -84,8 +81,6 @@ class Option:
             text = f"one of {list(self.choices)!r}"
         else:
             text = ("an int" if self.kind == "int" else "a float") + self._range()
-        if self.inf:
-            text += " or inf"
         if self.none:
             text += " or None"
         return text
@@ -103,17 +98,8 @@ class Option:
         return ""
 
     def check(self, owner: str, key: str, value: Any) -> Any:
-        """The value, normalised to a plain ``int``/``float``/``str``/``None``.
-
-        Args:
-            owner: The class the user called, named in errors.
-            key: The name the user gave (the option's name or an alias).
-            value: The value the user gave.
-
-        Raises:
-            TypeError: If the value has the wrong type.
-            ValueError: If the value is out of range.
-        """
+        """``value`` as a plain ``int``/``float``/``str``/``None``; the errors (TypeError,
+        ValueError) name ``owner``, the class the user called, and ``key``, the name given."""
         if value is None and self.none:
             return None
         message = f"The {key!r} parameter of {owner} must be {self.allowed()}. Got {value!r}"
@@ -138,15 +124,18 @@ class Option:
         return isinstance(value, numbers.Real)
 
     def _in_range(self, v: float) -> bool:
-        if isinstance(v, float) and math.isnan(v):
+        if isinstance(v, float) and not math.isfinite(v):
             return False
-        if isinstance(v, float) and math.isinf(v):
-            return self.inf and v > 0
         lo_in = self.closed in ("both", "left")
         hi_in = self.closed in ("both", "right")
         if self.low is not None and not (v >= self.low if lo_in else v > self.low):
             return False
         return self.high is None or (v <= self.high if hi_in else v < self.high)
+
+
+def fresh_seed() -> int:
+    """A random seed in the range every seed of the package is checked against (32 bits)."""
+    return int(np.random.SeedSequence().generate_state(1)[0])
 
 
 def _as_float(value: Any) -> float:
@@ -162,15 +151,13 @@ def _fmt(bound: float) -> str:
     return repr(int(bound)) if float(bound).is_integer() else repr(bound)
 
 
-_REFIT = 'rule="refit"'
-_INCREMENTAL = 'rule="incremental"'
-_SOFT_GP = 'index="soft_gp"'
+_TRUST = 'sampling="trust_region" or sampling="local_gp"'
 _OPTIONS = (
     Option(
         "seed",
         "int",
         None,
-        doc="Seed of the random draws (ties, points inside boxes, start-up points).",
+        doc="Seed of the random draws; set it for reproducible runs.",
         low=0,
         high=SEED_LIMIT,
         closed="left",
@@ -180,8 +167,8 @@ _OPTIONS = (
         "direction",
         "str",
         "maximize",
-        doc="Whether the told values are maximized or minimized (the wrappers take it from "
-        "the study or from `mode`).",
+        doc="Whether the told values are maximized or minimized: pass `minimize` for losses "
+        "(the wrappers take it from the study or from `mode`).",
         choices=("maximize", "minimize"),
         core_only=True,
     ),
@@ -190,7 +177,8 @@ _OPTIONS = (
         "str",
         "refit",
         doc="Tree rule: the paper's CART refitted on all data, or a nested partition grown "
-        "online that meets the regret theorem's conditions.",
+        "online. Choose `incremental` when you need the regret theorem's conditions (with "
+        '`sampling="uniform"`) or a cost per trial that stays flat over long runs.',
         choices=("refit", "incremental"),
     ),
     Option(
@@ -198,47 +186,45 @@ _OPTIONS = (
         "str",
         "hoeffding",
         doc="Index of a box: `m + C sqrt(4 log t / n) + M D`, or the posterior of a GP with "
-        "the paper's soft tree kernel.",
+        "the paper's soft tree kernel. Try `soft_gp` on smooth objectives of a few "
+        "dimensions, where it shares information between neighbouring boxes.",
         choices=("hoeffding", "soft_gp"),
     ),
-    Option("C", "float", 0.01, doc="Weight of the confidence bonus.", low=0.0),
-    Option("M", "float", 0.1, doc="Weight of the box-diameter (Lipschitz) term `D`.", low=0.0),
+    Option(
+        "C",
+        "float",
+        0.01,
+        doc="Weight of the confidence bonus; raise it when the objective is noisy or has "
+        "many local optima, to explore more.",
+        low=0.0,
+    ),
+    Option(
+        "M",
+        "float",
+        0.1,
+        doc="Weight of the box-diameter (Lipschitz) term `D`; raise it for an objective that "
+        "changes fast, so that large unexplored boxes are tried first.",
+        low=0.0,
+    ),
     Option(
         "n_startup",
         "int",
         10,
-        doc="Observations drawn uniformly at random before the tree is used.",
+        doc="Observations drawn uniformly at random before the tree is used; raise it for "
+        "many parameters or a rugged objective, lower it for a small budget.",
         low=0,
         wrapper_name="n_startup_trials",
         aliases=("n_startup",),
     ),
     Option(
-        "reward",
-        "str",
-        "rank",
-        doc="Objective values become rewards in [0, 1] by mid-rank or by min-max scaling.",
-        choices=("rank", "minmax"),
-    ),
-    Option(
         "pruned",
         "str",
         "last_value",
-        doc="How observations stopped early (pruned trials, trials a scheduler stopped) rank "
-        "against full ones: by last value as if final, by (step reached, value) as TPE does, "
-        "BOHB's largest budget with `n_min` observations first, or the budget as a context "
-        'dimension of the tree, played at the full budget; see "Pruning and schedulers". '
-        "Full evaluations alone rank as without it.",
-        choices=("last_value", "tpe", "bohb", "context"),
-    ),
-    Option(
-        "n_min",
-        "int",
-        None,
-        doc="Observations BOHB's rule needs at a budget before it ranks them above those "
-        "stopped earlier (None: the number of parameters + 1, as BOHB).",
-        applies='pruned="bohb"',
-        low=1,
-        none=True,
+        doc="How observations stopped early (pruned trials, trials a scheduler stopped) "
+        "count: by their last value as if final, or with the budget as a context dimension "
+        "of the tree, new points played at the full budget. Choose `context` when a pruner "
+        'or scheduler stops many trials early; see "Pruning and schedulers".',
+        choices=("last_value", "context"),
     ),
     Option(
         "max_budget",
@@ -246,7 +232,7 @@ _OPTIONS = (
         None,
         doc='The full budget of `pruned="context"`, in steps (e.g. the pruner\'s '
         "`max_resource`, the scheduler's `max_t`): a step `b` is the context "
-        "`log(1 + b) / log(1 + max_budget)` and new points are played at 1 (None: the "
+        "`log(1 + b) / log(1 + max_budget)`. Set it whenever you know it (None: the "
         "largest step told).",
         applies='pruned="context"',
         low=0.0,
@@ -254,176 +240,28 @@ _OPTIONS = (
         none=True,
     ),
     Option(
-        "criterion",
-        "str",
-        "absolute_error",
-        doc="Split criterion of scikit-learn's `DecisionTreeRegressor`.",
-        applies=_REFIT,
-        choices=("absolute_error", "squared_error", "friedman_mse"),
-    ),
-    Option(
-        "min_impurity_decrease",
-        "float",
-        0.001,
-        doc="A split must reduce the tree's criterion by at least this much.",
-        low=0.0,
-    ),
-    Option(
-        "refit_fraction",
-        "float",
-        0.05,
-        doc="Refit once the data grew by this fraction since the last fit (0: at every "
-        "observation); in between, new points go into the current boxes.",
-        applies=_REFIT,
-        low=0.0,
-    ),
-    Option(
-        "cap_gamma",
-        "float",
-        0.3,
-        doc="Cut leaves wider than `sqrt(d) t^(-cap_gamma / d)` into grid cells, so that boxes "
-        "shrink as the regret theorem needs (None: the paper's bare CART).",
-        applies=_REFIT,
-        low=0.0,
-        high=1.0,
-        closed="neither",
-        none=True,
-    ),
-    Option(
-        "gamma",
-        "float",
-        0.5,
-        doc="Growth exponent of the leaf budget `c t^gamma` and of the diameter cap "
-        "`sqrt(d) t^(-gamma / d)`.",
-        applies=_INCREMENTAL,
-        low=0.0,
-        high=1.0,
-        closed="neither",
-    ),
-    Option(
-        "max_leaves_coef",
-        "float",
-        4.0,
-        doc="Coefficient `c` of the leaf budget: data-driven splits stop at `c t^gamma` leaves.",
-        applies=_INCREMENTAL,
-        low=0.0,
-        closed="right",
-    ),
-    Option(
-        "alpha",
-        "float",
-        100.0,
-        doc="Sharpness of the sigmoid box edges of the soft tree kernel (inf: hard boxes).",
-        applies=_SOFT_GP,
-        low=0.0,
-        closed="right",
-        inf=True,
-    ),
-    Option(
-        "sigma",
-        "float",
-        0.01,
-        doc="Standard deviation of the jitter of the box edges.",
-        applies=_SOFT_GP,
-        low=0.0,
-    ),
-    Option(
-        "gp_noise",
-        "float",
-        0.1,
-        doc="Observation-noise variance of the GP on rewards in [0, 1].",
-        applies=_SOFT_GP,
-        low=0.0,
-        closed="right",
-    ),
-    Option(
-        "n_boxes",
-        "int",
-        4,
-        doc="How many of the best boxes (by the Hoeffding index) receive candidate points.",
-        applies=_SOFT_GP,
-        low=1,
-    ),
-    Option(
-        "n_candidates",
-        "int",
-        32,
-        doc="Candidate points drawn per box.",
-        applies=f'{_SOFT_GP} or sampling="parzen"',
-        low=1,
-    ),
-    Option(
         "sampling",
         "str",
-        "local_gp",
-        doc="Where the point goes inside the played box: uniformly (the paper's Algorithm 1), "
-        "in a TuRBO trust region around the box's best observation (its side halves after "
-        "`max(4, d)` told values that do not improve the best, plus one per pending point, and "
-        "doubles after 3 that do; "
-        "discrete parameters keep the box's range), or at the best of `n_candidates` points "
-        "by a Parzen good/bad ratio on the box, or by Thompson sampling of a local GP "
-        "(TuRBO: isotropic Matern-5/2 on the observations nearest to the box's best, centred "
-        "on the best posterior mean, pending points as fantasies) in that trust region.",
-        choices=("uniform", "trust_region", "parzen", "local_gp"),
-    ),
-    Option(
-        "center",
-        "str",
-        "best",
-        doc="Centre of the trust region: the box's best observation, or (for noisy "
-        "objectives) the box's point whose 5 nearest observations in the box have the best "
-        "mean, with successes and failures counted on that local mean too.",
-        applies='sampling="trust_region"',
-        choices=("best", "smoothed"),
+        "uniform",
+        doc="Where the point goes inside the played box: uniformly (the paper's Algorithm 1, "
+        "the bandit that minimises cumulative regret), uniformly in a TuRBO trust region "
+        "around the box's best observation, or by Thompson sampling of a local GP in that "
+        "region. For optimisation (the best value found) use `local_gp`, the wrappers' "
+        'default; `trust_region` costs less per trial. With `index="soft_gp"` the index '
+        "scores the region's candidates, so `local_gp` draws as `trust_region`.",
+        choices=("uniform", "trust_region", "local_gp"),
+        wrapper_default="local_gp",
     ),
     Option(
         "discrete",
         "str",
         "box",
-        doc="Discrete parameters in the trust region: they keep the played box's range and "
-        "the local GP sees their position on the cube, or (`region`) an int or stepped float "
-        "shrinks with the region (to the cube's share `0.8 rho` of its values with "
-        '`region="cube"`) but keeps 2 values on each side of the centre\'s, a categorical '
-        "keeps the centre's choice unless redrawn among the box's (all, with "
-        '`region="cube"`) with probability `min(1, s)`, `s` the region\'s side relative to '
-        "the box (to the cube), candidates sit on values, and the local GP puts any two "
-        "different choices at distance 1 (one-hot).",
-        applies='sampling="trust_region" or sampling="local_gp"',
+        doc="Discrete parameters in the trust region: they keep the played box's range, or "
+        "an int or stepped float shrinks with the region and a categorical is redrawn with "
+        "a probability that shrinks with it (the local GP then sees categoricals one-hot). "
+        "Try `region` on spaces with many integer or categorical parameters.",
+        applies=_TRUST,
         choices=("box", "region"),
-    ),
-    Option(
-        "region",
-        "str",
-        "cube",
-        doc="Reach of the trust region: inside the played box (side relative to the box), "
-        "around it (the same side, clipped to the unit cube only, so it reaches past the box's "
-        "faces, across a split), or TuRBO's region around the same centre (side relative to "
-        "the cube, 0.8 at the start); discrete parameters keep the box's range unless "
-        '`discrete="region"`. Outside `"box"` a point may leave the played box, which the '
-        "paper's regret analysis does not cover.",
-        applies='sampling="trust_region" or sampling="local_gp"',
-        choices=("box", "around", "cube"),
-    ),
-    Option(
-        "refine",
-        "int",
-        None,
-        doc="Deepen the partition where play concentrates: a box holding at least this many "
-        "observations is halved along its longest side, and so is the half holding its best "
-        "observation, while that half holds as many (None: the tree's boxes as they are).",
-        low=2,
-        none=True,
-    ),
-    Option(
-        "bagging",
-        "int",
-        None,
-        doc="Shrink a box's mean reward in the index toward the prediction at the box's centre "
-        "of this many regression trees fitted on bootstrap replicates of the data (as 2 "
-        "observations of that value): less variance under noise; the boxes played stay the "
-        "partition's (None: the plain box mean, as the paper).",
-        low=1,
-        none=True,
     ),
 )
 
@@ -445,23 +283,15 @@ def _names(wrapper: bool) -> dict[str, Option]:
 def validate_options(
     owner: str, options: Mapping[str, Any], *, wrapper: bool = False
 ) -> dict[str, Any]:
-    """Check options against :data:`OPTIONS`.
+    """The ``options`` given to ``owner`` (the class the user called, named in every error),
+    checked against :data:`OPTIONS`, by the core's names; options not given are not filled in.
 
-    Args:
-        owner: The class the user called (``"TreeUCB"``, ``"TreeUCBSampler"``, ...), named in
-            every error.
-        options: The options given, by the names of ``owner``; options not given are not
-            filled in.
-        wrapper: Whether ``owner`` is a wrapper: its names are the wrappers' (e.g.
-            ``n_startup_trials`` and its aliases) and the options the wrappers set themselves
-            (``direction``) are not accepted.
-
-    Returns:
-        The options by the core's names, as plain ``int``, ``float``, ``str`` or ``None``.
+    With ``wrapper`` the names are the wrappers' (``n_startup_trials`` and its aliases) and
+    ``direction`` is refused.  An option that has no effect under the others warns.
 
     Raises:
-        TypeError: If an option is unknown, given twice (by a name and an alias), or of the
-            wrong type.
+        TypeError: If an option is unknown (the message names the options and the closest
+            one), given twice (by a name and an alias), or of the wrong type.
         ValueError: If an option is out of range.
     """
     names = _names(wrapper)
@@ -471,8 +301,9 @@ def validate_options(
         option = names.get(key)
         if option is None:
             known = [o.face_name if wrapper else o.name for o in dict.fromkeys(names.values())]
-            close = difflib.get_close_matches(str(key), known, n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
+            lower = {k.lower(): k for k in known}  # 'c' is close to 'C'
+            close = difflib.get_close_matches(str(key).lower(), list(lower), n=1)
+            hint = f" Did you mean {lower[close[0]]!r}?" if close else ""
             raise TypeError(
                 f"{owner} got an unexpected option {key!r}.{hint} The options are {known!r}."
             )
@@ -484,7 +315,7 @@ def validate_options(
             )
         given[option.name] = key
         out[option.name] = option.check(owner, key, value)
-    for name in ignored_options(out):
+    for name in ignored_options(out, wrapper=wrapper):
         warnings.warn(
             f"{owner} ignores {given[name]}={out[name]!r}: it has an effect only when "
             f"{OPTIONS[name].applies}. Remove it, or set that option too.",
@@ -509,57 +340,22 @@ def _has_effect(option: Option, options: Mapping[str, Any]) -> bool:
     return False
 
 
-def ignored_options(options: Mapping[str, Any]) -> list[str]:
-    """Options (core names) set to a value other than their default that have no effect.
+def face_defaults(*, wrapper: bool) -> dict[str, Any]:
+    """Every option's default on a face, by the core's names (the wrappers pass them on)."""
+    return {name: o.default_of(wrapper) for name, o in OPTIONS.items() if not o.core_only}
 
-    Args:
-        options: Validated options by the core's names (missing ones take their defaults).
 
-    Returns:
-        Their names, in the table's order: e.g. ``gamma`` given with ``rule="refit"``.
-    """
-    full = {name: o.default for name, o in OPTIONS.items()} | dict(options)
+def ignored_options(options: Mapping[str, Any], *, wrapper: bool = False) -> list[str]:
+    """The validated ``options`` set to a value other than their (wrapper's) default that
+    have no effect, e.g. ``max_budget`` without ``pruned="context"``; in the table's order."""
+    full = face_defaults(wrapper=wrapper) | dict(options)
     return [
         name
         for name, option in OPTIONS.items()
-        if name in options and options[name] != option.default and not _has_effect(option, full)
+        if name in options
+        and options[name] != option.default_of(wrapper)
+        and not _has_effect(option, full)
     ]
-
-
-def invalid_values(option: Option) -> list[tuple[Any, type[Exception]]]:
-    """Values the option rejects and the error each raises, derived from its constraint.
-
-    For tests (as ``generate_invalid_param_val`` in scikit-learn's ``_param_validation.py``).
-    """
-    bad: list[tuple[Any, type[Exception]]] = [(True, TypeError), ([], TypeError)]
-    if not option.none:
-        bad.append((None, TypeError))
-    if option.kind == "str":
-        return [*bad, (1, TypeError), ("not-" + option.choices[0], ValueError)]
-    bad.append(("1", TypeError))
-    if option.kind == "int":
-        bad.append((1.5, TypeError))
-    else:
-        bad.append((math.nan, ValueError))
-        if not option.inf:
-            bad.append((math.inf, ValueError))
-    step = 1 if option.kind == "int" else 0.5
-    lo_in = option.closed in ("both", "left")
-    hi_in = option.closed in ("both", "right")
-    if option.low is not None:
-        bad.append((option.low - step if lo_in else option.low, ValueError))
-    if option.high is not None:
-        bad.append((option.high + step if hi_in else option.high, ValueError))
-        if option.kind == "int":
-            bad.append((2**70, ValueError))
-    return [(_typed(option, v), e) for v, e in bad]
-
-
-def _typed(option: Option, value: Any) -> Any:
-    """A numeric bad value of the option's own type (an int bound of a float option is a float)."""
-    if option.kind == "float" and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    return value
 
 
 def options_table() -> str:
@@ -574,7 +370,10 @@ def options_table() -> str:
         notes += ["`TreeUCB` only"] if o.core_only else []
         name = f"`{o.face_name}`" + (f" ({'; '.join(notes)})" if notes else "")
         applies = "always" if o.applies == "always" else f"`{o.applies}`"
-        rows.append(f"| {name} | `{o.default!r}` | {o.allowed()} | {applies} | {o.doc} |")
+        default = f"`{o.default!r}`"
+        if o.default_of(True) != o.default:
+            default += f" (`TreeUCB`), `{o.default_of(True)!r}` (sampler, searcher)"
+        rows.append(f"| {name} | {default} | {o.allowed()} | {applies} | {o.doc} |")
     return "\n".join(rows) + "\n"
 
 

@@ -40,12 +40,45 @@ import heapq
 import math
 from collections.abc import Callable
 from typing import Any
+from typing import Protocol
 
 import numpy as np
 import sklearn
 from sklearn.tree import DecisionTreeRegressor
 
-from optuna_treeucb.core._options import OPTIONS
+# Tuned once by the benchmarks (benchmarks/results/ablation.md); module constants, not options.
+CRITERION = "absolute_error"  # split criterion of the refit rule (the paper's)
+MIN_IMPURITY_DECREASE = 0.001  # a split must reduce the criterion by this much
+REFIT_FRACTION = 0.05  # the refit rule refits once the data grew by this fraction
+CAP_GAMMA: float | None = 0.3  # the refit rule's diameter cap sqrt(d) t^(-CAP_GAMMA / d)
+GAMMA = 0.5  # the incremental rule's growth exponent of the leaf budget and the cap
+MAX_LEAVES_COEF = 4.0  # the incremental rule's data-driven splits stop at c t^GAMMA leaves
+
+
+class Partition(Protocol):
+    """What TreeUCB needs of a tree rule: boxes that tile the cube, and where points fall.
+
+    Attributes:
+        low, high: The boxes, shape (L, d), values in [0, 1].
+        leaf_of: Box of each observation told to :meth:`update`, shape (n,).
+        version: Grows whenever the boxes change (callers cache per version).
+    """
+
+    low: np.ndarray
+    high: np.ndarray
+    leaf_of: np.ndarray
+    version: int
+
+    @property
+    def n_leaves(self) -> int: ...
+
+    def update(
+        self, X: np.ndarray, r: np.ndarray, rewards_of: Callable[[int], np.ndarray] | None = None
+    ) -> None:
+        """Bring the boxes up to date with all observations ``X`` (rewards ``r``)."""
+
+    def locate(self, X: np.ndarray) -> np.ndarray:
+        """Box of each point, shape (n,)."""
 
 
 def box_contains(low: np.ndarray, high: np.ndarray, x: np.ndarray | float) -> np.ndarray:
@@ -177,7 +210,7 @@ def refit_size(n: int, n_fit: int, refit_fraction: float) -> int:
 class RefitPartition:
     """The paper's tree rule: CART refitted on all observations (lazily).
 
-    The defaults are TreeUCB's (:data:`~optuna_treeucb.core.OPTIONS`).
+    The defaults are TreeUCB's (the module constants).
 
     Args:
         d: Number of dimensions.
@@ -197,10 +230,10 @@ class RefitPartition:
         self,
         d: int,
         *,
-        criterion: str = OPTIONS["criterion"].default,
-        min_impurity_decrease: float = OPTIONS["min_impurity_decrease"].default,
-        refit_fraction: float = OPTIONS["refit_fraction"].default,
-        cap_gamma: float | None = OPTIONS["cap_gamma"].default,
+        criterion: str = CRITERION,
+        min_impurity_decrease: float = MIN_IMPURITY_DECREASE,
+        refit_fraction: float = REFIT_FRACTION,
+        cap_gamma: float | None = CAP_GAMMA,
         seed: int = 0,
     ) -> None:
         self.d = d
@@ -335,9 +368,9 @@ class IncrementalPartition:
         self,
         d: int,
         *,
-        gamma: float = OPTIONS["gamma"].default,
-        max_leaves_coef: float = OPTIONS["max_leaves_coef"].default,
-        min_impurity_decrease: float = OPTIONS["min_impurity_decrease"].default,
+        gamma: float = GAMMA,
+        max_leaves_coef: float = MAX_LEAVES_COEF,
+        min_impurity_decrease: float = MIN_IMPURITY_DECREASE,
         min_samples_split: int = 4,
     ) -> None:
         self.d = d
@@ -499,210 +532,3 @@ class IncrementalPartition:
         self.low = np.array([self._lo[nd] for nd in self._leaf_nodes])
         self.high = np.array([self._hi[nd] for nd in self._leaf_nodes])
         self.version += 1
-
-
-MAX_REFINE_DEPTH = 32  # bisections of one box at most (points may coincide)
-
-Chain = list[tuple[int, float, bool]]
-
-
-def incumbent_chain(
-    low: np.ndarray, high: np.ndarray, X: np.ndarray, r: np.ndarray, m: int
-) -> Chain:
-    """Bisections of a box toward its best observation (HOO-style deepening).
-
-    While the current box holds at least ``m`` observations, it is halved along its longest
-    side (the first of equal sides) and the half holding its best observation (the first of
-    equal rewards) becomes the current box.
-
-    Args:
-        low, high: The box, shape (d,).
-        X: The box's observations, shape (n_b, d).
-        r: Their rewards, shape (n_b,).
-        m: Observations a box needs to be halved, >= 2.
-
-    Returns:
-        ``[(feature, threshold, incumbent_left), ...]``, from the box down; the incumbent's
-        half is ``x[feature] <= threshold`` if ``incumbent_left`` (the tree's routing rule).
-    """
-    lo, hi = low.astype(float), high.astype(float)
-    idx = np.arange(X.shape[0])
-    chain: Chain = []
-    while idx.size >= m and len(chain) < MAX_REFINE_DEPTH:
-        inc = idx[int(np.argmax(r[idx]))]
-        j = int(np.argmax(hi - lo))
-        thr = float(0.5 * (lo[j] + hi[j]))
-        left = bool(X[inc, j] <= thr)
-        chain.append((j, thr, left))
-        if left:
-            hi[j] = thr
-        else:
-            lo[j] = thr
-        idx = idx[(X[idx, j] <= thr) == left]
-    return chain
-
-
-def chain_boxes(
-    low: np.ndarray, high: np.ndarray, chain: Chain
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The boxes a chain of bisections cuts a box into.
-
-    Returns:
-        ``(inc_low, inc_high, sib_low, sib_high)``: the incumbent's box, shape (d,), and the
-        half left at each level, shape (k, d), k the chain's length.  Together they tile the box.
-    """
-    lo, hi = low.astype(float), high.astype(float)
-    sib_lo, sib_hi = np.empty((len(chain), lo.size)), np.empty((len(chain), lo.size))
-    for level, (j, thr, left) in enumerate(chain):
-        sib_lo[level], sib_hi[level] = lo, hi
-        if left:
-            sib_lo[level, j] = thr
-            hi[j] = thr
-        else:
-            sib_hi[level, j] = thr
-            lo[j] = thr
-    return lo, hi, sib_lo, sib_hi
-
-
-class RefinedPartition:
-    """A partition whose boxes are deepened around their incumbents (``refine``).
-
-    Every box of the base partition (:class:`RefitPartition` or :class:`IncrementalPartition`)
-    that holds at least ``refine`` observations is cut by :func:`incumbent_chain` into the
-    incumbent's box and the halves left on the way, so the boxes shrink where the
-    observations, and so the plays, concentrate (as HOO and HCT deepen their trees where
-    they play), while a box with few observations stays whole.  The leaves tile the cube.
-    The leaf of a base box keeps its index for the incumbent's box; the halves get indices
-    after the base leaves.  Only the chains of base boxes that received observations are
-    drawn again, so a round costs O(n) array work plus the base partition's own.
-
-    Args:
-        base: The partition to refine (it is updated through this one).
-        refine: Observations a box needs to be halved, >= 2.
-    """
-
-    def __init__(self, base: RefitPartition | IncrementalPartition, refine: int) -> None:
-        self.base = base
-        self.refine = refine
-        self.d = base.d
-        self.version = 0
-        self._base_version = -1
-        self.low, self.high = base.low.copy(), base.high.copy()
-        self.leaf_of = np.zeros(0, dtype=np.intp)
-        self._base_of = np.arange(base.n_leaves, dtype=np.intp)  # base leaf of each leaf
-        self._chains: dict[int, Chain] = {}
-        self._sibs: dict[int, list[int]] = {}  # base leaf -> leaf index of each level's half
-
-    @property
-    def n_leaves(self) -> int:
-        return int(self.low.shape[0])
-
-    @property
-    def parent(self) -> np.ndarray | None:
-        """The CART leaf of each leaf (refit rule), shape (L,); ``None`` for the incremental
-        rule, whose leaves have no parent."""
-        base_parent = getattr(self.base, "parent", None)
-        return None if base_parent is None else base_parent[self._base_of]
-
-    def cap(self, t: int) -> float:
-        """The base partition's diameter cap at ``t`` observations."""
-        return self.base.cap(t)
-
-    def update(
-        self,
-        X: np.ndarray,
-        r: np.ndarray,
-        rewards_of: Callable[[int], np.ndarray] | None = None,
-    ) -> None:
-        """Bring the base partition up to date, then the chains of the boxes it changed."""
-        self.base.update(X, r, rewards_of)
-        if self.base.version != self._base_version:
-            self._rebuild(X, r)
-            return
-        n_old = self.leaf_of.size
-        if X.shape[0] == n_old:
-            return
-        new_base = self.base.leaf_of[n_old:]
-        self.leaf_of = np.concatenate((self.leaf_of, self._route(X[n_old:], new_base)))
-        changed = False
-        for b in np.unique(new_base).tolist():
-            changed |= self._rechain(b, np.flatnonzero(self.base.leaf_of == b), X, r)
-        if changed:
-            self.version += 1
-
-    def _rebuild(self, X: np.ndarray, r: np.ndarray) -> None:
-        """Draw every chain again after the base partition changed its boxes."""
-        base = self.base
-        self._base_version = base.version
-        self.low, self.high = base.low.copy(), base.high.copy()
-        self._base_of = np.arange(base.n_leaves, dtype=np.intp)
-        self._chains, self._sibs = {}, {}
-        self.leaf_of = base.leaf_of.copy()
-        order = np.argsort(base.leaf_of, kind="stable")
-        counts = np.bincount(base.leaf_of, minlength=base.n_leaves)
-        starts = np.concatenate(([0], np.cumsum(counts)))
-        for b in np.flatnonzero(counts >= self.refine).tolist():
-            self._rechain(b, order[starts[b] : starts[b + 1]], X, r)
-        self.version += 1
-
-    def _rechain(self, b: int, pts: np.ndarray, X: np.ndarray, r: np.ndarray) -> bool:
-        """Draw the chain of base box ``b`` (observations ``pts``) again; whether it changed."""
-        low, high = self.base.low[b], self.base.high[b]
-        chain = incumbent_chain(low, high, X[pts], r[pts], self.refine) if pts.size else []
-        if chain == self._chains.get(b, []):
-            return False
-        old = self._sibs.pop(b, [])
-        k = len(chain)
-        L = self.n_leaves
-        ids = old[:k] + list(range(L, L + max(0, k - len(old))))
-        grow = len(ids) - len(old[:k])
-        if grow:
-            self.low = np.vstack((self.low, np.zeros((grow, self.d))))
-            self.high = np.vstack((self.high, np.zeros((grow, self.d))))
-            self._base_of = np.concatenate((self._base_of, np.full(grow, b, dtype=np.intp)))
-        inc_lo, inc_hi, sib_lo, sib_hi = chain_boxes(low, high, chain)
-        self.low[b], self.high[b] = inc_lo, inc_hi
-        self.low[ids], self.high[ids] = sib_lo, sib_hi
-        self._base_of[ids] = b
-        self._chains[b], self._sibs[b] = chain, ids
-        for f in sorted(old[k:], reverse=True):
-            self._remove_leaf(f)
-        if not chain:
-            del self._chains[b], self._sibs[b]
-        self.leaf_of[pts] = self._route_box(X[pts], b)
-        return True
-
-    def _remove_leaf(self, f: int) -> None:
-        """Remove leaf ``f`` by moving the last leaf into its place (its points follow)."""
-        last = self.n_leaves - 1
-        if f != last:
-            self.low[f], self.high[f] = self.low[last], self.high[last]
-            owner = int(self._base_of[last])
-            self._base_of[f] = owner
-            self._sibs[owner][self._sibs[owner].index(last)] = f
-            self.leaf_of[self.leaf_of == last] = f
-        self.low, self.high = self.low[:last], self.high[:last]
-        self._base_of = self._base_of[:last]
-
-    def _route_box(self, X: np.ndarray, b: int) -> np.ndarray:
-        """Leaf of each point of base box ``b`` through its chain, shape (n,)."""
-        out = np.full(X.shape[0], b, dtype=np.intp)
-        alive = np.ones(X.shape[0], dtype=bool)
-        for level, (j, thr, left) in enumerate(self._chains.get(b, [])):
-            off = alive & ((X[:, j] <= thr) != left)
-            out[off] = self._sibs[b][level]
-            alive &= ~off
-        return out
-
-    def _route(self, X: np.ndarray, base_leaf: np.ndarray) -> np.ndarray:
-        out = base_leaf.astype(np.intp, copy=True)
-        for b in np.unique(base_leaf).tolist():
-            if b in self._chains:
-                sel = base_leaf == b
-                out[sel] = self._route_box(X[sel], b)
-        return out
-
-    def locate(self, X: np.ndarray) -> np.ndarray:
-        """Leaf index of each point, shape (n,)."""
-        X = np.atleast_2d(np.asarray(X, dtype=float))
-        return self._route(X, self.base.locate(X))

@@ -834,3 +834,22 @@ class UnitCube:
 
     def __repr__(self) -> str:
         return "UnitCube([" + ", ".join(p.describe() for p in self.params) + "])"
+
+
+def as_cube(space: Any) -> UnitCube:
+    """The ``space`` argument of TreeUCB (a UnitCube, ParamSpecs or a dimension) as a UnitCube."""
+    if isinstance(space, UnitCube):
+        return space
+    if isinstance(space, (int, np.integer)) and not isinstance(space, bool):
+        if space < 1:
+            raise ValueError(
+                "The 'space' parameter of TreeUCB must be an int >= 1, a UnitCube or a "
+                f"sequence of ParamSpec. Got {space!r} instead."
+            )
+        return UnitCube(ParamSpec(f"x{i}", "float", low=0.0, high=1.0) for i in range(int(space)))
+    if isinstance(space, Sequence) and not isinstance(space, str):
+        return UnitCube(space)
+    raise TypeError(
+        "The 'space' parameter of TreeUCB must be an int, a UnitCube or a sequence of "
+        f"ParamSpec. Got {space!r} instead."
+    )

@@ -27,7 +27,7 @@ import numpy as np
 
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
-from optuna_treeucb.core import box_contains
+from optuna_treeucb.core._partition import box_contains
 from optuna_treeucb.visualization._imports import import_pyplot
 from optuna_treeucb.visualization._param_axis import ParamAxis
 

@@ -11,6 +11,7 @@ import pytest
 
 from optuna_treeucb.core import ParamSpec
 from optuna_treeucb.core import TreeUCB
+from optuna_treeucb.core import UnitCube
 from optuna_treeucb.core._discrete import MIN_BINS
 from optuna_treeucb.core._discrete import box_bins
 from optuna_treeucb.core._discrete import draw_categories
@@ -18,6 +19,8 @@ from optuna_treeucb.core._discrete import embed
 from optuna_treeucb.core._discrete import grid_region
 from optuna_treeucb.core._discrete import snap
 from optuna_treeucb.core._discrete import step_off_centre
+from optuna_treeucb.core._inbox import Snapshot
+from optuna_treeucb.core._inbox import TrustRegion
 
 INT = ParamSpec("k", "int", low=0, high=20)  # 21 bins, edges j / 21
 CAT = ParamSpec("c", "categorical", choices=("a", "b", "c", "d", "e"))  # 5 bins of 0.2
@@ -132,7 +135,7 @@ def _late_draws(discrete: str, seeds: range) -> tuple[float, float]:
     """Share of the right category and of ints within 2 of the best, asks 50 to 69."""
     right, near = [], []
     for seed in seeds:
-        bandit = TreeUCB(MIXED, seed=seed, discrete=discrete)  # type: ignore[arg-type]
+        bandit = TreeUCB(MIXED, seed=seed, sampling="local_gp", discrete=discrete)  # type: ignore[arg-type]
         for t in range(70):
             params = bandit.ask()
             if t >= 50:
@@ -144,38 +147,43 @@ def _late_draws(discrete: str, seeds: range) -> tuple[float, float]:
 
 def test_region_concentrates_draws_on_the_best_category_and_int() -> None:
     # the best category sits in the middle of the choices, the best int inside the range
-    # (measured with the default region="cube": region 0.70 and 0.92, box 0.58 and 0.50)
+    # (measured with region="cube", now the only region: region 0.70 and 0.92, box 0.58 and 0.50)
     right, near = _late_draws("region", range(3))
     assert right > 0.65 and near > 0.85
     right_box, near_box = _late_draws("box", range(3))
     assert right > right_box and near > near_box
 
 
-@pytest.mark.parametrize("region", ["box", "around", "cube"])
-def test_the_discrete_region_follows_the_reach_of_the_trust_region(region: str) -> None:
+def test_the_discrete_region_reaches_as_far_as_the_trust_region() -> None:
     specs = [ParamSpec("x", "float", low=0.0, high=1.0), INT, CAT]
-    bandit = TreeUCB(specs, discrete="region", region=region)  # type: ignore[arg-type]
+    sampler = TrustRegion(UnitCube(specs), n_startup=0, discrete="region")
     c = np.array([0.5, INT.bin_centre(10), CAT.bin_centre(2)])
     low, high = np.array([0.45, INT.bin_edge(9), 0.4]), np.array([0.55, INT.bin_edge(12), 0.6])
-    lo, hi = bandit._region(c, low, high)  # rho = 1 before any observation
-    if region == "cube":  # the grid's side is the float's, relative to the cube (0.8 rho)
-        assert (lo[1], hi[1]) == (pytest.approx(c[1] - 0.4), pytest.approx(c[1] + 0.4))
-        assert (lo[2], hi[2]) == (0.0, 1.0)  # every choice
-    else:  # the box's side, widened to MIN_BINS values each side, clipped to the reach
-        reach = (INT.bin_edge(10 - MIN_BINS), INT.bin_edge(11 + MIN_BINS))
-        assert (lo[1], hi[1]) == (reach if region == "around" else (low[1], high[1]))
-        assert (lo[2], hi[2]) == (low[2], high[2])
-    cand = bandit._discrete_candidates(np.tile(c, (400, 1)), c, lo, hi, {})
-    # the box holds the centre's choice only; with "cube" a redraw (p = 0.8) takes any of 5
-    assert set(CAT.bin_indices(cand[:, 2]).tolist()) == (
-        {0, 1, 2, 3, 4} if region == "cube" else {2}
+    lo, hi = sampler.region(c, low, high)  # rho = 1 before any observation
+    # the grid's side is the float's, relative to the cube (0.8 rho), past the box
+    assert (lo[1], hi[1]) == (pytest.approx(c[1] - 0.4), pytest.approx(c[1] + 0.4))
+    assert (lo[2], hi[2]) == (0.0, 1.0)  # every choice
+    snap = Snapshot(
+        X=np.zeros((0, 3)),
+        y=np.zeros(0),
+        leaf_of=np.zeros(0, dtype=np.intp),
+        low=low[None],
+        high=high[None],
+        ctx={},
+        rng=np.random.default_rng(0),
+        n_pending=0,
+        pending=lambda: np.zeros((0, 3)),
+        targets=lambda idx: np.zeros(0),
+        repeats=lambda P: np.zeros(P.shape[0], dtype=bool),
     )
-    kept = 0.2 + 0.8 / 5 if region == "cube" else 1.0
-    assert np.mean(cand[:, 2] == c[2]) == pytest.approx(kept, abs=0.07)
+    cand = sampler.discrete_candidates(np.tile(c, (400, 1)), c, lo, hi, snap)
+    # a redraw (p = 0.8) takes any of the 5 choices
+    assert set(CAT.bin_indices(cand[:, 2]).tolist()) == {0, 1, 2, 3, 4}
+    assert np.mean(cand[:, 2] == c[2]) == pytest.approx(0.2 + 0.8 / 5, abs=0.07)
 
 
 def test_contexts_are_kept_under_region() -> None:
-    bandit = TreeUCB(MIXED, seed=1, n_startup=5, discrete="region")
+    bandit = TreeUCB(MIXED, seed=1, n_startup=5, sampling="local_gp", discrete="region")
     for t in range(30):
         ctx = {"c": "abcde"[t % 5], "k": t % 31}
         params = bandit.ask(ctx)
@@ -184,7 +192,9 @@ def test_contexts_are_kept_under_region() -> None:
 
 
 def test_budget_context_column_under_region() -> None:
-    bandit = TreeUCB(MIXED, seed=2, discrete="region", pruned="context", max_budget=9)
+    bandit = TreeUCB(
+        MIXED, seed=2, sampling="local_gp", discrete="region", pruned="context", max_budget=9
+    )
     rng = np.random.default_rng(0)
     for t in range(40):
         params = bandit.ask()
@@ -201,21 +211,12 @@ def test_region_is_reproducible_and_pickles_mid_run() -> None:
             out.append(sorted(params.items()))
         return out
 
-    a = TreeUCB(MIXED, seed=4, n_startup=6, discrete="region")
-    b = TreeUCB(MIXED, seed=4, n_startup=6, discrete="region")
+    a = TreeUCB(MIXED, seed=4, n_startup=6, sampling="local_gp", discrete="region")
+    b = TreeUCB(MIXED, seed=4, n_startup=6, sampling="local_gp", discrete="region")
     assert run(a, 20) == run(b, 20)
     clone = pickle.loads(pickle.dumps(a))
     assert clone.discrete == "region"
     assert run(clone, 8) == run(a, 8)
-
-
-def test_a_state_pickled_before_the_option_reads_as_box() -> None:
-    bandit = TreeUCB(MIXED, seed=0)
-    state = bandit.__getstate__()
-    del state["discrete"]
-    old = TreeUCB.__new__(TreeUCB)
-    old.__setstate__(state)
-    assert old.discrete == "box"
 
 
 @pytest.mark.parametrize(
@@ -231,7 +232,7 @@ def test_a_state_pickled_before_the_option_reads_as_box() -> None:
 )
 def test_bad_discrete_raises_a_clear_error(value: Any, error: type[Exception], match: str) -> None:
     with pytest.raises(error, match=match):
-        TreeUCB(MIXED, discrete=value)
+        TreeUCB(MIXED, sampling="local_gp", discrete=value)
 
 
 def test_discrete_without_a_trust_region_warns() -> None:

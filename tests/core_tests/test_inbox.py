@@ -7,22 +7,26 @@ import pytest
 
 from optuna_treeucb.core import ParamSpec
 from optuna_treeucb.core import TreeUCB
+from optuna_treeucb.core import UnitCube
+from optuna_treeucb.core._inbox import CUBE_SIDE
 from optuna_treeucb.core._inbox import RHO_INIT
 from optuna_treeucb.core._inbox import RHO_MAX
 from optuna_treeucb.core._inbox import RHO_MIN
+from optuna_treeucb.core._inbox import LocalGP
+from optuna_treeucb.core._inbox import Snapshot
 from optuna_treeucb.core._inbox import TrustRegion
-from optuna_treeucb.core._inbox import box_candidates
+from optuna_treeucb.core._inbox import TrustRegionState
+from optuna_treeucb.core._inbox import Uniform
 from optuna_treeucb.core._inbox import failure_tolerance
-from optuna_treeucb.core._inbox import parzen_log_ratio
-from optuna_treeucb.core._inbox import trust_region_bounds
+from optuna_treeucb.core._inbox import region_bounds
 from optuna_treeucb.core._inbox import trust_region_replay
 from optuna_treeucb.core._inbox import trust_region_step
 
-SAMPLINGS = ["uniform", "trust_region", "parzen", "local_gp"]
+SAMPLINGS = ["uniform", "trust_region", "local_gp"]
 
 
-def _replay(values: list[float], d: int, n_startup: int = 0) -> TrustRegion:
-    return trust_region_replay(TrustRegion(), np.array(values, dtype=float), d, n_startup)
+def _replay(values: list[float], d: int, n_startup: int = 0) -> TrustRegionState:
+    return trust_region_replay(TrustRegionState(), np.array(values, dtype=float), d, n_startup)
 
 
 # -- the trust-region rule against hand-computed sequences ------------------------------------
@@ -52,8 +56,8 @@ def test_pending_points_raise_the_failure_tolerance() -> None:
     assert failure_tolerance(3, 7) == 11 and failure_tolerance(10, 31) == 41
     values = np.array([0.0] + [-1.0] * 10)
     # d = 2: every 4 failures halve alone; with 7 pending it takes 11, which 10 do not reach
-    assert trust_region_replay(TrustRegion(), values, 2, 0).rho == RHO_INIT / 4
-    held = trust_region_replay(TrustRegion(), values, 2, 0, n_pending=7)
+    assert trust_region_replay(TrustRegionState(), values, 2, 0).rho == RHO_INIT / 4
+    held = trust_region_replay(TrustRegionState(), values, 2, 0, n_pending=7)
     assert (held.rho, held.n_failure) == (RHO_INIT, 10)
     assert trust_region_replay(held, np.append(values, -1.0), 2, 0, n_pending=7).rho == 0.5
 
@@ -86,36 +90,104 @@ def test_rho_is_bounded_and_restarts_below_its_minimum() -> None:
 def test_startup_values_only_set_the_best() -> None:
     s = _replay([0.0, 1.0, 2.0, 3.0, -1.0, -1.0], d=2, n_startup=4)
     assert (s.rho, s.n_success, s.n_failure, s.best, s.n_seen) == (1.0, 0, 2, 3.0, 6)
-    assert trust_region_step(TrustRegion(), 5.0, 2, count=True).n_success == 0  # first value
+    assert trust_region_step(TrustRegionState(), 5.0, 2, count=True).n_success == 0  # first value
 
 
 def test_state_depends_on_the_sequence_only() -> None:
     values = np.random.default_rng(0).standard_normal(200).cumsum()
-    whole = trust_region_replay(TrustRegion(), values, 5, 10)
-    state = TrustRegion()
+    whole = trust_region_replay(TrustRegionState(), values, 5, 10)
+    state = TrustRegionState()
     for n in (3, 10, 11, 57, 200):
         state = trust_region_replay(state, values[:n], 5, 10)
     assert state == whole
 
 
-def test_trust_region_bounds_are_clipped_to_the_box() -> None:
-    low, high = np.array([0.0, 0.5]), np.array([0.5, 1.0])
-    lo, hi = trust_region_bounds(np.array([0.1, 0.75]), low, high, 0.5)
-    np.testing.assert_allclose(lo, [0.0, 0.625])
-    np.testing.assert_allclose(hi, [0.225, 0.875])
-    lo, hi = trust_region_bounds(np.array([0.1, 0.75]), low, high, RHO_MAX)
-    np.testing.assert_allclose(lo, low)
-    np.testing.assert_allclose(hi, high)
+def test_region_bounds_by_hand() -> None:
+    assert CUBE_SIDE == 0.8  # TuRBO's initial side
+    lo, hi = region_bounds(np.array([0.38, 0.9]), 1.0)  # side 0.8 around the centre
+    np.testing.assert_allclose(lo, [0.0, 0.5])
+    np.testing.assert_allclose(hi, [0.78, 1.0])  # clipped to the cube
+    lo, hi = region_bounds(np.array([0.5, 0.5]), 0.25)
+    np.testing.assert_allclose(lo, [0.4, 0.4])
+    np.testing.assert_allclose(hi, [0.6, 0.6])
 
 
-def test_candidates_stay_in_the_box_and_parzen_prefers_good_points() -> None:
-    rng = np.random.default_rng(0)
-    low, high = np.array([0.2, 0.0]), np.array([0.4, 0.5])
-    cand = box_candidates(rng, low, high, np.array([[0.39, 0.49]]), 64)
-    assert cand.shape == (64, 2) and np.all(cand >= low) and np.all(cand <= high)
-    good, bad = np.array([[0.3, 0.1]]), np.array([[0.25, 0.4], [0.35, 0.4]])
-    score = parzen_log_ratio(np.array([[0.3, 0.1], [0.3, 0.4]]), good, bad, low, high)
-    assert score[0] > score[1]
+# -- the in-box samplers through their own interface ------------------------------------------
+SPACE = [
+    ParamSpec("x", "float", low=0.0, high=1.0),
+    ParamSpec("c", "categorical", choices=("a", "b", "c", "d")),
+]
+
+
+def _snapshot(seed: int = 0, ctx: dict[int, float] | None = None, n_pending: int = 0) -> Snapshot:
+    """Two boxes split at x = 0.5; box 0 holds observations, the best at x = 0.3."""
+    X = np.array([[0.1, 0.1], [0.3, 0.4], [0.45, 0.9], [0.7, 0.3]])
+    y = np.array([-4.0, -1.0, -3.0, -2.0])
+    return Snapshot(
+        X=X,
+        y=y,
+        leaf_of=np.array([0, 0, 0, 1]),
+        low=np.array([[0.0, 0.0], [0.5, 0.0]]),
+        high=np.array([[0.5, 1.0], [1.0, 1.0]]),
+        ctx=ctx or {},
+        rng=np.random.default_rng(seed),
+        n_pending=n_pending,
+        pending=lambda: np.zeros((0, 2)),
+        targets=lambda idx: y[idx],
+        repeats=lambda P: np.zeros(P.shape[0], dtype=bool),
+    )
+
+
+def test_uniform_draws_fill_the_box_and_keep_contexts() -> None:
+    draws = Uniform().draw(_snapshot(ctx={1: 0.6}), 1, 500)
+    assert np.all((draws[:, 0] >= 0.5) & (draws[:, 0] <= 1.0))
+    assert np.ptp(draws[:, 0]) > 0.45
+    np.testing.assert_array_equal(draws[:, 1], 0.6)
+
+
+def test_trust_region_draws_around_the_best_and_keeps_discrete_columns_whole() -> None:
+    sampler = TrustRegion(UnitCube(SPACE), n_startup=0)
+    sampler.state = TrustRegionState(rho=0.25, n_seen=4, best=-1.0)  # values consumed
+    draws = sampler.draw(_snapshot(), 0, 400)
+    half = 0.5 * CUBE_SIDE * 0.25
+    assert np.all(np.abs(draws[:, 0] - 0.3) <= half + 1e-12)  # around the best, x = 0.3
+    assert np.ptp(draws[:, 0]) > 1.5 * half
+    assert np.ptp(draws[:, 1]) > 0.9  # the categorical keeps the box's whole range
+
+
+def test_trust_region_state_changes_only_in_update() -> None:
+    sampler = TrustRegion(UnitCube(SPACE), n_startup=0)
+    assert sampler.state == TrustRegionState()
+    sampler.update(np.array([0.0, -1.0, -1.0, -1.0, -1.0]), n_pending=0)
+    assert (sampler.state.rho, sampler.state.n_seen) == (0.5, 5)
+    sampler.update(np.array([0.0, -1.0, -1.0, -1.0, -1.0]), n_pending=0)  # nothing new
+    assert (sampler.state.rho, sampler.state.n_seen) == (0.5, 5)
+    # a draw consumes the values it has not seen, with the points pending then
+    snap = _snapshot(n_pending=9)
+    sampler = TrustRegion(UnitCube(SPACE), n_startup=0)
+    sampler.draw(snap, 0, 1)
+    assert sampler.state == trust_region_replay(TrustRegionState(), snap.y, 2, 0, 9)
+
+
+def test_an_empty_box_is_drawn_uniformly_by_every_sampler() -> None:
+    snap = _snapshot()
+    snap = Snapshot(**{**snap.__dict__, "leaf_of": np.array([0, 0, 0, 0])})
+    for sampler in (TrustRegion(UnitCube(SPACE), 0), LocalGP(UnitCube(SPACE), 0)):
+        draws = sampler.draw(snap, 1, 200)
+        assert np.all(draws[:, 0] >= 0.5) and np.ptp(draws[:, 0]) > 0.45
+        assert sampler.state == TrustRegionState()  # nothing to refine around: untouched
+
+
+def test_local_gp_asked_for_candidates_gives_the_trust_regions() -> None:
+    tr, gp = TrustRegion(UnitCube(SPACE), 0), LocalGP(UnitCube(SPACE), 0)
+    np.testing.assert_array_equal(gp.draw(_snapshot(3), 0, 32), tr.draw(_snapshot(3), 0, 32))
+
+
+def test_local_gp_draws_one_point_in_the_region_with_contexts_fixed() -> None:
+    sampler = LocalGP(UnitCube(SPACE), n_startup=0)
+    x = sampler.draw(_snapshot(ctx={1: 0.6}), 0, 1)
+    assert x.shape == (1, 2) and x[0, 1] == 0.6
+    assert abs(x[0, 0] - 0.3) <= 0.5 * CUBE_SIDE + 1e-12
 
 
 # -- the in-box samplers inside TreeUCB --------------------------------------------------------
@@ -123,44 +195,38 @@ def _sphere(x: np.ndarray) -> float:
     return -float(np.sum((x - 0.3) ** 2))
 
 
-@pytest.mark.parametrize("sampling", ["trust_region", "parzen"])  # local_gp: test_localgp.py
-def test_samplers_concentrate_near_the_optimum_more_than_uniform(sampling: str) -> None:
-    # share of the draws 100-150 within 0.02 of the optimum, over three seeds
-    def near_share(s: str) -> float:
-        near = []
-        for seed in (1, 2, 3):
-            # inside the box: region="cube" refines the best point less tightly in 150 draws
-            # (share 0.45 for trust_region) yet lowers the BBOB regret (test_inbox_region.py)
-            opts = {"region": "box"} if s == "trust_region" else {}
-            bandit = TreeUCB(3, seed=seed, sampling=s, **opts)  # type: ignore[arg-type]
-            for t in range(150):
-                x = bandit.ask_x()
-                if t >= 100:
-                    near.append(np.linalg.norm(x - 0.3) < 0.02)
-                bandit.tell_x(x, _sphere(x))
-        return float(np.mean(near))
-
-    uniform = near_share("uniform")
-    assert near_share(sampling) >= uniform + 0.2
+OPTIMUM = np.array([0.53, 0.5])
 
 
 @pytest.mark.parametrize("sampling", SAMPLINGS)
-def test_draws_stay_in_the_played_box_and_in_the_trust_region(sampling: str) -> None:
-    # region="box" keeps the trust region in the box (the reaching regions: test_inbox_region)
-    opts = {"region": "box"} if sampling in ("trust_region", "local_gp") else {}
-    bandit = TreeUCB(2, seed=0, n_startup=5, sampling=sampling, **opts)  # type: ignore[arg-type]
-    for t in range(60):
-        lv = bandit.fit_leaves()
-        rho = bandit.trust_region.rho
-        x = bandit.ask_x()
-        b = int(bandit.partition.locate(x[None])[0])
-        assert np.all(lv.low[b] <= x) and np.all(x <= lv.high[b])
-        mine = np.flatnonzero(bandit.partition.leaf_of == b)
-        if sampling == "trust_region" and t >= 5 and mine.size:
-            center = bandit.X[mine[np.argmax(bandit.values[mine])]]
-            lo, hi = trust_region_bounds(center, lv.low[b], lv.high[b], rho)
-            assert np.all(lo <= x) and np.all(x <= hi)
-        bandit.tell_x(x, _sphere(x))
+def test_only_the_trust_region_gets_to_an_optimum_across_the_box_edge(sampling: str) -> None:
+    # 40 observations of -|x - OPTIMUM|^2 outside a disc around the optimum, so that the box
+    # of the best observation ends 0.047 short of it (seed 10); n_startup=40 keeps the trust
+    # region at its initial side
+    rng = np.random.default_rng(10)
+    X = rng.random((200, 2))
+    X = X[np.linalg.norm(X - OPTIMUM, axis=1) > 0.08][:40]
+    bandit = TreeUCB(2, seed=0, n_startup=40, sampling=sampling)  # type: ignore[arg-type]
+    bandit.tell_many(X, -np.sum((X - OPTIMUM) ** 2, axis=1))
+    stats = bandit.fit_leaves()
+    b = int(np.argmax(stats.index))
+    low, high = stats.low[b], stats.high[b]
+    gap = float(np.linalg.norm(np.maximum(low - OPTIMUM, 0) + np.maximum(OPTIMUM - high, 0)))
+    assert gap > 0.04  # the optimum lies outside the played box
+    draws = []
+    for _ in range(30):
+        draws.append(bandit.ask_x())
+        bandit.forget_pending(draws[-1])  # the partition and the index stay as they are
+    P = np.array(draws)
+    in_box = np.all((P >= low) & (P <= high), axis=1)
+    closest = float(np.min(np.linalg.norm(P - OPTIMUM, axis=1)))
+    if sampling == "uniform":  # the paper's rule stays in the box
+        assert in_box.all() and closest >= gap
+    else:  # TuRBO's region reaches past the box's faces
+        assert np.mean(~in_box) >= 0.5
+        assert np.all(np.ptp(P, axis=0) <= CUBE_SIDE + 1e-12)  # rho = 1
+    if sampling == "local_gp":  # and the local GP finds the optimum there
+        assert closest < 0.5 * gap
 
 
 @pytest.mark.parametrize("sampling", SAMPLINGS)
@@ -175,7 +241,24 @@ def test_contexts_are_respected(sampling: str, index: str) -> None:
         bandit.tell(p, -((p["x"] - 0.2 * c) ** 2))
 
 
-@pytest.mark.parametrize("sampling", ["trust_region", "parzen", "local_gp"])
+@pytest.mark.parametrize("sampling", ["local_gp", "trust_region"])
+def test_in_box_samplers_play_the_full_budget_under_pruned_context(sampling: str) -> None:
+    # with pruned="context" the partition has a budget column the parameters do not: the
+    # draw, its trust region and the pending points live in that larger cube and come back as
+    # points of the parameters' cube, near the optimum of the full evaluations
+    bandit = TreeUCB(3, seed=1, sampling=sampling, pruned="context", max_budget=27)  # type: ignore[arg-type]
+    rng = np.random.default_rng(0)
+    for t in range(80):
+        x = bandit.ask_x()
+        budget = None if t % 3 == 0 else int(rng.integers(1, 27))
+        bandit.tell_x(x, _sphere(x), budget=budget)
+    bandit.add_pending(bandit.ask_x())
+    x = bandit.ask_x()
+    assert x.shape == (3,) and np.all((x >= 0.0) & (x <= 1.0))
+    assert np.linalg.norm(bandit.best_x - 0.3) < 0.1
+
+
+@pytest.mark.parametrize("sampling", ["trust_region", "local_gp"])
 def test_concurrent_asks_in_one_box_differ(sampling: str) -> None:
     bandit = TreeUCB(2, seed=0, sampling=sampling)  # type: ignore[arg-type]
     for _ in range(40):
@@ -199,6 +282,7 @@ def test_seeded_runs_repeat_and_pickles_continue(sampling: str) -> None:
     np.testing.assert_array_equal(run(a, 30), run(b, 30))
     c = pickle.loads(pickle.dumps(a))
     assert c.trust_region == a.trust_region
+    assert (a.trust_region is None) == (sampling == "uniform")
     np.testing.assert_array_equal(run(a, 20), run(c, 20))
 
 
@@ -207,33 +291,25 @@ def test_a_rebuilt_bandit_gets_the_same_trust_region() -> None:
     for _ in range(50):
         x = live.ask_x()
         live.tell_x(x, _sphere(x))
-        live.ask_x()  # ask between tells, as a sampler does
-        live.forget_pending(live.pending[-1])
     rebuilt = TreeUCB(2, seed=1, sampling="trust_region")
     rebuilt.tell_many(live.X, live.values)
+    rebuilt.ask_x()
+    live.ask_x()  # each draw consumes the values told since the last one
     assert rebuilt.trust_region == live.trust_region
-    assert live.trust_region.n_seen == 50
+    assert live.trust_region is not None and live.trust_region.n_seen == 50
+
+
+def test_reading_the_trust_region_changes_nothing() -> None:
+    bandit = TreeUCB(2, seed=0, sampling="trust_region")
+    for _ in range(20):
+        x = bandit.ask_x()
+        bandit.tell_x(x, _sphere(x))
+    before = bandit.trust_region
+    for _ in range(3):
+        bandit.tell_x(np.array([0.9, 0.9]), -10.0)
+    assert bandit.trust_region == before  # the told values wait for the next draw
 
 
 def test_bad_sampling_raises_a_clear_error() -> None:
     with pytest.raises(ValueError, match=r"'sampling' parameter of TreeUCB must be one of"):
-        TreeUCB(2, sampling="gp")  # type: ignore[arg-type]
-
-
-def test_trust_region_narrows_continuous_columns_only() -> None:
-    space = [
-        ParamSpec("x", "float", low=0.0, high=1.0),
-        ParamSpec("c", "categorical", choices=("a", "b", "c", "d")),
-    ]
-    bandit = TreeUCB(space, seed=0, n_startup=5, sampling="trust_region", region="box")
-    rng = np.random.default_rng(0)
-    for _ in range(5):
-        x = rng.random(2)
-        bandit.tell_x(x, -abs(x[0] - 0.3))
-    bandit._tr = TrustRegion(rho=RHO_MIN, n_seen=bandit.n_observations, best=np.inf)
-    lv = bandit.fit_leaves()
-    b = int(np.argmax(lv.index))
-    draws = bandit._draw(b, lv, {}, 400)
-    width = lv.high[b] - lv.low[b]
-    assert np.ptp(draws[:, 0]) <= RHO_MIN * width[0] + 1e-12  # the trust region
-    assert np.ptp(draws[:, 1]) >= 0.9 * width[1]  # the whole box
+        TreeUCB(2, sampling="parzen")  # type: ignore[arg-type]

@@ -5,14 +5,15 @@ import math
 import numpy as np
 import pytest
 
-from optuna_treeucb.core import gp_posterior
-from optuna_treeucb.core import hoeffding_index
-from optuna_treeucb.core import normalize_rewards
-from optuna_treeucb.core import soft_box_features
-from optuna_treeucb.core import soft_gp_index
-from optuna_treeucb.core._index import RANK_UPDATE_MAX
-from optuna_treeucb.core._index import average_ranks
-from optuna_treeucb.core._index import update_average_ranks
+from optuna_treeucb.core._index import BoxStats
+from optuna_treeucb.core._index import SoftGPIndex
+from optuna_treeucb.core._index import argmax
+from optuna_treeucb.core._index import gp_posterior
+from optuna_treeucb.core._index import hoeffding_index
+from optuna_treeucb.core._index import soft_box_features
+from optuna_treeucb.core._index import soft_gp_index
+from optuna_treeucb.core._partition import RefitPartition
+from tests.core_tests.partitions import TwoBoxes
 
 
 def test_hoeffding_index_hand_computed() -> None:
@@ -27,62 +28,42 @@ def test_hoeffding_index_hand_computed() -> None:
     np.testing.assert_allclose(got, expected)
 
 
-def test_rank_rewards_are_invariant_to_monotone_transforms_and_handle_inf() -> None:
-    y = np.array([3.0, -1.0, 10.0, 3.0, np.inf, -np.inf])
-    r = normalize_rewards(y, "rank")
-    np.testing.assert_allclose(r, (np.array([2.5, 1, 4, 2.5, 5, 0]) + 0.5) / 6)
-    np.testing.assert_allclose(normalize_rewards(np.exp(y / 10), "rank"), r)
-    assert r.min() > 0 and r.max() < 1
+def test_box_stats_hand_computed_for_a_known_partition() -> None:
+    # two boxes split at x0 = 0.5; the left holds 2 observations and 1 pending point
+    part = TwoBoxes(1)
+    X = np.array([[0.1], [0.2], [0.8], [0.9]])
+    r = np.array([0.125, 0.375, 0.625, 0.875])
+    part.update(X, r)
+    stats = BoxStats.of(part, r, np.array([1.0, 0.0]), t=6, C=0.5, M=0.0)
+    np.testing.assert_array_equal(stats.n_obs, [2, 2])
+    np.testing.assert_allclose(stats.mean, [0.25, 0.75])
+    bonus = 0.5 * np.sqrt(4 * math.log(6) / np.array([3.0, 2.0]))  # n: observations + pending
+    np.testing.assert_allclose(stats.index, [0.25, 0.75] + bonus)
 
 
-@pytest.mark.parametrize("n", [0, 1, 2, 7, 300])
-def test_average_ranks_equal_scipy_rankdata_bit_for_bit(n: int) -> None:
-    # reference: scipy.stats.rankdata(method="average"), which the core used before
-    from scipy.stats import rankdata
-
-    rng = np.random.default_rng(n)
-    y = np.round(rng.normal(size=n), 1)  # many ties
-    if n >= 2:
-        y[0], y[-1] = np.inf, -np.inf
-    got = average_ranks(y)
-    assert got.dtype == np.float64
-    assert np.array_equal(got, rankdata(y, method="average"))
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_updated_ranks_equal_a_full_ranking_bit_for_bit(seed: int) -> None:
-    # values arrive in batches of 1 to RANK_UPDATE_MAX + 10 (past it the update sorts), with
-    # ties, infinities and repeated values; every intermediate ranking equals a full one
-    rng = np.random.default_rng(seed)
-    n = 400
-    y = np.round(rng.normal(size=n), 1) if seed % 2 else rng.integers(0, 5, n).astype(float)
-    y[rng.integers(0, n, 5)] = np.inf
-    y[rng.integers(0, n, 5)] = -np.inf
-    ranks, k = np.zeros(0), 0
-    while k < n:
-        k = min(n, k + int(rng.integers(1, RANK_UPDATE_MAX + 10)))
-        ranks = update_average_ranks(ranks, y[:k])
-        assert np.array_equal(ranks, average_ranks(y[:k]))
-
-
-def test_the_core_keeps_its_rank_rewards_up_to_date() -> None:
-    # one at a time and in a batch: the core's rewards are the values' ranks as if recomputed
-    from optuna_treeucb.core import TreeUCB
-
+def test_argmax_breaks_ties_at_random_and_only_among_ties() -> None:
     rng = np.random.default_rng(0)
-    bandit = TreeUCB(2, seed=0)
-    bandit.tell_many(rng.random((30, 2)), np.round(rng.normal(size=30), 1))
-    for _ in range(20):
-        bandit.tell_x(rng.random(2), float(np.round(rng.normal(), 1)))
-        assert np.array_equal(bandit.rewards(), normalize_rewards(bandit.values))
+    picks = {argmax(np.array([0.0, 1.0, 1.0, 0.5]), rng) for _ in range(50)}
+    assert picks == {1, 2}
+    assert argmax(np.array([3.0, 1.0]), rng) == 0
 
 
-def test_minmax_rewards_clip_inf() -> None:
-    y = np.array([1.0, 3.0, np.inf, -np.inf, 2.0])
-    np.testing.assert_allclose(normalize_rewards(y, "minmax"), [0, 1, 1, 0, 0.5])
-    np.testing.assert_allclose(normalize_rewards(np.ones(3), "minmax"), 0.5)
-    with pytest.raises(ValueError, match="'rank' or 'minmax'"):
-        normalize_rewards(y, "zscore")  # type: ignore[arg-type]
+def test_soft_gp_index_keeps_its_cache_equal_to_a_fresh_one() -> None:
+    # the cache is updated by rows and changed columns; a fresh index computes it whole
+    rng = np.random.default_rng(4)
+    part = RefitPartition(2, refit_fraction=0.0)
+    kept = SoftGPIndex()
+    X_all = rng.random((35, 2))
+    for n in (10, 11, 20, 35):
+        X = X_all[:n]
+        r = rng.random(n)
+        part.update(X, r)
+        cand, pend = rng.random((5, 2)), rng.random((2, 2))
+        np.testing.assert_allclose(
+            kept.posterior(X, part, r, cand, pend),
+            SoftGPIndex().posterior(X, part, r, cand, pend),
+            atol=1e-12,
+        )
 
 
 def test_hard_box_gp_variance_is_one_over_one_plus_n_over_s2() -> None:

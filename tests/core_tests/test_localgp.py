@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
-import optuna_treeucb.core._treeucb as treeucb_module
+import optuna_treeucb.core._inbox as inbox_module
 from optuna_treeucb.core import ParamSpec
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core._localgp import NOISE_RATIOS
@@ -22,6 +22,7 @@ from optuna_treeucb.core._localgp import posterior
 from optuna_treeucb.core._localgp import posterior_mean
 from optuna_treeucb.core._localgp import region_candidates
 from optuna_treeucb.core._localgp import thompson_sample
+from optuna_treeucb.core._partition import RefitPartition
 
 
 # -- the GP against hand-computed values ------------------------------------------------------
@@ -165,9 +166,8 @@ def test_local_gp_draws_approach_a_rotated_optimum_faster_than_uniform() -> None
 def test_local_gp_centre_is_the_best_posterior_mean_under_noise() -> None:
     # one box (no splits): a lucky value far from the optimum is the best raw value, but the
     # trust region is centred on the best posterior mean, near the optimum 0.5
-    bandit = TreeUCB(
-        2, seed=0, sampling="local_gp", n_startup=5, min_impurity_decrease=1e9, cap_gamma=None
-    )
+    bandit = TreeUCB(2, seed=0, sampling="local_gp", n_startup=5)
+    bandit.partition = RefitPartition(2, min_impurity_decrease=1e9, cap_gamma=None)
     rng = np.random.default_rng(0)
     X = rng.random((60, 2))
     values = -np.sum((X - 0.5) ** 2, axis=1) + 0.01 * rng.standard_normal(60)
@@ -192,9 +192,8 @@ def test_local_gp_concurrent_asks_are_as_good_as_independent_ones() -> None:
     def median_value(concurrent: bool) -> float:
         values, gaps = [], []
         for seed in range(4):
-            bandit = TreeUCB(
-                d, seed=seed, sampling="local_gp", min_impurity_decrease=1e9, cap_gamma=None
-            )
+            bandit = TreeUCB(d, seed=seed, sampling="local_gp")
+            bandit.partition = RefitPartition(d, min_impurity_decrease=1e9, cap_gamma=None)
             for _ in range(40):
                 x = bandit.ask_x()
                 bandit.tell_x(x, f(x))  # type: ignore[operator]
@@ -281,14 +280,14 @@ def _ask_with_candidates(
 ) -> tuple[TreeUCB, np.ndarray]:
     """A bandit on a float and an int, told values until an ask scores ``make(bandit)``."""
     space = [ParamSpec("x", "float", low=0.0, high=1.0), ParamSpec("k", "int", low=0, high=4)]
-    bandit = TreeUCB(space, seed=0, n_startup=5)
+    bandit = TreeUCB(space, seed=0, n_startup=5, sampling="local_gp")
     used = []
 
     def candidates(*args: object) -> np.ndarray:
         used.append(True)
         return make(bandit)
 
-    monkeypatch.setattr(treeucb_module, "region_candidates", candidates)
+    monkeypatch.setattr(inbox_module, "region_candidates", candidates)
     for _ in range(30):
         x = bandit.ask_x()
         if used:  # else the ask was in an empty box or a start-up one
@@ -318,7 +317,9 @@ def test_local_gp_draws_in_the_box_when_every_candidate_repeats_a_point(
 
 def test_local_gp_repeats_a_point_when_the_box_has_no_other() -> None:
     # a single value: nothing new to ask, and no error
-    bandit = TreeUCB([ParamSpec("k", "int", low=3, high=3)], seed=0, n_startup=1)
+    bandit = TreeUCB(
+        [ParamSpec("k", "int", low=3, high=3)], seed=0, n_startup=1, sampling="local_gp"
+    )
     for _ in range(5):
         bandit.tell(bandit.ask(), 1.0)
     assert bandit.ask() == {"k": 3}
@@ -326,11 +327,11 @@ def test_local_gp_repeats_a_point_when_the_box_has_no_other() -> None:
 
 def test_local_gp_draws_are_a_function_of_the_data() -> None:
     # a core told the same observations at once draws what the core asked along the way draws
-    bandit = TreeUCB(3, seed=0, n_startup=5)
+    bandit = TreeUCB(3, seed=0, n_startup=5, sampling="local_gp")
     for _ in range(33):
         x = bandit.ask_x()
         bandit.tell_x(x, -float(np.sum((x - 0.3) ** 2)))
-    rebuilt = TreeUCB(3, seed=0, n_startup=5)
+    rebuilt = TreeUCB(3, seed=0, n_startup=5, sampling="local_gp")
     rebuilt.tell_many(bandit.X, bandit.values)
     for seed in range(5):
         bandit.reseed(seed)
@@ -352,7 +353,7 @@ def test_posterior_mean_is_the_posteriors() -> None:
 def test_local_gp_after_pickling_under_pruned_context() -> None:
     # the observations' value cells are dropped on pickling and rebuilt in the parameters'
     # cube, which is narrower than the model's (the budget column)
-    bandit = TreeUCB(3, seed=1, pruned="context", max_budget=27)
+    bandit = TreeUCB(3, seed=1, pruned="context", max_budget=27, sampling="local_gp")
     for t in range(30):
         x = bandit.ask_x()
         bandit.tell_x(x, -float(np.sum((x - 0.3) ** 2)), budget=None if t % 2 else 3)

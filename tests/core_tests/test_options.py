@@ -9,17 +9,17 @@ import numpy as np
 import pytest
 
 from optuna_treeucb.core import OPTIONS
-from optuna_treeucb.core import IncrementalPartition
-from optuna_treeucb.core import RefitPartition
+from optuna_treeucb.core import Option
 from optuna_treeucb.core import TreeUCB
-from optuna_treeucb.core import options_table
 from optuna_treeucb.core import validate_options
 from optuna_treeucb.core._options import SEED_LIMIT
 from optuna_treeucb.core._options import TABLE_END
 from optuna_treeucb.core._options import TABLE_START
 from optuna_treeucb.core._options import _has_effect
-from optuna_treeucb.core._options import invalid_values
+from optuna_treeucb.core._options import face_defaults
+from optuna_treeucb.core._options import options_table
 from optuna_treeucb.core._options import splice_table
+from tests.invalid_values import invalid_values
 
 # every bad value the table implies, for every option: (name, value, error)
 BAD = [(name, v, e) for name, option in OPTIONS.items() for v, e in invalid_values(option)]
@@ -35,7 +35,8 @@ def assert_names(err: pytest.ExceptionInfo, owner: str, key: str, value: Any) ->
 # -- the table ------------------------------------------------------------------------------------
 def test_treeucb_signature_matches_the_table() -> None:
     params = inspect.signature(TreeUCB).parameters
-    assert [n for n in params if n != "space"] == list(OPTIONS)
+    assert [n for n in params if n not in ("space", "unknown")] == list(OPTIONS)
+    assert params["unknown"].kind == inspect.Parameter.VAR_KEYWORD  # named in the error
     for name, option in OPTIONS.items():
         assert params[name].default == option.default, name
         assert params[name].kind == inspect.Parameter.KEYWORD_ONLY
@@ -44,17 +45,27 @@ def test_treeucb_signature_matches_the_table() -> None:
 def test_treeucb_docstring_describes_every_option() -> None:
     doc = TreeUCB.__doc__ or ""
     args = doc[doc.index("Args:") : doc.index("Raises:")]
-    described = re.findall(r"^ {8}(\w+):$", args, flags=re.M)
-    assert described == ["space", *OPTIONS]
+    assert args.split()[1] == "space:"
+    for name in OPTIONS:  # named, and pointed to the table that describes them
+        assert re.search(rf"\b{name}\b", args), name
+    assert "OPTIONS" in args
 
 
-@pytest.mark.parametrize("cls", [RefitPartition, IncrementalPartition])
-def test_partition_defaults_are_treeucb_defaults(cls: type) -> None:
-    params = inspect.signature(cls).parameters
-    shared = set(params) & set(OPTIONS) - {"seed"}  # a partition's seed is the tree's own
-    assert len(shared) >= 3
-    for name in shared:
-        assert params[name].default == OPTIONS[name].default, name
+def test_at_most_twelve_options_each_saying_when_to_change_it() -> None:
+    assert len(OPTIONS) <= 12
+    for option in OPTIONS.values():
+        assert option.doc.endswith("."), option.name
+    import optuna_treeucb.core as core
+
+    assert len(core.__all__) <= 8
+
+
+def test_the_faces_differ_in_the_sampling_default_only() -> None:
+    core, wrappers = face_defaults(wrapper=False), face_defaults(wrapper=True)
+    assert core["sampling"] == "uniform" and wrappers["sampling"] == "local_gp"
+    assert {k for k in core if core[k] != wrappers[k]} == {"sampling"}
+    table = options_table()
+    assert "`'uniform'` (`TreeUCB`), `'local_gp'` (sampler, searcher)" in table
 
 
 def test_every_default_is_valid() -> None:
@@ -64,10 +75,13 @@ def test_every_default_is_valid() -> None:
 
 def test_allowed_values_in_words() -> None:
     assert OPTIONS["seed"].allowed() == "an int in [0, 2**32) or None"
-    assert OPTIONS["cap_gamma"].allowed() == "a float in (0, 1) or None"
-    assert OPTIONS["alpha"].allowed() == "a float > 0 or inf"
+    assert OPTIONS["max_budget"].allowed() == "a float > 0 or None"
+    assert Option("a", "float", 1.0, "", low=0, high=1, closed="neither").allowed() == (
+        "a float in (0, 1)"
+    )
+    assert Option("a", "float", 1.0, "", low=0, closed="right").allowed() == "a float > 0"
     assert OPTIONS["C"].allowed() == "a float >= 0"
-    assert OPTIONS["n_boxes"].allowed() == "an int >= 1"
+    assert OPTIONS["n_startup"].allowed() == "an int >= 0"
     assert OPTIONS["rule"].allowed() == "one of ['refit', 'incremental']"
 
 
@@ -94,10 +108,9 @@ def test_treeucb_rejects_every_bad_value(name: str, value: Any, error: type[Exce
         ({"seed": SEED_LIMIT}, ValueError),
         ({"seed": -1}, ValueError),
         ({"seed": 1.0}, TypeError),
-        ({"alpha": True}, TypeError),  # was ValueError
-        ({"alpha": "x"}, TypeError),  # was ValueError
-        ({"n_boxes": "x"}, TypeError),  # was ValueError
-        ({"n_candidates": 2.0}, TypeError),  # was ValueError
+        ({"C": True}, TypeError),  # was ValueError
+        ({"M": "x"}, TypeError),  # was ValueError
+        ({"n_startup": 2.0}, TypeError),  # was ValueError
         ({"n_startup": "x"}, TypeError),
         ({"rule": 1}, TypeError),  # was ValueError
         ({"C": math.inf}, ValueError),
@@ -113,7 +126,7 @@ def test_treeucb_bad_values_raise_by_kind(kwargs: dict[str, Any], error: type) -
 
 
 def test_huge_ints_are_compared_exactly() -> None:
-    opts = {"index": "soft_gp", "n_boxes": 10**400}
+    opts = {"n_startup": 10**400}
     assert validate_options("TreeUCB", opts) == opts
     with pytest.raises(ValueError, match="'seed'"):
         validate_options("TreeUCB", {"seed": 10**400})
@@ -126,24 +139,27 @@ def test_seeds_in_range_are_accepted_as_plain_ints(seed: Any) -> None:
 
 
 def test_values_are_normalised_to_plain_python() -> None:
-    soft_gp = {"index": "soft_gp"}  # n_boxes and alpha have an effect only then
+    context = {"pruned": "context"}  # max_budget has an effect only then
     opts = validate_options(
-        "TreeUCB", {"C": np.float32(0.5), "n_boxes": np.int64(3), "M": 1, **soft_gp}
+        "TreeUCB", {"C": np.float32(0.5), "n_startup": np.int64(3), "M": 1, **context}
     )
-    assert opts == {"C": 0.5, "n_boxes": 3, "M": 1.0, **soft_gp}
+    assert opts == {"C": 0.5, "n_startup": 3, "M": 1.0, **context}
     assert [type(v) for v in opts.values()] == [float, int, float, str]
-    assert validate_options("TreeUCB", {"alpha": math.inf, "cap_gamma": None, **soft_gp}) == {
-        "alpha": math.inf,
-        "cap_gamma": None,
-        **soft_gp,
+    assert validate_options("TreeUCB", {"max_budget": np.int32(27), **context}) == {
+        "max_budget": 27.0,
+        **context,
     }
 
 
 def test_unknown_option_suggests_the_closest_name() -> None:
-    with pytest.raises(TypeError, match=r"TreeUCBX got an unexpected option 'n_boxs'\. Did you "):
-        validate_options("TreeUCBX", {"n_boxs": 3})
-    with pytest.raises(TypeError, match=r"Did you mean 'n_boxes'\?.*'n_candidates'"):
-        validate_options("TreeUCBX", {"n_boxs": 3})
+    with pytest.raises(
+        TypeError, match=r"TreeUCBX got an unexpected option 'n_statup'\. Did you "
+    ):
+        validate_options("TreeUCBX", {"n_statup": 3})
+    with pytest.raises(TypeError, match=r"Did you mean 'n_startup'\?.*'sampling'"):
+        validate_options("TreeUCBX", {"n_statup": 3})
+    with pytest.raises(TypeError, match=r"Did you mean 'C'\?"):
+        validate_options("TreeUCBX", {"c": 0.1})
     with pytest.raises(TypeError, match=r"unexpected option 'zzz'\. The options are \['seed'"):
         validate_options("TreeUCBX", {"zzz": 3})
 
@@ -194,8 +210,8 @@ IDLE_BY_DEFAULT = [n for n, o in OPTIONS.items() if not _has_effect(o, _DEFAULTS
 
 
 def test_some_options_have_no_effect_under_the_defaults() -> None:
-    assert {"gamma", "alpha", "n_min"} <= set(IDLE_BY_DEFAULT)
-    assert "C" not in IDLE_BY_DEFAULT and "cap_gamma" not in IDLE_BY_DEFAULT
+    assert {"max_budget", "discrete"} == set(IDLE_BY_DEFAULT)  # the core's defaults
+    assert "C" not in IDLE_BY_DEFAULT
 
 
 @pytest.mark.parametrize("name", IDLE_BY_DEFAULT)
@@ -213,11 +229,9 @@ def test_an_option_that_has_no_effect_warns_naming_owner_option_and_condition(
 @pytest.mark.parametrize(
     "options",
     [
-        {"rule": "incremental", "gamma": 0.3},
-        {"index": "soft_gp", "alpha": 50.0, "n_boxes": 2},
-        {"sampling": "parzen", "n_candidates": 8},
-        {"pruned": "bohb", "n_min": 3},
-        {"cap_gamma": 0.5, "refit_fraction": 0.1},
+        {"pruned": "context", "max_budget": 27.0},
+        {"sampling": "trust_region", "discrete": "region"},
+        {"sampling": "local_gp", "discrete": "region"},
     ],
 )
 def test_options_that_have_an_effect_do_not_warn(options: dict[str, Any]) -> None:
@@ -231,7 +245,9 @@ def test_options_that_have_an_effect_do_not_warn(options: dict[str, Any]) -> Non
 def test_ignored_options_lists_only_non_default_values_without_effect() -> None:
     from optuna_treeucb.core._options import ignored_options
 
-    assert ignored_options({"gamma": 0.3, "C": 0.5}) == ["gamma"]
-    assert ignored_options({"gamma": OPTIONS["gamma"].default}) == []  # the default: no-op
-    assert ignored_options({"rule": "incremental", "gamma": 0.3}) == []
-    assert ignored_options({"alpha": 50.0, "sampling": "parzen", "n_candidates": 8}) == ["alpha"]
+    assert ignored_options({"max_budget": 3.0, "C": 0.5}) == ["max_budget"]
+    assert ignored_options({"max_budget": None}) == []  # the default: no-op
+    assert ignored_options({"pruned": "context", "max_budget": 3.0}) == []
+    # discrete applies under the wrappers' default sampling, not under the core's
+    assert ignored_options({"discrete": "region"}) == ["discrete"]
+    assert ignored_options({"discrete": "region"}, wrapper=True) == []

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeRegressor
 
-from optuna_treeucb.core import IncrementalPartition
-from optuna_treeucb.core import RefitPartition
-from optuna_treeucb.core._index import normalize_rewards
+from optuna_treeucb.core._observations import rank_rewards
+from optuna_treeucb.core._partition import IncrementalPartition
+from optuna_treeucb.core._partition import RefitPartition
 from optuna_treeucb.core._partition import box_contains
 from optuna_treeucb.core._partition import tree_boxes
 
@@ -78,9 +78,9 @@ def test_refit_partition_depends_on_the_data_only(refit_fraction: float) -> None
     y = np.sin(6 * X[:, 0]) + X[:, 1]
     step = RefitPartition(2, refit_fraction=refit_fraction)
     for n in range(1, 38):
-        step.update(X[:n], normalize_rewards(y[:n]))
+        step.update(X[:n], rank_rewards(y[:n]))
     batch = RefitPartition(2, refit_fraction=refit_fraction)
-    batch.update(X, normalize_rewards(y), lambda m: normalize_rewards(y[:m]))
+    batch.update(X, rank_rewards(y), lambda m: rank_rewards(y[:m]))
     np.testing.assert_array_equal(batch.low, step.low)
     np.testing.assert_array_equal(batch.high, step.high)
     np.testing.assert_array_equal(batch.leaf_of, step.leaf_of)
@@ -92,9 +92,9 @@ def test_incremental_partition_depends_on_the_data_only() -> None:
     y = np.sin(6 * X[:, 0]) + X[:, 1]
     step = IncrementalPartition(2)
     for n in range(1, 121):
-        step.update(X[:n], normalize_rewards(y[:n]))
+        step.update(X[:n], rank_rewards(y[:n]))
     batch = IncrementalPartition(2)
-    batch.update(X, normalize_rewards(y), lambda m: normalize_rewards(y[:m]))
+    batch.update(X, rank_rewards(y), lambda m: rank_rewards(y[:m]))
     np.testing.assert_array_equal(batch.low, step.low)
     np.testing.assert_array_equal(batch.high, step.high)
     np.testing.assert_array_equal(batch.leaf_of, step.leaf_of)

@@ -47,9 +47,9 @@ def test_asks_are_legal_values_and_reproducible(rule: str, index: str) -> None:
 
 
 def test_hoeffding_ask_falls_in_a_box_of_maximal_index() -> None:
-    # the paper's rule: the point inside the played box (the default region="cube" may leave it)
+    # the paper's rule (the core's default, sampling="uniform"): the point inside the box
     rng = np.random.default_rng(0)
-    bandit = TreeUCB(2, seed=0, n_startup=5, region="box")
+    bandit = TreeUCB(2, seed=0, n_startup=5)
     for t in range(60):
         lv = bandit.fit_leaves()
         x = bandit.ask_x()
@@ -62,16 +62,9 @@ def test_hoeffding_ask_falls_in_a_box_of_maximal_index() -> None:
         bandit.tell_x(x, -np.sum((x - 0.7) ** 2) + 0.01 * rng.standard_normal())
 
 
-def test_leaves_is_a_deprecated_alias_of_fit_leaves() -> None:
-    bandit = TreeUCB(2, seed=0, n_startup=3)
-    rng = np.random.default_rng(0)
-    bandit.tell_many(rng.random((20, 2)), rng.random(20))
-    with pytest.warns(FutureWarning, match=r"TreeUCB\.leaves\(\) is deprecated.*fit_leaves"):
-        old = bandit.leaves()
-    new = bandit.fit_leaves()
-    for name in ("low", "high", "n_obs", "n_pending", "mean", "index"):
-        np.testing.assert_array_equal(getattr(old, name), getattr(new, name))
-    assert new.low.shape[0] > 1
+def test_the_core_defaults_to_the_papers_bandit() -> None:
+    bandit = TreeUCB(2)
+    assert bandit.sampling == "uniform" and bandit.trust_region is None
 
 
 def test_pending_points_are_counted_and_spread_parallel_asks() -> None:
@@ -202,13 +195,10 @@ def test_pickle_mid_run_continues_identically(rule: str, index: str) -> None:
         (dict(M=float("nan")), ValueError, "'M'"),
         (dict(n_startup=-1), ValueError, "'n_startup'"),
         (dict(n_startup=1.5), TypeError, "'n_startup'"),
-        (dict(gamma=1.0), ValueError, "'gamma'.*\\(0, 1\\)"),
-        (dict(cap_gamma=0.0), ValueError, "'cap_gamma'"),
-        (dict(alpha=0), ValueError, "'alpha'"),
-        (dict(gp_noise=0.0), ValueError, "'gp_noise'"),
-        (dict(n_candidates=0), ValueError, "'n_candidates'"),
-        (dict(criterion="gini"), ValueError, "'criterion'"),
-        (dict(reward="zscore"), ValueError, "'reward'"),
+        (dict(max_budget=0), ValueError, "'max_budget'.*> 0"),
+        (dict(sampling="parzen"), ValueError, "'sampling'.*'uniform', 'trust_region'"),
+        (dict(c=0.1), TypeError, "unexpected option 'c'. Did you mean 'C'\\?"),
+        (dict(bagging=5), TypeError, "unexpected option 'bagging'.*The options are"),
     ],
 )
 def test_bad_options_raise_clear_errors(kwargs: dict, error: type, match: str) -> None:
@@ -230,7 +220,7 @@ def test_bad_inputs_raise_clear_errors() -> None:
         bandit.tell_x([0.1, 1.5], 1.0)
     with pytest.raises(TypeError, match="numeric value"):
         bandit.tell_x([0.1, 0.5], "good")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="one value per point"):
+    with pytest.raises(ValueError, match="values of shape \\(3,\\), one per row of X"):
         bandit.tell_many(np.zeros((3, 2)), [1.0, 2.0])
     with pytest.raises(ValueError, match="Unknown parameter"):
         bandit.ask(context={"y": 0.3})
@@ -282,8 +272,8 @@ def test_regret_falls_on_noisy_lipschitz_functions(rule: str, f, d: int, fmax: f
     first, last, uniform = [], [], []
     for seed in range(seeds):
         rng = np.random.default_rng(seed)
-        # the paper's Algorithm 1 (uniform draws in the box), whose regret the theorem bounds
-        bandit = TreeUCB(d, seed=seed, rule=rule, refit_fraction=0.05, sampling="uniform")  # type: ignore[arg-type]
+        # the core's default: the paper's Algorithm 1, whose regret the theorem bounds
+        bandit = TreeUCB(d, seed=seed, rule=rule)  # type: ignore[arg-type]
         regret = np.empty(T)
         for t in range(T):
             x = bandit.ask_x()

@@ -7,6 +7,7 @@ import pickle
 import numpy as np
 import pytest
 
+from optuna_treeucb.core import ParamSpec
 from optuna_treeucb.core import TreeUCB
 
 
@@ -71,7 +72,7 @@ def test_add_pending_rejects_a_bad_point(x: list[float]) -> None:
 
 
 def test_pending_points_are_located_again_after_a_refit() -> None:
-    bandit = _told(n=20, refit_fraction=0.5)
+    bandit = _told(n=20)
     points = [np.array([0.1, 0.9]), np.array([0.3, 0.3]), np.array([0.3, 0.31])]
     for p in points:
         bandit.add_pending(p)
@@ -121,18 +122,46 @@ def test_pickling_keeps_pending_points_and_their_counts() -> None:
     np.testing.assert_array_equal(copy.ask_x(), bandit.ask_x())
 
 
-def test_a_state_pickled_with_a_pending_list_is_read() -> None:
-    bandit = _told()
-    state = bandit.__getstate__()
-    for key in [k for k in state if k.startswith("_pending") or k == "_unlocated"]:
-        del state[key]
-    state["_pending"] = [np.array([0.2, 0.2]), np.array([0.2, 0.2])]  # the former layout
-    old = TreeUCB.__new__(TreeUCB)
-    old.__setstate__(state)
-    assert old.n_pending == 2
-    old.forget_pending([0.2, 0.2])
-    np.testing.assert_array_equal(old.pending, [[0.2, 0.2]])
-    assert old.fit_leaves().n_pending.sum() == 1
+def test_a_point_told_as_decoded_parameters_drops_its_pending_point() -> None:
+    # issue #21, defect 5: ask_x() then tell(space.decode(x), v) re-encodes x onto bin
+    # centres (and a log float through exp/log): the pending point is matched by its cell
+    space = [
+        ParamSpec("lr", "float", low=1e-5, high=1.0, log=True),
+        ParamSpec("k", "int", low=1, high=9),
+        ParamSpec("c", "categorical", choices=("a", "b", "c")),
+    ]
+    bandit = TreeUCB(space, seed=0, n_startup=5)
+    for _ in range(60):
+        x = bandit.ask_x()
+        params = bandit.space.decode(x)
+        assert not np.array_equal(bandit.space.encode(params), x)  # another point of the cube
+        bandit.tell(params, float(np.log10(params["lr"]) ** 2 + params["k"]))
+        assert bandit.n_pending == 0
+    x = bandit.ask_x()
+    bandit.forget_pending(bandit.space.encode(bandit.space.decode(x)))
+    assert bandit.n_pending == 0
+
+
+@pytest.mark.parametrize(
+    ("X", "shape"),
+    [
+        (np.full((3, 4), 0.5), r"\(3, 4\)"),  # transposed: (d, n) for d = 3
+        (np.full((2, 6), 0.5), r"\(2, 6\)"),  # 12 numbers, which reshape(-1, 3) accepted
+        (np.full(6, 0.5), r"\(6,\)"),
+        (np.full((2, 2, 3), 0.5), r"\(2, 2, 3\)"),
+    ],
+)
+def test_arrays_of_points_must_have_the_shape_n_by_d(X: np.ndarray, shape: str) -> None:
+    # issue #21, defect 4: a wrong shape is an error naming expected and received shape
+    bandit = TreeUCB(3, seed=0)
+    with pytest.raises(ValueError, match=rf"tell_many needs points of shape \(n, 3\).*{shape}"):
+        bandit.tell_many(X, np.zeros(X.shape[0]))
+    with pytest.raises(ValueError, match=rf"set_pending needs points of shape \(n, 3\).*{shape}"):
+        bandit.set_pending(X)
+    assert bandit.n_observations == 0 and bandit.n_pending == 0
+    bandit.set_pending([])  # no points is fine
+    bandit.set_pending(np.full((2, 3), 0.5))
+    assert bandit.n_pending == 2
 
 
 @pytest.mark.parametrize("rule", ["refit", "incremental"])

@@ -115,7 +115,7 @@ def test_digits_with_a_pruner_records_pruned_trials(tmp_path: Path) -> None:
     out = tmp_path / "out"
     argv = ["--smoke", "--out", str(out), "--samplers", "treeucb", "--seeds", "0"]
     argv += ["--iter-scale", "0.1", "--n-trials", "14", "--pruner", "median", "--epochs", "8"]
-    result = run_cli(digits.STUDY, [*argv, "--pruned", "tpe"])
+    result = run_cli(digits.STUDY, [*argv, "--pruned", "context"])
     assert result is not None
     study = result.studies[("treeucb", 0)]
     pruned = study.get_trials(states=(optuna.trial.TrialState.PRUNED,))

@@ -46,7 +46,7 @@ def test_digits_with_asha_stops_trials(tmp_path: Path) -> None:
     out = tmp_path / "out"
     argv = ["--smoke", "--backend", "ray", "--out", str(out), "--samplers", "treeucb"]
     argv += ["--seeds", "0", "--n-trials", "8", "--max-concurrent", "1", "--iter-scale", "0.1"]
-    assert digits.main([*argv, "--scheduler", "asha", "--epochs", "9", "--pruned", "tpe"]) == 0
+    assert digits.main([*argv, "--scheduler", "asha", "--epochs", "9", "--pruned", "context"]) == 0
     with (out / "trials.csv").open(newline="") as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == 8 and "iterations" not in rows[0]  # the resource, not tuned

@@ -146,7 +146,8 @@ data = split_train_val(synthetic((64,), 40, n_classes=10, seed=0), train_size=24
 params = {"hidden_units": 10, "learning_rate": 0.1, "dropout": 0.5, "batch_size": 8,
           "iterations": 30}
 result = evaluate_mlp(params, data, Settings(iter_scale=0.01, seed=0))
-print(result.steps, os.environ["TF_CPP_MIN_LOG_LEVEL"], os.environ.get("TF_ENABLE_ONEDNN_OPTS", "-"))
+env = os.environ
+print(result.steps, env["TF_CPP_MIN_LOG_LEVEL"], env.get("TF_ENABLE_ONEDNN_OPTS", "-"))
 """
 
 

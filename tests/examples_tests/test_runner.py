@@ -133,10 +133,10 @@ def test_smoke_defaults_and_explicit_values_win() -> None:
             "optuna",
         ),
         (["--epochs", "9"], "--epochs applies with --pruner median or hyperband"),
-        (["--pruner", "none", "--pruned", "tpe"], "Got --pruned tpe with neither"),
+        (["--pruner", "none", "--pruned", "context"], "Got --pruned context with neither"),
         (
-            ["--pruner", "hyperband", "--samplers", "tpe", "--pruned", "tpe"],
-            "--pruned is TreeUCB's option. Got --pruned tpe with --samplers tpe",
+            ["--pruner", "hyperband", "--samplers", "tpe", "--pruned", "context"],
+            "--pruned is TreeUCB's option. Got --pruned context with --samplers tpe",
         ),
         (
             ["--pruner", "median", "--iter-scale", "0.1", "--epochs", "25"],
@@ -172,8 +172,8 @@ def test_every_example_offers_pruning(spec: StudySpec, capsys: pytest.CaptureFix
     a = _parse(spec, ["--smoke", "--pruner", "hyperband"])
     assert (a.pruner, a.scheduler, a.epochs) == ("hyperband", "fifo", 2)
     assert set(tuned_space(spec, a)) == set(spec.space) - {"iterations"}
-    b = _parse(spec, ["--backend", "ray", "--scheduler", "asha", "--pruned", "tpe"])
-    assert (b.pruner, b.scheduler, b.epochs, b.pruned) == ("none", "asha", 27, "tpe")
+    b = _parse(spec, ["--backend", "ray", "--scheduler", "asha", "--pruned", "context"])
+    assert (b.pruner, b.scheduler, b.epochs, b.pruned) == ("none", "asha", 27, "context")
     c = _parse(spec, [])
     assert (c.pruner, c.scheduler, c.epochs) == ("none", "fifo", None)
     assert tuned_space(spec, c) == dict(spec.space)
@@ -182,7 +182,7 @@ def test_every_example_offers_pruning(spec: StudySpec, capsys: pytest.CaptureFix
 def test_the_pruned_choices_are_the_samplers_and_reach_it(monkeypatch: pytest.MonkeyPatch) -> None:
     import optuna_treeucb
 
-    assert set(PRUNED_RULES) >= {"last_value", "tpe", "bohb"}
+    assert set(PRUNED_RULES) == {"last_value", "context"}
     given: list[dict[str, Any]] = []
 
     def spy(**kwargs: Any) -> Any:
@@ -190,9 +190,9 @@ def test_the_pruned_choices_are_the_samplers_and_reach_it(monkeypatch: pytest.Mo
         return optuna.samplers.RandomSampler()
 
     monkeypatch.setattr(optuna_treeucb, "TreeUCBSampler", spy)
-    make_optuna_sampler("treeucb", seed=0, pruned="bohb")
+    make_optuna_sampler("treeucb", seed=0, pruned="context")
     make_optuna_sampler("treeucb", seed=0)
-    assert given == [{"seed": 0, "pruned": "bohb"}, {"seed": 0}]  # None: the sampler's default
+    assert given == [{"seed": 0, "pruned": "context"}, {"seed": 0}]  # None: the sampler's default
     assert isinstance(make_pruner("median", epochs=27), optuna.pruners.MedianPruner)
     with pytest.raises(ValueError, match="'asha'"):
         make_pruner("asha", epochs=3)

@@ -30,7 +30,6 @@ from ray.tune.search.sample import Float
 
 from optuna_treeucb.core import OPTIONS
 from optuna_treeucb.core import ParamSpec
-from optuna_treeucb.core._options import invalid_values
 from ray_treeucb import TreeUCBSearch
 
 Objective = Callable[[dict[str, Any]], float]
@@ -242,7 +241,7 @@ def test_bad_space_raises(space: Any, error: type[Exception], match: str) -> Non
         ({"C": -1.0}, ValueError, "'C'"),
         ({"rule": "greedy"}, ValueError, "'rule'"),
         ({"n_startup": -1}, ValueError, "'n_startup'"),
-        ({"reward": "loss"}, ValueError, "'reward'"),
+        ({"sampling": "parzen"}, ValueError, "'sampling'"),
         ({"direction": "minimize"}, TypeError, "sets the core's 'direction' from 'mode'"),
         ({"points_to_evaluate": {"x": 1}}, TypeError, "list of dicts"),
         (
@@ -257,12 +256,6 @@ def test_bad_arguments_raise(kwargs: dict[str, Any], error: type[Exception], mat
         TreeUCBSearch({"x": tune.uniform(0.0, 1.0)}, **kwargs)
 
 
-@pytest.mark.parametrize("sampling", ["uniform", "trust_region", "parzen", "local_gp"])
-def test_sampling_reaches_the_core(sampling: str) -> None:
-    searcher = TreeUCBSearch({"x": tune.uniform(0.0, 1.0)}, "loss", "min", sampling=sampling)  # type: ignore[arg-type]
-    assert searcher._treeucb is not None and searcher._treeucb.sampling == sampling
-
-
 def test_docstring_describes_only_the_searchers_own_arguments() -> None:
     doc = TreeUCBSearch.__doc__ or ""
     args = doc[doc.index("Args:") : doc.index("Raises:")]
@@ -271,36 +264,14 @@ def test_docstring_describes_only_the_searchers_own_arguments() -> None:
     assert described == [*own, "n_startup_trials", "time_attr", "**options"]  # core: its table
 
 
-# every bad value the core's table implies, under the searcher's names and aliases
-BAD_OPTIONS = [
-    (name, value, error)
-    for option in OPTIONS.values()
-    if not option.core_only
-    for name in dict.fromkeys((option.face_name, *option.aliases))
-    for value, error in invalid_values(option)
-    if not (name == "n_startup_trials" and value is None)  # None: the core's default
-]
-
-
-@pytest.mark.parametrize(("name", "value", "error"), BAD_OPTIONS)
-def test_every_bad_core_option_names_the_searcher(
-    name: str, value: Any, error: type[Exception]
-) -> None:
-    with pytest.raises(error) as err:
-        TreeUCBSearch({"x": tune.uniform(0.0, 1.0)}, **{name: value})
-    message = str(err.value)
-    assert message.startswith(f"The {name!r} parameter of TreeUCBSearch must be "), message
-    assert f"Got {value!r}" in message, message
-
-
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
         # the inconsistencies reported in issue 11 (defect 5)
         ({"foo": 1}, TypeError, r"^TreeUCBSearch got an unexpected option 'foo'\."),
         ({"C": -1}, ValueError, r"^The 'C' parameter of TreeUCBSearch must be a float >= 0"),
-        ({"alpha": True}, TypeError, r"'alpha' parameter of TreeUCBSearch"),
-        ({"n_boxes": "x"}, TypeError, r"'n_boxes' parameter of TreeUCBSearch"),
+        ({"M": True}, TypeError, r"'M' parameter of TreeUCBSearch"),
+        ({"n_startup": "x"}, TypeError, r"'n_startup' parameter of TreeUCBSearch"),
         ({"seed": 2**70}, ValueError, rf"'seed' parameter of TreeUCBSearch.*Got {2**70} instead"),
         ({"n_startp": 5}, TypeError, r"'n_startp'\. Did you mean 'n_startup_trials'\?"),
         ({"n_startup": 1, "n_startup_trials": 2}, TypeError, "both 'n_startup' and"),
@@ -744,88 +715,3 @@ def test_beats_random_search(problem: str) -> None:
             )
         )
     assert np.median(treeucb) < 0.5 * np.median(random), (treeucb, random)
-
-
-def test_an_option_without_effect_warns_naming_the_searcher() -> None:
-    import warnings
-
-    with warnings.catch_warnings(record=True) as record:
-        warnings.simplefilter("always")
-        search = TreeUCBSearch(
-            {"x": tune.uniform(0.0, 1.0)}, metric="loss", mode="min", seed=0, alpha=50.0
-        )
-        for i in range(3):  # builds the core: no second warning from it
-            config = search.suggest(f"t{i}")
-            search.on_trial_complete(f"t{i}", {"loss": config["x"]})
-    ignored = [w for w in record if "ignores alpha=50.0" in str(w.message)]
-    assert len(ignored) == 1 and "TreeUCBSearch" in str(ignored[0].message)
-    assert 'index="soft_gp"' in str(ignored[0].message)
-
-
-def test_discrete_region_reaches_the_core_and_draws_legal_values() -> None:
-    space = {
-        "x": tune.uniform(0.0, 1.0),
-        "n": tune.randint(0, 20),
-        "act": tune.choice(["relu", "tanh", "sigmoid"]),
-    }
-    searcher = TreeUCBSearch(
-        space, metric="loss", mode="min", seed=0, n_startup_trials=5, discrete="region"
-    )
-    configs = _run(
-        searcher,
-        30,
-        lambda c: (c["x"] - 0.3) ** 2 + abs(c["n"] - 7) / 20 + (c["act"] != "tanh"),
-    )
-    core = searcher._treeucb
-    assert core is not None and core.discrete == "region"
-    assert all(isinstance(c["n"], int) and 0 <= c["n"] < 20 for c in configs)
-    assert all(c["act"] in ("relu", "tanh", "sigmoid") for c in configs)
-    with pytest.raises(ValueError, match=r"'discrete' parameter of TreeUCBSearch must be"):
-        TreeUCBSearch(space, metric="loss", mode="min", discrete="grid")
-
-
-def test_refinement_and_smoothed_centre_reach_the_core() -> None:
-    space = {"x": tune.uniform(0.0, 1.0), "y": tune.uniform(0.0, 1.0)}
-    searcher = TreeUCBSearch(
-        space,
-        metric="loss",
-        mode="min",
-        seed=0,
-        n_startup_trials=5,
-        refine=2,
-        center="smoothed",
-        sampling="trust_region",
-    )
-    configs = _run(searcher, 40, lambda c: (c["x"] - 0.3) ** 2 + (c["y"] - 0.3) ** 2)
-    core = searcher._treeucb
-    assert core is not None and (core.refine, core.center) == (2, "smoothed")
-    core.fit_leaves()
-    assert core.partition.n_leaves > core.partition.base.n_leaves
-    assert all(0.0 <= c["x"] <= 1.0 and 0.0 <= c["y"] <= 1.0 for c in configs)
-    with pytest.raises(ValueError, match=r"'refine' parameter of TreeUCBSearch must be"):
-        TreeUCBSearch(space, metric="loss", mode="min", refine=1)
-
-
-def test_region_reaches_the_core() -> None:
-    space = {"x": tune.uniform(0.0, 1.0), "y": tune.uniform(0.0, 1.0)}
-    searcher = TreeUCBSearch(space, metric="loss", mode="min", seed=0, region="cube")
-    configs = _run(searcher, 30, lambda c: (c["x"] - 0.3) ** 2 + (c["y"] - 0.3) ** 2)
-    core = searcher._treeucb
-    assert core is not None and core.region == "cube"
-    assert all(0.0 <= c["x"] <= 1.0 and 0.0 <= c["y"] <= 1.0 for c in configs)
-    with pytest.raises(ValueError, match=r"'region' parameter of TreeUCBSearch must be one of"):
-        TreeUCBSearch(space, metric="loss", mode="min", region="parent")
-
-
-def test_bagging_reaches_the_core() -> None:
-    space = {"x": tune.uniform(0.0, 1.0), "y": tune.uniform(0.0, 1.0)}
-    searcher = TreeUCBSearch(
-        space, metric="loss", mode="min", seed=0, n_startup_trials=5, bagging=4
-    )
-    _run(searcher, 25, lambda c: (c["x"] - 0.3) ** 2 + (c["y"] - 0.3) ** 2)
-    core = searcher._treeucb
-    assert core is not None and core.bagging == 4
-    core.fit_leaves()
-    assert core._bag is not None and core._bag.n_fit > 0
-    with pytest.raises(ValueError, match=r"'bagging' parameter of TreeUCBSearch must be"):
-        TreeUCBSearch(space, metric="loss", mode="min", bagging=0)

@@ -28,7 +28,7 @@ def _budgets(searcher: TreeUCBSearch) -> list[float]:
 
 
 def test_a_trial_stopped_before_another_went_further_is_told_with_its_step() -> None:
-    searcher = _searcher(pruned="tpe")
+    searcher = _searcher()
     for tid in ("a", "b"):
         searcher.suggest(tid)
     for step in (1, 2, 3):
@@ -39,8 +39,8 @@ def test_a_trial_stopped_before_another_went_further_is_told_with_its_step() -> 
     searcher.on_trial_complete("a", {"loss": 0.3, "training_iteration": 3})
     assert _budgets(searcher) == [1.0, math.inf]
     np.testing.assert_allclose(searcher._treeucb.values, [0.1, 0.3])  # type: ignore[union-attr]
-    # under TPE's rule the trial that went further is the better one despite its larger loss
-    np.testing.assert_allclose(searcher._treeucb.rewards(), [0.25, 0.75])  # type: ignore[union-attr]
+    # under "last_value" its last value counts as if final
+    np.testing.assert_allclose(searcher._treeucb.rewards(), [0.75, 0.25])  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(("max_budget", "full"), [(None, 3.0), (9, 9.0)])
@@ -144,7 +144,7 @@ def _curve_trainable() -> Any:
 @pytest.mark.slow
 @pytest.mark.usefixtures("ray_session")
 @pytest.mark.parametrize("scheduler", ["asha", "hyperband"])
-@pytest.mark.parametrize("pruned", ["tpe", "context"])
+@pytest.mark.parametrize("pruned", ["last_value", "context"])
 def test_tuner_with_a_scheduler_tells_every_trial_with_its_step(
     tmp_path: Path, scheduler: str, pruned: str
 ) -> None:
@@ -177,7 +177,7 @@ def test_tuner_with_a_scheduler_tells_every_trial_with_its_step(
     budgets = sorted(_budgets(searcher))
     # every trial told once, stopped ones included; the ones that ran to the end are full
     assert len(budgets) == n and searcher._live_trial_mapping == {}
-    full = math.inf if pruned == "tpe" else 3.0  # "context" takes every trial's step
+    full = math.inf if pruned == "last_value" else 3.0  # "context" takes every trial's step
     assert budgets.count(full) >= iterations.count(3) >= 1
     assert all(b in (1.0, 2.0) for b in budgets if b != full)
     if scheduler == "asha":

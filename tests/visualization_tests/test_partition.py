@@ -108,18 +108,6 @@ def test_plot_partition_tiles_square_and_draws_every_completed_trial() -> None:
     assert nxt.get_y() <= star[1] <= nxt.get_y() + nxt.get_height()
 
 
-def test_plot_partition_of_a_refined_partition_tiles_the_square() -> None:
-    study = _study_2d(60, refine=4, center="smoothed", sampling="trust_region")
-    model = study.sampler.build_model(study)  # type: ignore[attr-defined]
-    assert model.refine == 4 and model.center == "smoothed"
-    model.fit_leaves()
-    assert model.partition.n_leaves > model.partition.base.n_leaves  # refined
-    ax = plot_partition(study, params=("x", "y"))
-    low, high = _unit_boxes(ax, lambda x: (x + 5.0) / 10.0, lambda y: y / 10.0)
-    assert low.shape[0] == model.partition.n_leaves
-    _assert_tiling(low, high)
-
-
 def test_plot_partition_default_params_of_2d_study_and_given_axes() -> None:
     study = _study_2d(20)
     fig, ax = plt.subplots()
@@ -384,7 +372,7 @@ def test_next_point_sits_on_the_row_of_its_choice() -> None:
 
 
 def test_a_next_box_too_thin_to_see_is_circled() -> None:
-    bandit = TreeUCB(2, seed=0, n_startup=5, region="box")  # the draws stay in the played box
+    bandit = TreeUCB(2, seed=0, n_startup=5)  # the paper's draws stay in the played box
     rng = np.random.default_rng(0)
     for _ in range(400):
         x = bandit.ask_x()

@@ -1,0 +1,164 @@
+"""Reading a study's trials incrementally: the finished trials logged once each, the study's
+identity, and the seeds of a trial's draws.
+
+A real study's trials only accumulate and a finished trial never changes, so one unfiltered
+read and a walk from the first trial not known to have ended find the new finished trials and
+the running ones, at O(1) amortised per sampled trial.  A pruner's proxy study
+(``HyperbandPruner``'s bracket) shows a subset of the trials and is compared in full.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass
+from dataclasses import field
+from typing import TYPE_CHECKING
+from typing import Any
+
+import numpy as np
+from optuna.study import Study
+from optuna.trial import TrialState
+
+from optuna_treeucb._grouping import _FOLDED_STATES as FINISHED
+
+if TYPE_CHECKING:
+    from optuna.trial import FrozenTrial
+
+
+@dataclass
+class View:
+    """The finished trials a study shows, once logged.
+
+    Attributes:
+        finished: The study's finished trials, in trial-number order; ``None`` when they are
+            every trial logged (a real study; a HyperbandPruner bracket shows a subset).
+        n_obs: Number of observations among them (trials with a value for the model).
+        new: The finished trials logged by this read, in number order.
+        running: The study's ``RUNNING`` trials when they were read in the same pass, else
+            ``None`` (read them with ``study.get_trials``).
+    """
+
+    finished: list[FrozenTrial] | None
+    n_obs: int
+    new: list[FrozenTrial] = field(default_factory=list)
+    running: list[FrozenTrial] | None = None
+
+
+class TrialLog:
+    """The finished trials of one study, each logged once, with its value for the model.
+
+    Attributes:
+        values: Trial number -> (trial, value for the model or ``None``).
+        numbers: Their numbers, in the order logged.
+        n_obs: How many have a value.
+    """
+
+    def __init__(self) -> None:
+        self.values: dict[int, tuple[FrozenTrial, float | None]] = {}
+        self.numbers: list[int] = []
+        self.n_obs = 0
+        self._first: tuple[int, Any] | None = None  # key of trial 0
+        self._frontier = 0  # every trial before this position of the trial list has ended
+        self._frontier_key: tuple[int, Any] | None = None  # key of the trial before it
+
+    def read(self, study: Study) -> View | None:
+        """Log the study's finished trials not logged yet.
+
+        Returns:
+            What the study shows, or ``None`` if its trials are not those this log was built
+            on (another storage's study of the same name, or one deleted and created again):
+            the caller starts a new log.
+        """
+        if type(study) is Study:
+            trials = study.get_trials(deepcopy=False)
+            if not self._built_on(trials):
+                return None
+            new, running = self._walk(trials)
+            self._log(new)
+            return View(None, self.n_obs, new, running)
+        finished = study.get_trials(deepcopy=False, states=FINISHED)
+        if any(
+            t.number in self.values and key(self.values[t.number][0]) != key(t) for t in finished
+        ):
+            return None
+        new = [t for t in finished if t.number not in self.values]
+        self._log(new)
+        n_obs = sum(self.values[t.number][1] is not None for t in finished)
+        return View(finished, n_obs, new)
+
+    def _built_on(self, trials: list[FrozenTrial]) -> bool:
+        """Whether ``trials`` (every trial of the study, in number order) are still those the
+        log was built on: the first, the one before the frontier and the last one logged are
+        compared (O(1)); trials of another study started at other times."""
+
+        def same(number: int, k: tuple[int, Any] | None) -> bool:
+            return number < len(trials) and key(trials[number]) == k
+
+        if self._first is not None and not same(0, self._first):
+            return False
+        if self._frontier and not same(self._frontier - 1, self._frontier_key):
+            return False
+        if self.numbers:
+            last = self.numbers[-1]
+            return same(last, key(self.values[last][0]))
+        return True
+
+    def _walk(self, trials: list[FrozenTrial]) -> tuple[list[FrozenTrial], list[FrozenTrial]]:
+        """The finished trials not logged yet, and the running ones, from the frontier on."""
+        if self._first is None and trials and trials[0].datetime_start is not None:
+            self._first = key(trials[0])
+        start = self._frontier
+        new, running = [], []
+        frontier = start
+        for i in range(start, len(trials)):
+            t = trials[i]
+            state = t.state
+            if state in FINISHED:
+                if t.number not in self.values:
+                    new.append(t)
+            elif state == TrialState.RUNNING:
+                running.append(t)
+            if frontier == i and state.is_finished():
+                frontier = i + 1
+        self._frontier = frontier
+        self._frontier_key = key(trials[frontier - 1]) if frontier else None
+        new.sort(key=lambda t: t.number)
+        return new, running
+
+    def _log(self, new: list[FrozenTrial]) -> None:
+        for t in new:
+            v = value(t)
+            self.values[t.number] = (t, v)
+            self.numbers.append(t.number)
+            self.n_obs += v is not None
+
+
+def key(trial: FrozenTrial) -> tuple[int, Any]:
+    """What tells a trial from another study's trial with the same number."""
+    return trial.number, trial.datetime_start
+
+
+def value(trial: FrozenTrial) -> float | None:
+    """A finished trial's value for the model, ``None`` if it has none.
+
+    ``COMPLETE``: its value.  ``PRUNED``: its last intermediate value (at its last step).
+    NaN gives ``None``.
+    """
+    v: float | None = None
+    if trial.state == TrialState.COMPLETE:
+        v = trial.value
+    elif trial.state == TrialState.PRUNED and trial.last_step is not None:
+        v = trial.intermediate_values[trial.last_step]
+    return None if v is None or math.isnan(v) else float(v)
+
+
+def draw_seed(base_seed: int, number: int, param_name: str) -> int:
+    """Seed of the independent draw of ``param_name`` in trial ``number`` (a 32-bit int).
+
+    The name enters through a hash that does not depend on ``PYTHONHASHSEED``; its 64 bits
+    keep the key apart from the model's keys (seed, trial number, small group index).
+    """
+    digest = hashlib.blake2b(param_name.encode(), digest_size=8).digest()
+    k = [base_seed, number, int.from_bytes(digest, "little")]
+    return int(np.random.SeedSequence(k).generate_state(1)[0])

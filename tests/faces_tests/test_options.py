@@ -1,0 +1,141 @@
+"""The core's options on both faces: forwarded to the core, with each face's default, and
+checked by the one table (the errors name the face the user called)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import optuna
+import pytest
+from ray import tune
+
+from optuna_treeucb import TreeUCBSampler
+from optuna_treeucb.core import OPTIONS
+from optuna_treeucb.core import TreeUCB
+from optuna_treeucb.core._options import face_defaults
+from ray_treeucb import TreeUCBSearch
+from tests.invalid_values import invalid_values
+
+FACE_OPTIONS = [o for o in OPTIONS.values() if not o.core_only and o.name != "seed"]
+# values other than the wrappers' defaults; an option that applies under a condition comes
+# with the option that meets it
+OTHER: dict[str, dict[str, Any]] = {
+    "rule": {"rule": "incremental"},
+    "index": {"index": "soft_gp"},
+    "C": {"C": 0.5},
+    "M": {"M": 0.5},
+    "n_startup": {"n_startup": 3},
+    "pruned": {"pruned": "context"},
+    "max_budget": {"max_budget": 27.0, "pruned": "context"},
+    "sampling": {"sampling": "trust_region"},
+    "discrete": {"discrete": "region"},
+}
+
+
+def _sampler_core(options: dict[str, Any]) -> TreeUCB:
+    names = {OPTIONS[k].face_name: v for k, v in options.items()}
+    sampler = TreeUCBSampler(seed=0, **names)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(lambda t: t.suggest_float("x", 0.0, 1.0) ** 2, n_trials=4)
+    return sampler.build_model(study)
+
+
+def _searcher_core(options: dict[str, Any]) -> TreeUCB:
+    names = {OPTIONS[k].face_name: v for k, v in options.items()}
+    searcher = TreeUCBSearch({"x": tune.uniform(0.0, 1.0)}, "loss", "min", seed=0, **names)
+    searcher.suggest("t0")
+    core = searcher._treeucb  # the searcher exposes no model: its one private member here
+    assert core is not None
+    return core
+
+
+FACES = [_sampler_core, _searcher_core]
+
+
+def test_every_face_option_has_a_case() -> None:
+    assert set(OTHER) == {o.name for o in FACE_OPTIONS}
+
+
+@pytest.mark.parametrize("core_of", FACES)
+@pytest.mark.parametrize("name", sorted(OTHER))
+def test_an_option_given_to_a_face_reaches_the_core(core_of: Any, name: str) -> None:
+    options = OTHER[name]
+    core = core_of(options)
+    for key, value in options.items():
+        assert getattr(core, key) == value, key
+        assert value != OPTIONS[key].default_of(True), key  # the case tests a real change
+
+
+@pytest.mark.parametrize("core_of", FACES)
+def test_a_face_builds_the_core_with_its_own_defaults(core_of: Any) -> None:
+    core = core_of({})
+    for name, value in face_defaults(wrapper=True).items():
+        if name != "seed":
+            assert getattr(core, name) == value, name
+    assert core.sampling == "local_gp" != TreeUCB(1).sampling  # the faces optimise
+
+
+# every bad value the table implies, under each face's names (TreeUCBSearch takes aliases too;
+# its n_startup_trials=None is its own default, the core's)
+BAD = [
+    (face, name, value, error)
+    for face in ("TreeUCBSampler", "TreeUCBSearch")
+    for option in OPTIONS.values()
+    if not option.core_only
+    for name in (option.face_name, *(option.aliases if face == "TreeUCBSearch" else ()))
+    for value, error in invalid_values(option)
+    if (face, name, value) != ("TreeUCBSearch", "n_startup_trials", None)
+]
+
+
+def _make(face: str, **kwargs: Any) -> object:
+    if face == "TreeUCBSampler":
+        return TreeUCBSampler(**kwargs)
+    return TreeUCBSearch({"x": tune.uniform(0.0, 1.0)}, "loss", "min", **kwargs)
+
+
+@pytest.mark.parametrize(("face", "name", "value", "error"), BAD)
+def test_every_bad_value_names_the_face(
+    face: str, name: str, value: Any, error: type[Exception]
+) -> None:
+    with pytest.raises(error) as err:
+        _make(face, **{name: value})
+    message = str(err.value)
+    assert message.startswith(f"The {name!r} parameter of {face} must be "), message
+    assert f"Got {value!r}" in message, message
+
+
+@pytest.mark.parametrize("face", ["TreeUCB", "TreeUCBSampler", "TreeUCBSearch"])
+@pytest.mark.parametrize(("name", "close"), [("c", "C"), ("n_startup_trial", "n_startup_trials")])
+def test_an_unknown_option_names_itself_the_options_and_the_closest(
+    face: str, name: str, close: str
+) -> None:
+    # issue #21: TreeUCBSampler(c=0.1) raised Python's bare TypeError
+    if face == "TreeUCB":
+        close = "n_startup" if close == "n_startup_trials" else close
+    with pytest.raises(TypeError) as err:
+        TreeUCB(1, **{name: 0.1}) if face == "TreeUCB" else _make(face, **{name: 0.1})
+    message = str(err.value)
+    assert message.startswith(f"{face} got an unexpected option {name!r}."), message
+    assert f"Did you mean {close!r}?" in message and "The options are [" in message
+
+
+@pytest.mark.parametrize("face", ["TreeUCBSampler", "TreeUCBSearch"])
+def test_a_deleted_option_is_unknown(face: str) -> None:
+    with pytest.raises(TypeError, match=rf"{face} got an unexpected option 'bagging'"):
+        _make(face, bagging=5)
+
+
+@pytest.mark.parametrize("face", ["TreeUCBSampler", "TreeUCBSearch"])
+def test_an_option_without_effect_warns_once_naming_the_face(face: str) -> None:
+    import warnings
+
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        face_object = _make(face, seed=0, max_budget=27)
+        if face == "TreeUCBSampler":  # it builds its core at the first trial
+            study = optuna.create_study(sampler=face_object)  # type: ignore[arg-type]
+            study.optimize(lambda t: t.suggest_float("x", 0.0, 1.0), n_trials=3)
+    ignored = [w for w in record if "ignores max_budget=27" in str(w.message)]
+    assert len(ignored) == 1 and face in str(ignored[0].message)
+    assert 'pruned="context"' in str(ignored[0].message)
