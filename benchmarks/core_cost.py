@@ -11,15 +11,14 @@ one lazy refit, so the mean is the amortised cost.
 
 from __future__ import annotations
 
-import argparse
 import platform
 import time
 
 import numpy as np
 from sklearn.tree import DecisionTreeRegressor
 
-from benchmarks._common import add_out_argument
 from benchmarks._common import command_line
+from benchmarks._common import make_parser
 from benchmarks._common import results_dir
 from optuna_treeucb.core import TreeUCB
 
@@ -63,11 +62,8 @@ def baseline(n: int, reps: int, d: int = 5) -> float:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the measurement and write the markdown table."""
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks core_cost", description=__doc__.split("\n")[0]
-    )
+    parser = make_parser("core_cost", __doc__)
     parser.add_argument("--quick", action="store_true", help="fewer rounds (about 1 minute)")
-    add_out_argument(parser)
     args = parser.parse_args(argv)
     rounds = 20 if args.quick else 100
     lines = [

@@ -29,18 +29,19 @@ Usage::
     python -m benchmarks optimize --quick        # 100 trials, 2 seeds, no GPSampler
     python -m benchmarks optimize --quick --gp   # the same with GPSampler (slow)
     python -m benchmarks optimize                # 200 trials, 5 seeds, GPSampler included
-    python -m benchmarks optimize --problems bbob-5d,bbob-10d --seed-offset 1000 \
+    python -m benchmarks optimize --problems bbob-5d,bbob-10d --seed-offset 1000 \\
         --samplers TPE,CmaEs,Random,QMC --save /tmp/base.pkl   # baselines once, then
-    python -m benchmarks optimize --problems bbob-5d,bbob-10d --seed-offset 1000 \
-        --samplers "TreeUCB,TreeUCB uniform" --load /tmp/base.pkl   # report all together
-    python -m benchmarks optimize --problems svc-breast_cancer,rf-wine --trials 100 \
+    python -m benchmarks optimize --problems bbob-5d,bbob-10d --seed-offset 1000 \\
+        --samplers "TreeUCB,TreeUCB[sampling=uniform]" --load /tmp/base.pkl   # all together
+    python -m benchmarks optimize --problems svc-breast_cancer,rf-wine --trials 100 \\
         --samplers "TreeUCB,TreeUCB[discrete=region],TPE"   # a TreeUCB with core options
+
+Samplers are named as in :mod:`benchmarks._samplers`: ``TreeUCB``, ``TPE``, ``GP``,
+``CmaEs``, ``Random``, ``QMC``, each optionally with constructor options in brackets.
 """
 
 from __future__ import annotations
 
-import argparse
-import pickle
 import time
 import warnings
 from collections.abc import Callable
@@ -48,84 +49,44 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.stats import rankdata
 
 from benchmarks import _bbob
 from benchmarks._bbob import BBOBFunction
-from benchmarks._common import add_out_argument
+from benchmarks._common import Curve
 from benchmarks._common import command_line
 from benchmarks._common import fmt
-from benchmarks._common import geomean
+from benchmarks._common import load_runs
 from benchmarks._common import machine_note
+from benchmarks._common import make_parser
 from benchmarks._common import md_table
+from benchmarks._common import plot_panels
 from benchmarks._common import pmap
-from benchmarks._common import require
 from benchmarks._common import results_dir
+from benchmarks._common import save_runs
 from benchmarks._common import stamp_core
+from benchmarks._samplers import make_sampler
+from benchmarks._samplers import require_packages
+from benchmarks._samplers import split_names
+from benchmarks._stats import FLOOR
+from benchmarks._stats import geomean
+from benchmarks._stats import geomean_curve
+from benchmarks._stats import mean_ranks
+from benchmarks._stats import paired as paired_stats
 from benchmarks._testfunctions import BASE
 from benchmarks._testfunctions import HIGH
 from benchmarks._testfunctions import LOW
 from benchmarks._testfunctions import TestFunction
-from benchmarks.inbox import parse_setting
 
 SAMPLERS = (
     "TreeUCB",
-    "TreeUCB incremental",
-    "TreeUCB soft_gp",
+    "TreeUCB[rule=incremental]",
+    "TreeUCB[index=soft_gp]",
     "TPE",
     "GP",
     "CmaEs",
     "Random",
     "QMC",
 )
-
-# TreeUCB with one in-box sampler each (``"TreeUCB <sampling>"``), for ``--samplers``
-SAMPLINGS = ("uniform", "trust_region", "parzen", "local_gp")
-
-
-def split_samplers(text: str) -> list[str]:
-    """``--samplers`` as names: commas inside ``[...]`` belong to a variant's options."""
-    names, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        depth += {"[": 1, "]": -1}.get(ch, 0)
-        if ch == "," and depth == 0:
-            names.append(text[start:i])
-            start = i + 1
-    names.append(text[start:])
-    return [n for n in names if n]
-
-
-def make_sampler(name: str, seed: int) -> Any:
-    """A fresh sampler by name (defaults except the seed).
-
-    ``TreeUCB[key=value,...]`` is ``TreeUCBSampler`` with those options (values parsed as
-    Python literals when they are, e.g. ``TreeUCB[discrete=region,C=0.03]``).
-    """
-    import optuna
-
-    from optuna_treeucb import TreeUCBSampler
-
-    if name == "TreeUCB":
-        return TreeUCBSampler(seed=seed)
-    if name.startswith("TreeUCB[") and name.endswith("]"):
-        return TreeUCBSampler(seed=seed, **parse_setting(name[8:-1]))
-    if name.startswith("TreeUCB ") and name[8:] in SAMPLINGS:
-        return TreeUCBSampler(seed=seed, sampling=name[8:])
-    if name == "TreeUCB incremental":
-        return TreeUCBSampler(seed=seed, rule="incremental")
-    if name == "TreeUCB soft_gp":
-        return TreeUCBSampler(seed=seed, index="soft_gp")
-    if name == "TPE":
-        return optuna.samplers.TPESampler(seed=seed)
-    if name == "GP":
-        return optuna.samplers.GPSampler(seed=seed)
-    if name == "CmaEs":
-        return optuna.samplers.CmaEsSampler(seed=seed)
-    if name == "Random":
-        return optuna.samplers.RandomSampler(seed=seed)
-    if name == "QMC":
-        return optuna.samplers.QMCSampler(seed=seed, scramble=True)
-    raise ValueError(f"Unknown sampler {name!r}.")
 
 
 # -- problems ----------------------------------------------------------------------------------
@@ -369,6 +330,19 @@ def normalised_regret(results: list[dict[str, Any]]) -> None:
             r["regret"] = (_best_of_observed(r["obs"], r["true"]) - best) / spread
 
 
+def regret_matrix(
+    results: list[dict[str, Any]], samplers: list[str], n: int
+) -> tuple[np.ndarray, list[str]]:
+    """Regrets after ``n`` trials, shape (n_samplers, n_runs), and each run's group (a run is
+    a (problem, seed); needs :func:`normalised_regret` first)."""
+    keyed = {(r["sampler"], r["problem"], r["seed"]): r for r in results}
+    cells = sorted({(r["problem"], r["seed"], r["group"]) for r in results})
+    values = np.array(
+        [[keyed[(s, p, seed)]["regret"][n - 1] for p, seed, _ in cells] for s in samplers]
+    )
+    return values, [g for _, _, g in cells]
+
+
 def report(
     results: list[dict[str, Any]],
     samplers: list[str],
@@ -378,36 +352,25 @@ def report(
     """Markdown tables (rank, regret, win rate vs ``reference``) and a dict of headline
     numbers."""
     normalised_regret(results)
-    groups = sorted({r["group"] for r in results})
-    keyed = {(r["sampler"], r["problem"], r["seed"]): r for r in results}
-    cells = sorted({(r["problem"], r["seed"], r["group"]) for r in results})
     text = ""
     headline: dict[int, Any] = {}
     for n in checkpoints:
-        ranks: dict[tuple[str, str], list[float]] = {}
-        regs: dict[tuple[str, str], list[float]] = {}
-        wins: dict[str, list[float]] = {}
-        for prob, seed, group in cells:
-            vals = np.array([keyed[(s, prob, seed)]["regret"][n - 1] for s in samplers])
-            rk = rankdata(vals, method="average")
-            for s, v, k in zip(samplers, vals, rk, strict=True):
-                for g in (group, "overall"):
-                    ranks.setdefault((s, g), []).append(float(k))
-                    regs.setdefault((s, g), []).append(float(v))
-            if reference in samplers:
-                tpe = vals[samplers.index(reference)]
-                for s, v in zip(samplers, vals, strict=True):
-                    wins.setdefault(s, []).append(1.0 if v < tpe else (0.5 if v == tpe else 0.0))
-        cols = [*groups, "overall"]
+        values, groups = regret_matrix(results, samplers, n)
+        cols = [*sorted(set(groups)), "overall"]
+        sel = {g: np.array([g in (h, "overall") for h in groups]) for g in cols}
+        ranks = {g: mean_ranks(values[:, sel[g]]) for g in cols}
         rows = []
-        order = sorted(samplers, key=lambda s: np.mean(ranks[(s, "overall")]))
-        for s in order:
+        order = np.argsort(ranks["overall"], kind="stable")
+        for i in order:
+            win = "-"
+            if reference in samplers:
+                win = fmt(paired_stats(values[i], values[samplers.index(reference)]).win, 2)
             rows.append(
                 [
-                    s,
-                    *[fmt(float(np.mean(ranks[(s, g)])), 3) for g in cols],
-                    *[fmt(geomean(regs[(s, g)], floor=1e-6)) for g in cols],
-                    fmt(float(np.mean(wins[s])), 2) if wins else "-",
+                    samplers[i],
+                    *[fmt(float(ranks[g][i]), 3) for g in cols],
+                    *[fmt(geomean(values[i, sel[g]])) for g in cols],
+                    win,
                 ]
             )
         header = [
@@ -418,13 +381,8 @@ def report(
         ]
         text += f"\n### After {n} trials\n\n" + md_table(header, rows)
         headline[n] = {
-            "best_overall": order[0],
-            "rank": {s: float(np.mean(ranks[(s, "overall")])) for s in samplers},
-            "rank_noisy": {
-                s: float(np.mean(ranks[(s, "continuous-noisy")]))
-                for s in samplers
-                if (s, "continuous-noisy") in ranks
-            },
+            "best_overall": samplers[order[0]],
+            "rank": dict(zip(samplers, ranks["overall"].tolist(), strict=True)),
         }
     return text, headline
 
@@ -432,34 +390,21 @@ def report(
 def paired(
     results: list[dict[str, Any]], samplers: list[str], checkpoints: list[int], baseline: str
 ) -> str:
-    """Markdown tables of the paired log-ratio of each sampler's regret to ``baseline``'s.
-
-    Per (problem, seed), ``log(regret / regret of baseline)`` after ``n`` trials (regrets
-    floored at 1e-6, as in the geometric means; needs :func:`normalised_regret` first); the
-    mean over the runs of a group, its standard error and the share of runs below 0 (ties
-    count one half).  Negative is better than the baseline.
-    """
-    keyed = {(r["sampler"], r["problem"], r["seed"]): r for r in results}
-    cells = sorted({(r["problem"], r["seed"], r["group"]) for r in results})
-    groups = [*sorted({g for _, _, g in cells}), "overall"]
+    """Markdown tables of the paired log-ratio of each sampler's regret to ``baseline``'s,
+    per group and overall (:func:`benchmarks._stats.paired`; needs :func:`normalised_regret`
+    first).  Negative is better than the baseline."""
     text = ""
     for n in checkpoints:
+        values, groups = regret_matrix(results, samplers, n)
+        base = values[samplers.index(baseline)]
         rows = []
-        for s in samplers:
+        for i, s in enumerate(samplers):
             if s == baseline:
                 continue
-            for g in groups:
-                diff = np.array(
-                    [
-                        np.log(max(keyed[(s, p, seed)]["regret"][n - 1], 1e-6))
-                        - np.log(max(keyed[(baseline, p, seed)]["regret"][n - 1], 1e-6))
-                        for p, seed, group in cells
-                        if g in (group, "overall")
-                    ]
-                )
-                se = float(diff.std(ddof=1) / np.sqrt(diff.size)) if diff.size > 1 else 0.0
-                win = float(np.mean(diff < 0) + 0.5 * np.mean(diff == 0))
-                rows.append([s, g, str(diff.size), f"{diff.mean():+.3f} ± {se:.3f}", fmt(win, 2)])
+            for g in [*sorted(set(groups)), "overall"]:
+                sel = np.array([g in (h, "overall") for h in groups])
+                st = paired_stats(values[i, sel], base[sel])
+                rows.append([s, g, str(st.n), str(st), fmt(st.win, 2)])
         header = ["sampler", "group", "runs", f"log-ratio to {baseline} ± s.e.", "win"]
         text += f"\n### Paired to {baseline}, after {n} trials\n\n" + md_table(header, rows)
     return text
@@ -467,30 +412,15 @@ def paired(
 
 def plot(results: list[dict[str, Any]], samplers: list[str], path: str) -> None:
     """Best-so-far normalised regret (geometric mean over problems and seeds) per group."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    groups = sorted({r["group"] for r in results})
-    fig, axes = plt.subplots(1, len(groups), figsize=(4.5 * len(groups), 3.8))
-    cmap = plt.get_cmap("tab10")
-    for ax, g in zip(np.atleast_1d(axes), groups, strict=True):
-        for i, s in enumerate(samplers):
+    panels: dict[str, dict[str, Curve]] = {}
+    for g in sorted({r["group"] for r in results}):
+        panels[g] = {}
+        for s in samplers:
             curves = [r["regret"] for r in results if r["sampler"] == s and r["group"] == g]
-            if not curves:
-                continue
-            gm = np.exp(np.mean(np.log(np.maximum(np.array(curves), 1e-6)), axis=0))
-            style = "-" if s.startswith("TreeUCB") else "--"
-            ax.plot(np.arange(1, gm.size + 1), gm, style, color=cmap(i % 10), label=s)
-        ax.set_yscale("log")
-        ax.set_title(g)
-        ax.set_xlabel("trials")
-    np.atleast_1d(axes)[0].set_ylabel("normalised regret (geo. mean)")
-    np.atleast_1d(axes)[0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+            if curves:
+                gm = geomean_curve(curves)
+                panels[g][s] = (np.arange(1, gm.size + 1), gm)
+    plot_panels(panels, path, xlabel="trials", ylabel="normalised regret (geo. mean)")
 
 
 def problems(quick: bool) -> list[ProblemSpec]:
@@ -562,7 +492,7 @@ def select_problems(quick: bool, names: str | None) -> list[ProblemSpec]:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the comparison and write <name>.md and <name>.png into ``--out``."""
-    p = argparse.ArgumentParser(prog="python -m benchmarks optimize", description=__doc__)
+    p = make_parser("optimize", __doc__)
     p.add_argument("--quick", action="store_true")
     p.add_argument("--gp", action="store_true", help="include GPSampler in quick mode")
     p.add_argument("--trials", type=int, default=None)
@@ -570,9 +500,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--problems", default=None, help="comma-separated subset of problem names")
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--name", default="optimize", help="stem of the result files")
-    add_out_argument(p)
     p.add_argument("--seed-offset", type=int, default=0, help="first seed (1000+: report)")
-    p.add_argument("--samplers", default=None, help="comma-separated subset of sampler names")
+    p.add_argument("--samplers", default=None, help="comma-separated sampler names")
     p.add_argument("--save", default=None, help="pickle the raw results to this path")
     p.add_argument(
         "--load", default=None, help="comma-separated pickles of earlier runs to report with"
@@ -581,40 +510,33 @@ def main(argv: list[str] | None = None) -> None:
         "--paired", default=None, help="also report paired log-ratios to this sampler's regret"
     )
     a = p.parse_args(argv)
-    require("cmaes", "CmaEsSampler", "optimize")
+    if a.samplers:
+        samplers = split_names(a.samplers)
+    else:
+        samplers = [s for s in SAMPLERS if s != "GP" or a.gp or not a.quick]
+    require_packages(samplers, "optimize")
+    probs = select_problems(a.quick, a.problems)
     print(stamp_core(), flush=True)
     started = time.time()
     n_trials = a.trials or (100 if a.quick else 200)
     n_seeds = a.seeds or (2 if a.quick else 5)
-    samplers = [s for s in SAMPLERS if s != "GP" or a.gp or not a.quick]
-    if "GP" in samplers:
-        require("torch", "GPSampler", "optimize")
-    if a.samplers:
-        samplers = split_samplers(a.samplers)
-        for s in samplers:
-            make_sampler(s, 0)  # unknown names fail now
-    probs = select_problems(a.quick, a.problems)
     seeds = range(a.seed_offset, a.seed_offset + n_seeds)
     jobs = [(s, pr, seed, n_trials) for pr in probs for seed in seeds for s in samplers]
     # slowest first, so that parallel workers finish together
     jobs.sort(key=lambda j: (j[0] != "GP", j[1].group != "sklearn"))
     results = pmap(run_one, jobs, a.jobs)
     if a.save:
-        with open(a.save, "wb") as fh:
-            pickle.dump(results, fh)
+        save_runs(a.save, results)
     if a.load:
         names = {pr.name for pr in probs}
-        for path in a.load.split(","):
-            with open(path, "rb") as fh:
-                old = [
-                    r
-                    for r in pickle.load(fh)
-                    if r["problem"] in names
-                    and r["seed"] in seeds
-                    and r["sampler"] not in samplers
-                ]
-            samplers += sorted({r["sampler"] for r in old} - set(samplers))
-            results += old
+        old = load_runs(
+            a.load,
+            lambda r: (
+                r["problem"] in names and r["seed"] in seeds and r["sampler"] not in samplers
+            ),
+        )
+        samplers += sorted({r["sampler"] for r in old} - set(samplers))
+        results += old
     checkpoints = [n for n in (50, 100, 200) if n <= n_trials] or [n_trials]
     text, headline = report(results, samplers, checkpoints)
     if a.paired:
@@ -631,7 +553,8 @@ def main(argv: list[str] | None = None) -> None:
         f"({a.seed_offset}+), "
         f"{n_trials} trials; samplers with default options (seed only). Rank: mean over "
         "(problem, seed) of the rank among samplers (1 = best). Regret: geometric mean of the "
-        f"normalised regret (floored at 1e-6). Command: `{command_line('optimize', argv)}`.\n"
+        f"normalised regret (floored at {FLOOR:g}). "
+        f"Command: `{command_line('optimize', argv)}`.\n"
         + text
         + "\nMean wall time of one study (s): "
         + ", ".join(f"{s} {fmt(w)}" for s, w in walls.items())

@@ -119,20 +119,13 @@ def test_fidelity(results_in_tmp: Path) -> None:
     assert f"Command: `python -m benchmarks fidelity {' '.join(argv)}`." in text
     rows = _rows(text)
     assert [r[:2] for r in rows] == [
-        ["none", "treeucb"],
-        ["none", "tpe"],
-        ["none", "random"],
-        *(
-            ["hyperband", s]
-            for s in (
-                "treeucb-last_value",
-                "treeucb-tpe",
-                "treeucb-bohb",
-                "treeucb-context",
-                "tpe",
-                "random",
-            )
-        ),
+        ["none", "TreeUCB"],
+        ["none", "TPE"],
+        ["none", "Random"],
+        ["hyperband", "TreeUCB[pruned=last_value]"],
+        ["hyperband", "TreeUCB[pruned=context,max_budget=27]"],
+        ["hyperband", "TPE"],
+        ["hyperband", "Random"],
     ]
     assert rows[3][5] == "+0.000 ± 0.000"  # the paired baseline of its pruner
     assert "![regret against resource, curves](fidelity_curves.png)" in text
@@ -189,13 +182,13 @@ def test_inbox(results_in_tmp: Path) -> None:
 
 
 def test_optimize_takes_treeucb_variants_and_mixed_problems() -> None:
+    from benchmarks._samplers import make_sampler
+    from benchmarks._samplers import split_names
     from benchmarks.optimize import ProblemSpec
-    from benchmarks.optimize import make_sampler
     from benchmarks.optimize import run_one
     from benchmarks.optimize import select_problems
-    from benchmarks.optimize import split_samplers
 
-    names = split_samplers("TreeUCB,TreeUCB[discrete=region,C=0.03],TPE")
+    names = split_names("TreeUCB,TreeUCB[discrete=region,C=0.03],TPE")
     assert names == ["TreeUCB", "TreeUCB[discrete=region,C=0.03]", "TPE"]
     sampler = make_sampler(names[1], 0)
     options = sampler._core_options
