@@ -515,8 +515,8 @@ def main(argv: list[str] | None = None) -> None:
         )
     setting = (
         "Ray Tune searchers under `ASHAScheduler(max_t=27, grace_period=1, reduction_factor=3)` "
-        "on a local Ray, one trial at a time; `optuna` is `OptunaSearch` (TPE), `hyperopt` "
-        "`HyperOptSearch`, both with their defaults. "
+        "on a local Ray, one trial at a time; OptunaSearch (TPE) and HyperOptSearch with their "
+        "defaults. "
         if ray
         else ""
     )
