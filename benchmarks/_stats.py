@@ -74,7 +74,8 @@ def paired(
 
 
 def mean_ranks(values: np.ndarray) -> np.ndarray:
-    """Mean rank of each method (rows) over runs (columns); ties share their mean rank.
+    """Mean rank of each method (rows) over runs (columns); ties share their mean rank, and a
+    failed run (NaN) ranks last.
 
     Args:
         values: shape (n_methods, n_runs), lower is better.
@@ -82,4 +83,5 @@ def mean_ranks(values: np.ndarray) -> np.ndarray:
     Returns:
         shape (n_methods,), values in [1, n_methods].
     """
-    return rankdata(np.asarray(values, dtype=float), axis=0).mean(axis=1)  # type: ignore[no-any-return]
+    filled = np.nan_to_num(np.asarray(values, dtype=float), nan=np.inf)
+    return rankdata(filled, axis=0).mean(axis=1)  # type: ignore[no-any-return]

@@ -39,7 +39,9 @@ from benchmarks._common import pmap
 from benchmarks._common import require
 from benchmarks._common import results_dir
 from benchmarks._common import stamp_core
+from benchmarks._common import write_result
 from benchmarks._stats import geomean
+from benchmarks._stats import mean_ranks
 from benchmarks._testfunctions import FUNCTIONS
 from benchmarks._testfunctions import Problem
 
@@ -233,12 +235,9 @@ def summarise(
     se = {
         k: float(np.std(v, ddof=1) / np.sqrt(len(v))) if len(v) > 1 else 0.0 for k, v in by.items()
     }
-    ranks: dict[str, list[float]] = {lab: [] for lab in labels}
-    for f in functions:
-        vals = np.array([mean[(lab, f)] for lab in labels])
-        order = vals.argsort().argsort() + 1.0
-        for lab, rk in zip(labels, order, strict=True):
-            ranks[lab].append(float(rk))
+    ranks = dict(
+        zip(labels, mean_ranks(np.array([[mean[(lab, f)] for f in functions] for lab in labels])))
+    )
     gm = {lab: geomean(mean[(lab, f)] for f in functions) for lab in labels}
     rows = []
     for lab in sorted(labels, key=lambda lab: gm[lab]):
@@ -248,7 +247,7 @@ def summarise(
                 lab,
                 *cells,
                 fmt(gm[lab]),
-                fmt(float(np.mean(ranks[lab])), 2),
+                fmt(float(ranks[lab]), 2),
                 fmt(1e3 * float(np.mean(secs[lab]))),
             ]
         )
@@ -349,9 +348,7 @@ def write_report(
         + f"\n![cumulative regret]({stem}.png)\n\n"
         + machine_note("quick" if a.quick else "full", started)
     )
-    (out / f"{stem}.md").write_text(text)
-    print(text, flush=True)
-    print(f"wrote {out / stem}.md and .png", flush=True)
+    write_result(out, stem, text)
 
 
 if __name__ == "__main__":

@@ -11,15 +11,16 @@ one lazy refit, so the mean is the amortised cost.
 
 from __future__ import annotations
 
-import platform
 import time
 
 import numpy as np
 from sklearn.tree import DecisionTreeRegressor
 
 from benchmarks._common import command_line
+from benchmarks._common import machine_note
 from benchmarks._common import make_parser
-from benchmarks._common import results_dir
+from benchmarks._common import stamp_core
+from benchmarks._common import write_result
 from optuna_treeucb.core import TreeUCB
 
 
@@ -66,11 +67,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="fewer rounds (about 1 minute)")
     args = parser.parse_args(argv)
     rounds = 20 if args.quick else 100
+    print(stamp_core(), flush=True)
     lines = [
         "# Core cost per ask + tell (5-D)",
         "",
-        f"`{command_line('core_cost', argv)}`, {rounds} rounds "
-        f"each, {platform.processor() or platform.machine()}, numpy {np.__version__}. "
+        f"Command: `{command_line('core_cost', argv)}`, {rounds} rounds each. "
         "Ratio = median time / one absolute-error CART fit on the same n (the paper's per-round "
         "refit), measured in the same process.",
         "",
@@ -89,10 +90,8 @@ def main(argv: list[str] | None = None) -> None:
                     f"{med / base:.3f} |"
                 )
                 print(lines[-1], flush=True)
-    lines += ["", f"Wall time {time.time() - start:.0f} s."]
-    path = results_dir(args.out) / "core_cost.md"
-    path.write_text("\n".join(lines) + "\n")
-    print(f"wrote {path}")
+    lines += ["", machine_note("quick" if args.quick else "full", start)]
+    write_result(args.out, "core_cost", "\n".join(lines))
 
 
 if __name__ == "__main__":

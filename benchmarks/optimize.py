@@ -64,6 +64,7 @@ from benchmarks._common import pmap
 from benchmarks._common import results_dir
 from benchmarks._common import save_runs
 from benchmarks._common import stamp_core
+from benchmarks._common import write_result
 from benchmarks._samplers import make_sampler
 from benchmarks._samplers import require_packages
 from benchmarks._samplers import split_names
@@ -561,10 +562,8 @@ def main(argv: list[str] | None = None) -> None:
         + f"\n\n![best so far]({a.name}.png)\n\n"
         + machine_note(mode, started)
     )
-    (out / f"{a.name}.md").write_text(body)
-    print(body)
     print(headline)
-    print(f"wrote {out / a.name}.md and .png")
+    write_result(out, a.name, body)
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ from benchmarks._common import md_table
 from benchmarks._common import plot_panels
 from benchmarks._common import results_dir
 from benchmarks._common import stamp_core
+from benchmarks._common import write_result
 from benchmarks._samplers import make_sampler
 from benchmarks._samplers import require_packages
 from benchmarks._samplers import split_names
@@ -196,9 +197,7 @@ def main(argv: list[str] | None = None) -> None:
         + "\n![overhead](overhead.png)\n\n"
         + machine_note(mode, started)
     )
-    (out / "overhead.md").write_text(text)
-    print(text)
-    print(f"wrote {out / 'overhead'}.md and .png")
+    write_result(out, "overhead", text)
 
 
 if __name__ == "__main__":

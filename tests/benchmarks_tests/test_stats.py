@@ -51,3 +51,7 @@ def test_geomean() -> None:
 def test_mean_ranks_share_ties() -> None:
     values = np.array([[1.0, 5.0, 2.0], [2.0, 5.0, 1.0], [3.0, 1.0, 3.0]])
     np.testing.assert_allclose(mean_ranks(values), [(1 + 2.5 + 2) / 3, (2 + 2.5 + 1) / 3, 7 / 3])
+
+
+def test_a_failed_run_ranks_last() -> None:
+    np.testing.assert_allclose(mean_ranks(np.array([[np.nan], [2.0], [1.0]])), [3.0, 2.0, 1.0])
