@@ -37,7 +37,8 @@ Usage::
         --samplers "TreeUCB,TreeUCB[discrete=region],TPE"   # a TreeUCB with core options
 
 Samplers are named as in :mod:`benchmarks._samplers`: ``TreeUCB``, ``TPE``, ``GP``,
-``CmaEs``, ``Random``, ``QMC``, each optionally with constructor options in brackets.
+``CmaEs``, ``Random``, ``QMC``, each optionally with constructor options in brackets.  A new
+kind of problem is one entry of :data:`KINDS` (how to build it, how ``--problems`` names it).
 """
 
 from __future__ import annotations
@@ -93,25 +94,51 @@ SAMPLERS = (
 # -- problems ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ProblemSpec:
-    """A problem by name; ``group`` in {"continuous", "continuous-noisy", "mixed", "sklearn"}
-    or a BBOB group ("bbob-<d>d" for the noiseless functions, "bbob-noisy" for the noisy
-    ones)."""
+    """A problem by name and group; the group's first word is its kind (a key of
+    :data:`KINDS`): ``continuous``, ``continuous-noisy``, ``mixed``, ``sklearn``,
+    ``bbob-<d>d`` (the noiseless BBOB functions) or ``bbob-noisy``."""
 
     name: str
     group: str
 
+    @property
+    def kind(self) -> str:
+        return self.group.split("-")[0]
 
-def _continuous(label: str) -> tuple[str, int, float]:
-    parts = label.split("-")
-    return parts[0], int(parts[1][:-1]), (0.1 if parts[-1] == "noisy" else 0.0)
+
+Objective = Callable[[Any], float]
+
+
+def _box_objective(fn: TestFunction | BBOBFunction, trues: list[float]) -> Objective:
+    """A function on [-5, 5]^d as an Optuna objective of ``d`` floats."""
+
+    def objective(trial: Any) -> float:
+        x = np.array([trial.suggest_float(f"x{i}", LOW, HIGH) for i in range(fn.dim)])
+        obs, true = fn.observe(x)
+        trues.append(true)
+        return obs
+
+    return objective
+
+
+def _continuous_objective(name: str, seed: int, trues: list[float]) -> tuple[Objective, float]:
+    """``<function>-<d>d`` or ``<function>-<d>d-noisy`` of :mod:`benchmarks._testfunctions`."""
+    parts = name.split("-")
+    fn = TestFunction(parts[0], int(parts[1][:-1]), seed, 0.1 if parts[-1] == "noisy" else 0.0)
+    return _box_objective(fn, trues), fn.median_random
+
+
+def _bbob_objective(name: str, seed: int, trues: list[float]) -> tuple[Objective, float]:
+    """``bbob-f<fid>-<d>d[-noisy]`` of :mod:`benchmarks._bbob`."""
+    fid, dim, noisy = _bbob.parse(name)
+    fn = BBOBFunction(fid, dim, seed, noisy)
+    return _box_objective(fn, trues), fn.median_random
 
 
 MIXED_PENALTIES = (0.0, 0.1, 0.3, 0.6)  # of a mixed problem's categorical, x median random
 
 
-def _mixed_objective(
-    name: str, seed: int, trues: list[float]
-) -> tuple[Callable[[Any], float], float]:
+def _mixed_objective(name: str, seed: int, trues: list[float]) -> tuple[Objective, float]:
     """A mixed problem ``mixed-<function>-<d>d`` (see the module docstring) and its scale."""
     _, fname, dims = name.split("-")
     dim = int(dims[:-1])
@@ -142,7 +169,7 @@ def _mixed_objective(
     return objective, tf.median_random
 
 
-def _sklearn_objective(name: str) -> Callable[[Any], float]:
+def _sklearn_objective(name: str) -> Objective:
     """A deterministic cross-validated error for one sklearn task (data loaded once)."""
     from sklearn import datasets
     from sklearn.ensemble import RandomForestClassifier
@@ -248,6 +275,50 @@ def _sklearn_objective(name: str) -> Callable[[Any], float]:
     raise ValueError(f"Unknown sklearn task {name!r}.")
 
 
+def _sklearn_task(name: str, seed: int, trues: list[float]) -> tuple[Objective, float]:
+    """A deterministic scikit-learn task (the seed does not enter); no scale: its regret is
+    relative to the best value any run found (:func:`normalised_regret`)."""
+    inner = _sklearn_objective(name)
+
+    def objective(trial: Any) -> float:
+        v = inner(trial)
+        trues.append(v)
+        return v
+
+    return objective, float("nan")
+
+
+def _mixed_problems(name: str) -> list[ProblemSpec] | None:
+    parts = name.split("-")
+    if len(parts) != 3 or parts[1] not in BASE or not parts[2][:-1].isdigit():
+        return None
+    return [ProblemSpec(name, "mixed")] if parts[2].endswith("d") else None
+
+
+def _bbob_problems(name: str) -> list[ProblemSpec] | None:
+    try:
+        return bbob_problems(name)
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class ProblemKind:
+    """How the problems of one kind are built and named.
+
+    Args:
+        build: ``build(name, seed, trues) -> (objective, scale)``: the Optuna objective, which
+            appends each trial's noiseless value to ``trues``, and the median regret of a
+            uniform random point (NaN: the regret is relative to the best value any run found
+            instead, see :func:`normalised_regret`).
+        select: For ``--problems``: the problems a name that starts with the kind names, or
+            ``None`` if it names none (the problems of :func:`problems` need no ``select``).
+    """
+
+    build: Callable[[str, int, list[float]], tuple[Objective, float]]
+    select: Callable[[str], list[ProblemSpec] | None] | None = None
+
+
 def run_one(job: tuple[str, ProblemSpec, int, int]) -> dict[str, Any]:
     """One study: per trial the observed and the noiseless value, and the sampler time."""
     import optuna
@@ -256,33 +327,7 @@ def run_one(job: tuple[str, ProblemSpec, int, int]) -> dict[str, Any]:
     warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
     sampler_name, prob, seed, n_trials = job
     trues: list[float] = []
-    if prob.group.startswith(("continuous", "bbob")):
-        tf: TestFunction | BBOBFunction
-        if prob.group.startswith("bbob"):
-            fid, dim, noisy = _bbob.parse(prob.name)
-            tf = BBOBFunction(fid, dim, seed, noisy)
-        else:
-            fname, dim, noise = _continuous(prob.name)
-            tf = TestFunction(fname, dim, seed, noise)
-
-        def objective(trial: Any) -> float:
-            x = np.array([trial.suggest_float(f"x{i}", LOW, HIGH) for i in range(dim)])
-            obs, true = tf.observe(x)
-            trues.append(true)
-            return obs
-
-        scale = tf.median_random
-    elif prob.group == "mixed":
-        objective, scale = _mixed_objective(prob.name, seed, trues)
-    else:
-        inner = _sklearn_objective(prob.name)
-
-        def objective(trial: Any) -> float:
-            v = inner(trial)
-            trues.append(v)
-            return v
-
-        scale = float("nan")
+    objective, scale = KINDS[prob.kind].build(prob.name, seed, trues)
     study = optuna.create_study(sampler=make_sampler(sampler_name, seed))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -319,7 +364,7 @@ def normalised_regret(results: list[dict[str, Any]]) -> None:
     for r in results:
         by_problem.setdefault(r["problem"], []).append(r)
     for rs in by_problem.values():
-        if rs[0]["group"].startswith(("continuous", "bbob", "mixed")):
+        if np.isfinite(rs[0]["scale"]):
             for r in rs:
                 r["regret"] = np.maximum(_best_of_observed(r["obs"], r["true"]), 0.0) / r["scale"]
             continue
@@ -470,24 +515,29 @@ def bbob_problems(name: str) -> list[ProblemSpec]:
     return out
 
 
+KINDS: dict[str, ProblemKind] = {
+    "continuous": ProblemKind(_continuous_objective),
+    "bbob": ProblemKind(_bbob_objective, select=_bbob_problems),
+    "mixed": ProblemKind(_mixed_objective, select=_mixed_problems),
+    "sklearn": ProblemKind(_sklearn_task),
+}
+
+
 def select_problems(quick: bool, names: str | None) -> list[ProblemSpec]:
-    """The mode's problems, or those named (any problem of the full mode, or BBOB names)."""
+    """The mode's problems, or those named: any problem of the full mode, or a name that a
+    kind's ``select`` takes (BBOB names and groups, ``mixed-<function>-<d>d``)."""
     if not names:
         return problems(quick)
     known = {pr.name: pr for pr in problems(False)}
     out: list[ProblemSpec] = []
     for name in names.split(","):
-        if name in known:
-            out.append(known[name])
-        elif name.startswith("bbob"):
-            out += bbob_problems(name)
-        elif name.startswith("mixed-"):
-            _, fname, dims = name.split("-")
-            if fname not in BASE or not dims.endswith("d") or not dims[:-1].isdigit():
-                raise SystemExit(f"Unknown problem {name!r}.")
-            out.append(ProblemSpec(name, "mixed"))
-        else:
+        kind = KINDS.get(name.split("-")[0])
+        selected = [known[name]] if name in known else None
+        if selected is None and kind is not None and kind.select is not None:
+            selected = kind.select(name)
+        if not selected:
             raise SystemExit(f"Unknown problem {name!r}.")
+        out += selected
     return out
 
 

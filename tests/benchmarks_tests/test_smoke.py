@@ -200,3 +200,29 @@ def test_optimize_takes_treeucb_variants_and_mixed_problems() -> None:
         select_problems(False, "mixed-nothing-5d")
     result = run_one((names[1], ProblemSpec("mixed-sphere-4d", "mixed"), 0, 14))
     assert result["true"].shape == (14,) and np.all(result["true"] >= 0.0)
+
+
+def test_optimize_names_problems_by_kind_and_reports_them_together() -> None:
+    from benchmarks.optimize import ProblemSpec
+    from benchmarks.optimize import report
+    from benchmarks.optimize import run_one
+    from benchmarks.optimize import select_problems
+
+    probs = select_problems(False, "bbob-f01-2d,sphere-2d-noisy,bbob-2d-noiseless")
+    assert probs[:2] == [
+        ProblemSpec("bbob-f01-2d", "bbob-2d"),
+        ProblemSpec("sphere-2d-noisy", "continuous-noisy"),
+    ]
+    assert len(probs) == 2 + 24 and {p.kind for p in probs} == {"bbob", "continuous"}
+    for bad in ("bbob-f01", "mixed-sphere-5d-x", "nothing"):
+        with pytest.raises(SystemExit, match="Unknown problem"):
+            select_problems(False, bad)
+    runs = [
+        run_one((s, p, 0, 10))
+        for p in (probs[0], ProblemSpec("enet-diabetes", "sklearn"))
+        for s in ("Random", "TreeUCB")
+    ]
+    text, headline = report(runs, ["Random", "TreeUCB"], [10], reference="Random")
+    assert "rank bbob-2d" in text and "rank sklearn" in text
+    assert sum(headline[10]["rank"].values()) == pytest.approx(3.0)
+    assert all(np.all(r["regret"] >= 0.0) for r in runs)
