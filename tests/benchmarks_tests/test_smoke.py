@@ -1,8 +1,8 @@
 """The benchmark commands run end to end at tiny sizes and write their tables.
 
-Only the commands that need nothing beyond the test extra are run here (the bandit and
-optimisation benchmarks need PyXAB, cmaes and torch from the ``benchmarks`` extra).  Results go
-to a temporary folder, never to the committed ``benchmarks/results/``.
+The test extra brings the benchmarks extra, so everything but GPSampler (torch, the ``gp``
+extra) can run here.  Results go to a temporary folder, never to the committed
+``benchmarks/results/``.
 """
 
 from __future__ import annotations
