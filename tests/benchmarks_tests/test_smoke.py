@@ -226,3 +226,17 @@ def test_optimize_names_problems_by_kind_and_reports_them_together() -> None:
     assert "rank bbob-2d" in text and "rank sklearn" in text
     assert sum(headline[10]["rank"].values()) == pytest.approx(3.0)
     assert all(np.all(r["regret"] >= 0.0) for r in runs)
+
+
+def test_bandit(results_in_tmp: Path) -> None:
+    cli.main(["bandit", "--quick", "--seeds", "1", "--rounds", "6", "--no-tuning"])
+    text = (results_in_tmp / "bandit.md").read_text()
+    rows = _rows(text)
+    labels = [r[0] for r in rows]
+    assert "TreeUCB (default)" in labels and "VHCT (default)" in labels and "Random" in labels
+    # mean ranks over the 5 functions (two significant digits): each function ranks every
+    # method once
+    n = len(rows)
+    assert all(1.0 <= float(r[-2]) <= n for r in rows)
+    assert sum(float(r[-2]) for r in rows) == pytest.approx(n * (n + 1) / 2, abs=0.5 * n)
+    assert (results_in_tmp / "bandit.png").stat().st_size > 0
