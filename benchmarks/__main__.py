@@ -1,10 +1,7 @@
-"""``python -m benchmarks COMMAND [--quick] [--out DIR] ...``.
-
-Commands: bandit, ablation, optimize, overhead, paired, memory, core_cost, fidelity, scale, inbox,
-ray_compare, async, dims.
+"""``python -m benchmarks COMMAND [--quick] [--out DIR] ...``: the benchmark commands.
 
 Results go to ``--out DIR`` (a scratch folder unless given; ``--out benchmarks/results``
-updates the committed ones).
+updates the committed ones). ``python -m benchmarks COMMAND --help`` describes a command.
 """
 
 from __future__ import annotations
@@ -12,29 +9,51 @@ from __future__ import annotations
 import importlib
 import sys
 
+from benchmarks._common import plain
+
 COMMANDS = {
     "bandit": "benchmarks.bandit",
     "ablation": "benchmarks.ablation",
     "optimize": "benchmarks.optimize",
-    "overhead": "benchmarks.overhead",
     "paired": "benchmarks.paired",
-    "memory": "benchmarks.memory",
-    "core_cost": "benchmarks.core_cost",
-    "fidelity": "benchmarks.fidelity",
-    "scale": "benchmarks.scale",
     "inbox": "benchmarks.inbox",
-    "ray_compare": "benchmarks.ray_compare",
     "async": "benchmarks.asynchronous",
+    "fidelity": "benchmarks.fidelity",
+    "ray_compare": "benchmarks.ray_compare",
+    "overhead": "benchmarks.overhead",
+    "core_cost": "benchmarks.core_cost",
+    "scale": "benchmarks.scale",
+    "memory": "benchmarks.memory",
     "dims": "benchmarks.dims",
 }
+
+
+def usage() -> str:
+    """The top-level help: what the entry point does and one line per command."""
+    width = max(map(len, COMMANDS))
+    lines = [
+        "usage: python -m benchmarks COMMAND [--quick] [--out DIR] [options]",
+        "",
+        plain(__doc__ or "").split("\n", 1)[1].strip(),
+        "",
+        "commands:",
+    ]
+    for command, module in COMMANDS.items():
+        summary = plain(importlib.import_module(module).__doc__ or "").split("\n")[0]
+        lines.append(f"  {command:<{width}}  {summary}")
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> None:
     """Dispatch to one benchmark's ``main``."""
     args = sys.argv[1:] if argv is None else argv
+    if args[:1] in (["-h"], ["--help"]):
+        print(usage())
+        return
     if not args or args[0] not in COMMANDS:
-        print(__doc__)
-        print("Each command takes --quick (minutes) or runs its full mode, and --out; see --help.")
+        if args:
+            print(f"python -m benchmarks: unknown command {args[0]!r}", file=sys.stderr)
+        print(usage())
         raise SystemExit(2)
     importlib.import_module(COMMANDS[args[0]]).main(args[1:])
 

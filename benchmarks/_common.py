@@ -7,7 +7,9 @@ import hashlib
 import importlib
 import math
 import os
+import pickle
 import platform
+import re
 import shlex
 import subprocess
 import sys
@@ -25,6 +27,25 @@ import numpy as np
 RESULTS = Path(__file__).resolve().parent / "results"  # the committed results
 SCRATCH = Path(tempfile.gettempdir()) / "treeucb-benchmarks"
 RESULTS_ENV = "TREEUCB_BENCHMARK_RESULTS"  # overrides SCRATCH as the default of --out
+
+
+def plain(doc: str) -> str:
+    """A module docstring as plain text for ``--help``: reST roles and double backquotes
+    become single backquotes, and a literal block's ``::`` a colon."""
+    text = re.sub(r":(?:mod|func|class|data|meth):`~?([^`]+)`", r"`\1`", doc)
+    return text.replace("``", "`").replace("::\n", ":\n").strip()
+
+
+def make_parser(command: str, doc: str | None) -> argparse.ArgumentParser:
+    """The parser of ``python -m benchmarks COMMAND``: the module docstring as its description
+    (line breaks kept, so usage examples stay one per line) and ``--out``."""
+    parser = argparse.ArgumentParser(
+        prog=f"python -m benchmarks {command}",
+        description=plain(doc or ""),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_out_argument(parser)
+    return parser
 
 
 def add_out_argument(parser: argparse.ArgumentParser) -> None:
@@ -61,16 +82,53 @@ def command_line(command: str, argv: Sequence[str] | None) -> str:
     return shlex.join(["python", "-m", "benchmarks", command, *args])
 
 
-def require(module: str, needed_for: str, command: str) -> None:
+def require(module: str, needed_for: str, command: str, extra: str = "benchmarks") -> None:
     """Exit with a one-line message naming the extra if ``module`` cannot be imported."""
     try:
         importlib.import_module(module)
     except ImportError:
         raise SystemExit(
             f"python -m benchmarks {command}: {needed_for} needs the {module!r} package, which "
-            "could not be imported. Install the benchmarks extra: "
-            "pip install -e '.[benchmarks]'."
+            f"could not be imported. Install the {extra} extra: pip install -e '.[{extra}]'."
         ) from None
+
+
+def core_regret(fn: Any, seed: int, options: dict[str, Any], n_trials: int) -> np.ndarray:
+    """Normalised simple regret after each trial of the core's ask/tell on one test function.
+
+    ``fn`` is a :class:`benchmarks._testfunctions.TestFunction` or a
+    :class:`benchmarks._bbob.BBOBFunction` (both on [-5, 5]^d, minimised).  The recommended
+    point is the trial with the best *observed* value; its noiseless regret is divided by the
+    median regret of a uniform random point.  Returns shape (n_trials,).
+    """
+    from optuna_treeucb.core import TreeUCB
+
+    bandit = TreeUCB(fn.dim, seed=seed, direction="minimize", **options)
+    best_obs, best_true = np.inf, np.inf
+    out = np.empty(n_trials)
+    for t in range(n_trials):
+        x = bandit.ask_x()
+        obs, true = fn.observe(-5.0 + 10.0 * x)
+        bandit.tell_x(x, obs)
+        if obs < best_obs:
+            best_obs, best_true = obs, true
+        out[t] = max(best_true, 0.0) / fn.median_random
+    return out
+
+
+def save_runs(path: str, results: list[dict[str, Any]]) -> None:
+    """Pickle the raw runs of a command (``--save``)."""
+    with open(path, "wb") as fh:
+        pickle.dump(results, fh)
+
+
+def load_runs(paths: str, keep: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
+    """The runs of earlier ``--save`` files (comma-separated ``paths``) that ``keep`` accepts."""
+    out: list[dict[str, Any]] = []
+    for path in paths.split(","):
+        with open(path, "rb") as fh:
+            out += [r for r in pickle.load(fh) if keep(r)]
+    return out
 
 
 def pmap(fn: Callable[[Any], Any], items: Sequence[Any], jobs: int) -> list[Any]:
@@ -95,12 +153,6 @@ def pmap(fn: Callable[[Any], Any], items: Sequence[Any], jobs: int) -> list[Any]
     return out
 
 
-def geomean(values: Iterable[float], floor: float = 1e-12) -> float:
-    """Geometric mean of positive values (each floored at ``floor``)."""
-    arr = np.maximum(np.asarray(list(values), dtype=float), floor)
-    return float(np.exp(np.mean(np.log(arr))))
-
-
 def fmt(v: float, digits: int = 3) -> str:
     """A compact number: fixed for moderate magnitudes, scientific otherwise."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
@@ -118,6 +170,73 @@ def md_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
         cells = [c if isinstance(c, str) else fmt(float(c)) for c in row]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+Curve = tuple[Sequence[float] | np.ndarray, Sequence[float] | np.ndarray]
+
+
+def plot_panels(
+    panels: dict[str, dict[str, Curve]],
+    path: Path | str,
+    *,
+    xlabel: str,
+    ylabel: str,
+    xlog: bool = False,
+    marker: str = "",
+    sharey: bool = False,
+) -> None:
+    """One panel per key of ``panels``, one curve ``(x, y)`` per label, log-scale y.
+
+    A label keeps its colour in every panel, so one legend below the panels names them all;
+    TreeUCB's curves are solid, the others dashed.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = list(dict.fromkeys(label for curves in panels.values() for label in curves))
+    cmap = plt.get_cmap("tab10" if len(labels) <= 10 else "tab20")
+    # two panels a row at 900 px, so the README's width shows 10 pt text at about its size
+    cols = min(2, len(panels))
+    rows = -(-len(panels) // cols)
+    columns = min(3, len(labels))
+    legend_rows = -(-len(labels) // columns)
+    fig, grid = plt.subplots(
+        rows,
+        cols,
+        figsize=(9, 3.4 * rows + 0.3 * legend_rows + 0.4),
+        squeeze=False,
+        sharey=sharey,
+        layout="constrained",
+    )
+    axes = list(grid.flat)
+    for ax in axes[len(panels) :]:
+        ax.remove()
+    axes = axes[: len(panels)]
+    for ax, (title, curves) in zip(axes, panels.items(), strict=True):
+        for label, (x, y) in curves.items():
+            style = marker + ("-" if label.lower().startswith("treeucb") else "--")
+            color = cmap(labels.index(label) % cmap.N)
+            ax.plot(x, y, style, color=color, label=label, lw=1.4)
+        ax.set_yscale("log")
+        if xlog:
+            ax.set_xscale("log")
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel(xlabel)
+        ax.grid(alpha=0.3, which="both")
+    for ax in grid[:, 0]:
+        ax.set_ylabel(ylabel)
+    handles = {h.get_label(): h for ax in axes for h in ax.get_lines()}
+    fig.legend(
+        [handles[label] for label in labels],
+        labels,
+        loc="outside lower center",
+        ncol=columns,
+        fontsize=10,
+    )
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
 
 
 def core_version() -> str:

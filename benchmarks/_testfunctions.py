@@ -1,16 +1,25 @@
-"""BBOB-like continuous test functions for minimisation on [-5, 5]^d.
+"""The test functions of the benchmarks that are defined here (the real BBOB suite comes from
+``ioh``, see :mod:`benchmarks._bbob`).
 
-Own implementations of a few functions of the BBOB suite (Hansen et al., "Real-Parameter
-Black-Box Optimization Benchmarking 2009: Noiseless Functions Definitions"): sphere,
-ellipsoid (separable, condition 1e6), Rosenbrock, Rastrigin and
-Ackley.  Per seed the optimum ``x*`` is drawn uniformly in [-4, 4]^d (BBOB's convention) and
-the optimum value is 0.  A noisy variant adds Gaussian noise whose standard deviation is
-``noise`` times the median value of uniform random points (so it is comparable across
-functions); regret is always taken on the noiseless value.
+* **BBOB-like functions** for minimisation on [-5, 5]^d (own implementations of a few functions
+  of Hansen et al., "Real-Parameter Black-Box Optimization Benchmarking 2009: Noiseless
+  Functions Definitions"): sphere, ellipsoid (separable, condition 1e6), Rosenbrock, Rastrigin
+  and Ackley.  Per seed the optimum ``x*`` is drawn uniformly in [-4, 4]^d (BBOB's convention)
+  and the optimum value is 0.  A noisy variant adds Gaussian noise whose standard deviation is
+  ``noise`` times the median value of uniform random points (so it is comparable across
+  functions); regret is always taken on the noiseless value.  See :class:`TestFunction`.
+* **Lipschitz bandit functions** (PyXAB's definitions, ``PyXAB.synthetic_obj``: same formula
+  and native domain, vectorised; Rastrigin and Ackley are the negated functions above on
+  [-1, 1]^d): Garland, DoubleSine, Himmelblau, Rastrigin, Ackley, for maximisation.  A
+  :class:`Problem` is a function seen through the unit cube with its domain shifted at random
+  per seed (so that no method gains from an optimum at the centre of the cube, where dyadic
+  partitions evaluate first), and affinely scaled so that the noiseless value is in [0, 1]
+  with maximum exactly 1 (regret ``1 - f(x)``).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -101,3 +110,106 @@ def suite(
 ) -> list[TestFunction]:
     """All instances of the given functions x dimensions x noise levels for one seed."""
     return [TestFunction(n, d, seed, nz) for d in dims for n in names for nz in noise_levels]
+
+
+# -- Lipschitz bandit functions (maximised) -------------------------------------------------
+def garland(x: np.ndarray) -> np.ndarray:
+    """Garland on [0, 1]: ``x (1 - x) (4 - sqrt|sin 60 x|)``."""
+    u = x[:, 0]
+    return u * (1.0 - u) * (4.0 - np.sqrt(np.abs(np.sin(60.0 * u))))
+
+
+def double_sine(
+    x: np.ndarray, rho1: float = 0.3, rho2: float = 0.8, tmax: float = 0.5
+) -> np.ndarray:
+    """DoubleSine on [0, 1] (PyXAB defaults rho1=0.3, rho2=0.8, tmax=0.5); maximum 0 at tmax."""
+    ep1, ep2 = -math.log2(rho1), -math.log2(rho2)
+    u = 2.0 * np.abs(x[:, 0] - tmax)
+    out = np.zeros_like(u)
+    nz = u > 0
+    un = u[nz]
+    envelope = un**ep2 - un**ep1
+    out[nz] = (np.sin(np.log2(un) / 2.0 * 2.0 * np.pi) + 1.0) / 2.0 * envelope - un**ep2
+    return out
+
+
+def himmelblau(x: np.ndarray) -> np.ndarray:
+    """Negated Himmelblau on [-5, 5]^2; maximum 0 at four points."""
+    x1, x2 = x[:, 0], x[:, 1]
+    return -((x1**2 + x2 - 11.0) ** 2) - (x1 + x2**2 - 7.0) ** 2
+
+
+def neg_rastrigin(x: np.ndarray) -> np.ndarray:
+    """Negated Rastrigin on [-1, 1]^d; maximum 0 at the origin."""
+    return -_rastrigin(x)
+
+
+def neg_ackley(x: np.ndarray) -> np.ndarray:
+    """Negated Ackley on [-1, 1]^d; maximum 0 at the origin."""
+    return -_ackley(x)
+
+
+@dataclass(frozen=True)
+class Function:
+    """A test function on its native box with the points where its maximum may lie."""
+
+    name: str
+    dim: int
+    low: float
+    high: float
+    f: Callable[[np.ndarray], np.ndarray]
+    argmax_candidates: np.ndarray  # shape (k, dim)
+
+
+_HIMMELBLAU_MAX = np.array(
+    [[3.0, 2.0], [-2.805118, 3.131312], [-3.779310, -3.283186], [3.584428, -1.848126]]
+)
+
+FUNCTIONS: dict[str, Function] = {
+    f.name: f
+    for f in (
+        # Garland's maximum sits on a cusp sin(60 x) = 0, i.e. x = k pi / 60.
+        Function("Garland", 1, 0.0, 1.0, garland, (np.arange(0, 25) * np.pi / 60)[:, None]),
+        Function("DoubleSine", 1, 0.0, 1.0, double_sine, np.array([[0.5]])),
+        Function("Himmelblau", 2, -5.0, 5.0, himmelblau, _HIMMELBLAU_MAX),
+        Function("Rastrigin", 2, -1.0, 1.0, neg_rastrigin, np.zeros((1, 2))),
+        Function("Ackley", 2, -1.0, 1.0, neg_ackley, np.zeros((1, 2))),
+    )
+}
+
+
+class Problem:
+    """A function seen through [0, 1]^d, domain shifted per seed, values scaled to [0, 1].
+
+    Args:
+        fn: The function.
+        seed: Draws the shift, uniform in ``[-shift, shift] * width`` per dimension.
+        shift: Largest shift as a fraction of the domain width.
+    """
+
+    def __init__(self, fn: Function, seed: int, shift: float = 0.1) -> None:
+        self.fn = fn
+        self.dim = fn.dim
+        width = fn.high - fn.low
+        rng = np.random.default_rng([seed, 7919])
+        self.offset = fn.low + rng.uniform(-shift, shift, size=fn.dim) * width
+        self.width = width
+        lo, hi = self.offset, self.offset + width
+        inside = np.all((fn.argmax_candidates >= lo) & (fn.argmax_candidates <= hi), axis=1)
+        assert inside.any(), "the shift keeps a maximiser inside the domain"
+        fmax = float(np.max(fn.f(fn.argmax_candidates[inside])))
+        k = 200_001 if fn.dim == 1 else 801
+        axes = [np.linspace(0.0, 1.0, k)] * fn.dim
+        grid = np.stack([a.ravel() for a in np.meshgrid(*axes, indexing="ij")], axis=1)
+        vals = fn.f(self.native(grid))
+        self.fmin = float(np.min(vals))
+        self.fmax = max(fmax, float(np.max(vals)))
+
+    def native(self, u: np.ndarray) -> np.ndarray:
+        """Cube points (n, d) -> native points (n, d)."""
+        return self.offset + np.asarray(u, dtype=float) * self.width
+
+    def value(self, u: np.ndarray) -> float:
+        """Noiseless scaled value of one cube point, in [0, 1] (1 at the maximum)."""
+        v = float(self.fn.f(self.native(np.asarray(u, dtype=float).reshape(1, -1)))[0])
+        return (v - self.fmin) / (self.fmax - self.fmin)

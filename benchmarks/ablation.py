@@ -18,7 +18,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import inspect
 import itertools
 import time
@@ -26,18 +25,18 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._bandit_problems import FUNCTIONS
-from benchmarks._common import add_out_argument
 from benchmarks._common import command_line
+from benchmarks._common import core_regret
 from benchmarks._common import fmt
-from benchmarks._common import geomean
 from benchmarks._common import machine_note
+from benchmarks._common import make_parser
 from benchmarks._common import md_table
 from benchmarks._common import pmap
 from benchmarks._common import stamp_core
 from benchmarks._common import write_result
-from benchmarks._testfunctions import HIGH
-from benchmarks._testfunctions import LOW
+from benchmarks._stats import geomean
+from benchmarks._stats import mean_ranks
+from benchmarks._testfunctions import FUNCTIONS
 from benchmarks._testfunctions import TestFunction
 from benchmarks.bandit import TUNING_SEED_OFFSET
 from benchmarks.bandit import Method
@@ -69,29 +68,15 @@ def configurations() -> list[tuple[str, dict[str, Any]]]:
 
 
 def simple_regret_run(job: tuple[dict[str, Any], str, int, int, float, int]) -> float:
-    """Normalised simple regret of TreeUCB (core ask/tell) on one BBOB-like instance.
-
-    The recommended point is the trial with the best *observed* value; its noiseless regret
-    is divided by the median regret of a uniform random point.
-    """
-    from optuna_treeucb.core import TreeUCB
-
+    """Normalised simple regret of TreeUCB (core ask/tell) on one BBOB-like instance after the
+    last trial (:func:`benchmarks._common.core_regret`)."""
     opts, name, dim, seed, noise, n_trials = job
-    tf = TestFunction(name, dim, seed, noise)
-    bandit = TreeUCB(dim, seed=seed, direction="minimize", **opts)
-    best_obs, best_true = np.inf, np.inf
-    for _ in range(n_trials):
-        x = bandit.ask_x()
-        obs, true = tf.observe(LOW + x * (HIGH - LOW))
-        bandit.tell_x(x, obs)
-        if obs < best_obs:
-            best_obs, best_true = obs, true
-    return max(best_true, 0.0) / tf.median_random
+    return float(core_regret(TestFunction(name, dim, seed, noise), seed, opts, n_trials)[-1])
 
 
 def main(argv: list[str] | None = None) -> None:
     """Run the ablation and write <name>.md into ``--out``."""
-    p = argparse.ArgumentParser(prog="python -m benchmarks ablation", description=__doc__)
+    p = make_parser("ablation", __doc__)
     p.add_argument("--quick", action="store_true")
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--seeds", type=int, default=None, help="tuning seeds (2 quick, 5 full)")
@@ -99,7 +84,6 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--trials", type=int, default=None, help="optimisation trials (100/200)")
     p.add_argument("--only", default=None, help="comma-separated configuration labels")
     p.add_argument("--name", default="ablation", help="stem of the result file")
-    add_out_argument(p)
     a = p.parse_args(argv)
     print(stamp_core(), flush=True)
     started = time.time()
@@ -147,7 +131,7 @@ def main(argv: list[str] | None = None) -> None:
     }
     # rank of each configuration per (instance, seed), averaged
     mat = np.stack([o_vals[label] for label, _ in configs])  # (n_configs, per)
-    o_rank = mat.argsort(axis=0).argsort(axis=0).mean(axis=1) + 1.0
+    o_rank = mean_ranks(mat)
     noisy = np.array([nz > 0 for (_, _, nz) in instances for _ in seeds])
     o_gm = {label: geomean(o_vals[label]) for label, _ in configs}
     o_gm_noisy = {label: geomean(o_vals[label][noisy]) for label, _ in configs}

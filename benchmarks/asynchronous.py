@@ -14,8 +14,8 @@ of the best *observed* finished trial, divided by the median regret of a uniform
 Reported at equal finished trials (50/100/200): the geometric-mean regret per (sampler, W); the
 mean rank among samplers at each W (per problem and seed); the regret ratio ``W / W=1`` per
 sampler (geometric mean of the per-run ratios, on the same problem and seed, with the standard
-error of the mean log-ratio); and the paired log-ratio of TreeUCB to ``TPE (constant_liar)`` at
-each W > 1.  Seeds 0-999 are tuning seeds (BBOB instances 1-3), seeds 1000+ report seeds
+error of the mean log-ratio); and the paired log-ratio of TreeUCB to ``TPE[constant_liar=True]`` at
+each W.  Seeds 0-999 are tuning seeds (BBOB instances 1-3), seeds 1000+ report seeds
 (instances 4-15).
 
 Usage::
@@ -23,65 +23,50 @@ Usage::
     python -m benchmarks async --quick
     python -m benchmarks async --seed-offset 1000 --seeds 3 --trials 200 --jobs 1 \\
         --out benchmarks/results
-    python -m benchmarks async ... --samplers "TPE (constant_liar),TPE,Random" --save /tmp/b.pkl
+    python -m benchmarks async ... --samplers "TPE[constant_liar=True],Random" --save /tmp/b.pkl
     python -m benchmarks async ... --samplers TreeUCB --load /tmp/b.pkl   # rerun TreeUCB only
 
-A TreeUCB variant is named ``"TreeUCB key=value,key=value"`` (core options, e.g.
-``"TreeUCB sampling=uniform"``).
+Samplers are named as in :mod:`benchmarks._samplers` (e.g. ``TreeUCB[sampling=uniform]``).
+TPE's ``constant_liar`` is named explicitly: its default changed to ``True`` in Optuna 5.
 """
 
 from __future__ import annotations
 
-import argparse
-import pickle
 import time
 import warnings
 from typing import Any
 
 import numpy as np
-from scipy.stats import rankdata
 
 from benchmarks._bbob import FUNCTION_IDS
 from benchmarks._bbob import HIGH
 from benchmarks._bbob import LOW
 from benchmarks._bbob import BBOBFunction
-from benchmarks._common import add_out_argument
+from benchmarks._common import Curve
 from benchmarks._common import command_line
 from benchmarks._common import fmt
+from benchmarks._common import load_runs
 from benchmarks._common import machine_note
+from benchmarks._common import make_parser
 from benchmarks._common import md_table
+from benchmarks._common import plot_panels
 from benchmarks._common import pmap
 from benchmarks._common import results_dir
+from benchmarks._common import save_runs
 from benchmarks._common import stamp_core
 from benchmarks._common import write_result
-from benchmarks.inbox import parse_setting
+from benchmarks._samplers import make_sampler
+from benchmarks._samplers import require_packages
+from benchmarks._samplers import split_names
+from benchmarks._stats import FLOOR
+from benchmarks._stats import geomean
+from benchmarks._stats import geomean_curve
+from benchmarks._stats import mean_ranks
+from benchmarks._stats import paired
 
-SAMPLERS = ("TreeUCB", "TPE (constant_liar)", "TPE (no liar)", "Random")
-LIAR = "TPE (constant_liar)"
+LIAR = "TPE[constant_liar=True]"
+SAMPLERS = ("TreeUCB", LIAR, "TPE[constant_liar=False]", "Random")
 CHECKPOINTS = (50, 100, 200)
-FLOOR = 1e-8  # regrets are floored here before logs
-
-
-def make_sampler(name: str, seed: int) -> Any:
-    """A fresh sampler by name (defaults except the seed and ``constant_liar``).
-
-    ``constant_liar`` is set explicitly for TPE: its default changed to ``True`` in Optuna 5.
-    """
-    import optuna
-
-    from optuna_treeucb import TreeUCBSampler
-
-    if name == "TreeUCB":
-        return TreeUCBSampler(seed=seed)
-    if name.startswith("TreeUCB "):
-        return TreeUCBSampler(seed=seed, **parse_setting(name[8:]))
-    if name == LIAR:
-        return optuna.samplers.TPESampler(seed=seed, constant_liar=True)
-    if name == "TPE (no liar)":
-        return optuna.samplers.TPESampler(seed=seed, constant_liar=False)
-    if name == "Random":
-        return optuna.samplers.RandomSampler(seed=seed)
-    raise ValueError(f"Unknown sampler {name!r}.")
 
 
 def run_one(job: tuple[str, int, int, bool, int, int, int]) -> dict[str, Any]:
@@ -134,11 +119,6 @@ def run_one(job: tuple[str, int, int, bool, int, int, int]) -> dict[str, Any]:
     }
 
 
-def _mean_se(v: np.ndarray) -> str:
-    se = float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else float("nan")
-    return f"{v.mean():+.3f} ± {se:.3f}"
-
-
 def report(
     results: list[dict[str, Any]], samplers: list[str], workers: list[int], checkpoints: list[int]
 ) -> str:
@@ -147,29 +127,21 @@ def report(
     cells = sorted({(r["problem"], r["seed"]) for r in results})
     text = ""
     for n in checkpoints:
-
-        def log_r(s: str, prob: str, seed: int, W: int, n: int = n) -> float:
-            return float(np.log(max(keyed[(s, prob, seed, W)]["regret"][n - 1], FLOOR)))
-
-        L = {
-            (s, W): np.array([log_r(s, p, sd, W) for p, sd in cells])
-            for s in samplers
-            for W in workers
-        }
-        ranks = {
+        R = {
             W: np.array(
-                [rankdata(np.array([L[(s, W)][c] for s in samplers])) for c in range(len(cells))]
+                [[keyed[(s, p, sd, W)]["regret"][n - 1] for p, sd in cells] for s in samplers]
             )
             for W in workers
         }
+        ranks = {W: mean_ranks(R[W]) for W in workers}
         rows = []
         for i, s in enumerate(samplers):
             row = [s]
-            row += [fmt(float(np.exp(L[(s, W)].mean()))) for W in workers]
-            row += [fmt(float(ranks[W][:, i].mean()), 3) for W in workers]
+            row += [fmt(geomean(R[W][i])) for W in workers]
+            row += [fmt(float(ranks[W][i]), 3) for W in workers]
             for W in workers[1:]:
-                diff = L[(s, W)] - L[(s, workers[0])]
-                row.append(f"{fmt(float(np.exp(diff.mean())))} ({_mean_se(diff)})")
+                st = paired(R[W][i], R[workers[0]][i])
+                row.append(f"{fmt(st.ratio)} ({st})")
             rows.append(row)
         header = [
             "sampler",
@@ -183,9 +155,8 @@ def report(
             prow = []
             for s in tree:
                 for W in workers:
-                    diff = L[(s, W)] - L[(LIAR, W)]
-                    win = float(np.mean(diff < 0) + 0.5 * np.mean(diff == 0))
-                    prow.append([s, str(W), str(diff.size), _mean_se(diff), fmt(win, 3)])
+                    st = paired(R[W][samplers.index(s)], R[W][samplers.index(LIAR)])
+                    prow.append([s, str(W), str(st.n), str(st), fmt(st.win, 3)])
             text += (
                 f"\n{', '.join(tree)} against {LIAR} after {n} finished trials (paired "
                 "log-ratio of the regret; negative is better than TPE):\n\n"
@@ -198,27 +169,19 @@ def plot(
     results: list[dict[str, Any]], samplers: list[str], workers: list[int], path: str
 ) -> None:
     """Regret (geometric mean over problems and seeds) vs finished trials, one panel per W."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(workers), figsize=(4.5 * len(workers), 3.8), sharey=True)
-    cmap = plt.get_cmap("tab10")
-    for ax, W in zip(np.atleast_1d(axes), workers, strict=True):
-        for i, s in enumerate(samplers):
-            curves = np.array([r["regret"] for r in results if r["sampler"] == s and r["W"] == W])
-            gm = np.exp(np.mean(np.log(np.maximum(curves, FLOOR)), axis=0))
-            style = "-" if s.startswith("TreeUCB") else "--"
-            ax.plot(np.arange(1, gm.size + 1), gm, style, color=cmap(i % 10), label=s)
-        ax.set_yscale("log")
-        ax.set_title(f"W = {W} running")
-        ax.set_xlabel("finished trials")
-    np.atleast_1d(axes)[0].set_ylabel("normalised regret (geo. mean)")
-    np.atleast_1d(axes)[0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    panels: dict[str, dict[str, Curve]] = {}
+    for W in workers:
+        panels[f"W = {W} running"] = {}
+        for s in samplers:
+            gm = geomean_curve([r["regret"] for r in results if r["sampler"] == s and r["W"] == W])
+            panels[f"W = {W} running"][s] = (np.arange(1, gm.size + 1), gm)
+    plot_panels(
+        panels,
+        path,
+        xlabel="finished trials",
+        ylabel="normalised regret (geo. mean)",
+        sharey=True,
+    )
 
 
 def _samplers_of(results: list[dict[str, Any]], command: str) -> str:
@@ -227,7 +190,7 @@ def _samplers_of(results: list[dict[str, Any]], command: str) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the asynchronous comparison and write <name>.md and <name>.png into ``--out``."""
-    p = argparse.ArgumentParser(prog="python -m benchmarks async", description=__doc__)
+    p = make_parser("async", __doc__)
     p.add_argument("--quick", action="store_true", help="4 functions, 5-D, 1 seed, 100 trials")
     p.add_argument("--samplers", default=None, help="comma-separated sampler names")
     p.add_argument("--workers", default="1,8,32", help="comma-separated W, the first is the base")
@@ -241,13 +204,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--name", default="async", help="stem of the result files")
     p.add_argument("--save", default=None, help="pickle the raw results to this path")
     p.add_argument("--load", default=None, help="comma-separated pickles of earlier runs")
-    add_out_argument(p)
     a = p.parse_args(argv)
+    samplers = split_names(a.samplers) if a.samplers else list(SAMPLERS)
+    require_packages(samplers, "async")
     print(stamp_core(), flush=True)
     started = time.time()
-    samplers = a.samplers.split(",") if a.samplers else list(SAMPLERS)
-    for s in samplers:
-        make_sampler(s, 0)  # unknown names fail now
     workers = [int(v) for v in a.workers.split(",")]
     dims = [int(v) for v in a.dims.split(",")]
     if a.functions:
@@ -269,22 +230,20 @@ def main(argv: list[str] | None = None) -> None:
     for r in results:
         r["command"] = command_line("async", argv)
     if a.save:
-        with open(a.save, "wb") as fh:
-            pickle.dump(results, fh)
+        save_runs(a.save, results)
     if a.load:
         want = {(f"bbob-f{f:02d}-{d}d" + ("-noisy" if nz else ""), s) for f, d, nz, s in cases}
-        for path in a.load.split(","):
-            with open(path, "rb") as fh:
-                old = [
-                    r
-                    for r in pickle.load(fh)
-                    if (r["problem"], r["seed"]) in want
-                    and r["W"] in workers
-                    and r["sampler"] not in samplers
-                    and r["regret"].size >= n_trials
-                ]
-            samplers += sorted({r["sampler"] for r in old} - set(samplers))
-            results += old
+        old = load_runs(
+            a.load,
+            lambda r: (
+                (r["problem"], r["seed"]) in want
+                and r["W"] in workers
+                and r["sampler"] not in samplers
+                and r["regret"].size >= n_trials
+            ),
+        )
+        samplers += sorted({r["sampler"] for r in old} - set(samplers))
+        results += old
     loaded = sorted({r["command"] for r in results} - {command_line("async", argv)})
     checkpoints = [n for n in CHECKPOINTS if n <= n_trials] or [n_trials]
     out = results_dir(a.out)

@@ -28,18 +28,22 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._bandit_problems import FUNCTIONS
-from benchmarks._bandit_problems import Problem
-from benchmarks._common import add_out_argument
+from benchmarks._common import Curve
 from benchmarks._common import command_line
 from benchmarks._common import fmt
-from benchmarks._common import geomean
 from benchmarks._common import machine_note
+from benchmarks._common import make_parser
 from benchmarks._common import md_table
+from benchmarks._common import plot_panels
 from benchmarks._common import pmap
 from benchmarks._common import require
 from benchmarks._common import results_dir
 from benchmarks._common import stamp_core
+from benchmarks._common import write_result
+from benchmarks._stats import geomean
+from benchmarks._stats import mean_ranks
+from benchmarks._testfunctions import FUNCTIONS
+from benchmarks._testfunctions import Problem
 
 TUNING_SEED_OFFSET = 1000  # tuning seeds never overlap the report seeds
 
@@ -231,12 +235,9 @@ def summarise(
     se = {
         k: float(np.std(v, ddof=1) / np.sqrt(len(v))) if len(v) > 1 else 0.0 for k, v in by.items()
     }
-    ranks: dict[str, list[float]] = {lab: [] for lab in labels}
-    for f in functions:
-        vals = np.array([mean[(lab, f)] for lab in labels])
-        order = vals.argsort().argsort() + 1.0
-        for lab, rk in zip(labels, order, strict=True):
-            ranks[lab].append(float(rk))
+    ranks = dict(
+        zip(labels, mean_ranks(np.array([[mean[(lab, f)] for f in functions] for lab in labels])))
+    )
     gm = {lab: geomean(mean[(lab, f)] for f in functions) for lab in labels}
     rows = []
     for lab in sorted(labels, key=lambda lab: gm[lab]):
@@ -246,7 +247,7 @@ def summarise(
                 lab,
                 *cells,
                 fmt(gm[lab]),
-                fmt(float(np.mean(ranks[lab])), 2),
+                fmt(float(ranks[lab]), 2),
                 fmt(1e3 * float(np.mean(secs[lab]))),
             ]
         )
@@ -258,41 +259,26 @@ def plot(
     results: list[dict[str, Any]], labels: list[str], functions: list[str], path: str
 ) -> None:
     """Cumulative regret curves (mean over seeds), one panel per function."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(functions), figsize=(4 * len(functions), 3.6))
-    cmap = plt.get_cmap("tab20")
-    for ax, f in zip(np.atleast_1d(axes), functions, strict=True):
-        for i, lab in enumerate(labels):
+    panels: dict[str, dict[str, Curve]] = {}
+    for f in functions:
+        panels[f] = {}
+        for lab in labels:
             curves = [r["cum"] for r in results if r["label"] == lab and r["function"] == f]
-            if not curves:
-                continue
-            style = "-" if lab.startswith("TreeUCB") else ("--" if "tuned" in lab else ":")
-            ax.plot(np.mean(curves, axis=0), style, color=cmap(i % 20), label=lab, lw=1.4)
-        ax.set_title(f)
-        ax.set_xlabel("round")
-        ax.set_yscale("log")
-    np.atleast_1d(axes)[0].set_ylabel("cumulative regret")
-    handles, names = np.atleast_1d(axes)[0].get_legend_handles_labels()
-    fig.legend(handles, names, loc="lower center", ncol=min(6, len(names)), fontsize=7)
-    fig.tight_layout(rect=(0, 0.14, 1, 1))
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+            if curves:
+                mean = np.mean(curves, axis=0)
+                panels[f][lab] = (np.arange(1, mean.size + 1), mean)
+    plot_panels(panels, path, xlabel="round", ylabel="cumulative regret")
 
 
 def main(argv: list[str] | None = None) -> None:
     """Run the bandit benchmark and write bandit.md and bandit.png into ``--out``."""
-    p = argparse.ArgumentParser(prog="python -m benchmarks bandit", description=__doc__)
+    p = make_parser("bandit", __doc__)
     p.add_argument("--quick", action="store_true", help="T=500, 3 seeds (a few minutes)")
     p.add_argument("--rounds", type=int, default=None, help="T (default 2000; 500 with --quick)")
     p.add_argument("--seeds", type=int, default=None, help="seeds (default 10; 3 with --quick)")
     p.add_argument("--noise", type=float, default=0.1, help="std of the Gaussian reward noise")
     p.add_argument("--jobs", type=int, default=1, help="worker processes")
     p.add_argument("--no-tuning", action="store_true", help="skip the tuned PyXAB rows")
-    add_out_argument(p)
     a = p.parse_args(argv)
     require("PyXAB", "the PyXAB baselines", "bandit")
     a.command = command_line("bandit", argv)
@@ -362,9 +348,7 @@ def write_report(
         + f"\n![cumulative regret]({stem}.png)\n\n"
         + machine_note("quick" if a.quick else "full", started)
     )
-    (out / f"{stem}.md").write_text(text)
-    print(text, flush=True)
-    print(f"wrote {out / stem}.md and .png", flush=True)
+    write_result(out, stem, text)
 
 
 if __name__ == "__main__":

@@ -11,17 +11,18 @@ one lazy refit, so the mean is the amortised cost.
 
 from __future__ import annotations
 
-import argparse
-import platform
 import time
 
 import numpy as np
 from sklearn.tree import DecisionTreeRegressor
 
-from benchmarks._common import add_out_argument
 from benchmarks._common import command_line
-from benchmarks._common import results_dir
+from benchmarks._common import machine_note
+from benchmarks._common import make_parser
+from benchmarks._common import stamp_core
+from benchmarks._common import write_result
 from optuna_treeucb.core import TreeUCB
+from optuna_treeucb.core._partition import REFIT_FRACTION
 
 
 def _f(x: np.ndarray) -> float:
@@ -38,7 +39,7 @@ def measure(n: int, rule: str, index: str, rounds: int, d: int = 5) -> tuple[flo
     bandit.ask_x()  # builds the model once; later rounds are incremental
     bandit.set_pending([])
     if rule == "refit":  # span at least one lazy refit, so that the mean amortises it
-        rounds = max(rounds, int(np.ceil(bandit.partition.refit_fraction * n)) + 1)
+        rounds = max(rounds, int(np.ceil(REFIT_FRACTION * n)) + 1)
     times = []
     for _ in range(rounds):
         t0 = time.perf_counter()
@@ -63,18 +64,15 @@ def baseline(n: int, reps: int, d: int = 5) -> float:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the measurement and write the markdown table."""
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks core_cost", description=__doc__.split("\n")[0]
-    )
+    parser = make_parser("core_cost", __doc__)
     parser.add_argument("--quick", action="store_true", help="fewer rounds (about 1 minute)")
-    add_out_argument(parser)
     args = parser.parse_args(argv)
     rounds = 20 if args.quick else 100
+    print(stamp_core(), flush=True)
     lines = [
         "# Core cost per ask + tell (5-D)",
         "",
-        f"`{command_line('core_cost', argv)}`, {rounds} rounds "
-        f"each, {platform.processor() or platform.machine()}, numpy {np.__version__}. "
+        f"Command: `{command_line('core_cost', argv)}`, {rounds} rounds each. "
         "Ratio = median time / one absolute-error CART fit on the same n (the paper's per-round "
         "refit), measured in the same process.",
         "",
@@ -93,10 +91,8 @@ def main(argv: list[str] | None = None) -> None:
                     f"{med / base:.3f} |"
                 )
                 print(lines[-1], flush=True)
-    lines += ["", f"Wall time {time.time() - start:.0f} s."]
-    path = results_dir(args.out) / "core_cost.md"
-    path.write_text("\n".join(lines) + "\n")
-    print(f"wrote {path}")
+    lines += ["", machine_note("quick" if args.quick else "full", start)]
+    write_result(args.out, "core_cost", "\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Cost per trial against the number of parameters, TreeUCBSampler against TPESampler.
 
-Each sampler runs a seeded Optuna study on ``d`` floats (a cheap sphere, so the time is the
-sampler's) for ``--trials`` trials, the two samplers alternating over ``--repeats`` rounds in
+Each sampler runs a seeded Optuna study on `d` floats (a cheap sphere, so the time is the
+sampler's) for `--trials` trials, the two samplers alternating over `--repeats` rounds in
 this process; the table gives the median seconds per trial of each and their ratio
 (TreeUCB / TPE), which is what the machine's load leaves comparable.  numpy arrays have at
 most 64 axes: the partition once failed from 64 parameters on, hence the columns around it.
@@ -12,15 +12,14 @@ most 64 axes: the partition once failed from 64 parameters on, hence the columns
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 from collections.abc import Callable
 from typing import Any
 
-from benchmarks._common import add_out_argument
 from benchmarks._common import command_line
 from benchmarks._common import machine_note
+from benchmarks._common import make_parser
 from benchmarks._common import md_table
 from benchmarks._common import stamp_core
 from benchmarks._common import write_result
@@ -57,18 +56,13 @@ def seconds_per_trial(name: str, d: int, n_trials: int, seed: int) -> float:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the benchmark and write ``dims.md`` into ``--out``."""
+    """Run the benchmark and write `dims.md` into `--out`."""
     import optuna
 
-    p = argparse.ArgumentParser(
-        prog="python -m benchmarks dims",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = make_parser("dims", __doc__)
     p.add_argument("--quick", action="store_true", help="3 sizes, 40 trials, 2 repeats")
     p.add_argument("--trials", type=int, default=None, help="trials per study (40/100)")
     p.add_argument("--repeats", type=int, default=None, help="rounds per sampler (2/3)")
-    add_out_argument(p)
     a = p.parse_args(argv)
     print(stamp_core(), flush=True)
     optuna.logging.set_verbosity(optuna.logging.ERROR)

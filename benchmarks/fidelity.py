@@ -22,20 +22,21 @@ is pruned at step s costs s steps).  Tasks (minimised, ``T`` = 27 steps per full
   TreeUCB (with its default ``pruned`` rule) and TPE: a study costs about a minute of CPU.
 
 Pruners: none, ``HyperbandPruner`` and ``SuccessiveHalvingPruner`` (min resource 1, reduction
-factor 3) and ``MedianPruner`` (5 start-up trials, 2 warm-up steps).  Samplers: TreeUCB with
-each ``pruned`` rule (one TreeUCB without a pruner: the rules agree when nothing is pruned;
-``context`` with ``max_budget=T``, the pruners' max resource), TPE and random, all with their
-defaults otherwise.  The recommendation is the best complete trial (by its reported value);
-its regret is reported at 25%, 50% and 100% of the resource (mean ± standard error over
-seeds; ``-`` if a run has no complete trial yet), with the paired log-ratio of the final
-regret to TreeUCB's ``last_value`` rule under the same pruner and seed (regrets floored at
-1e-3, about one validation image of ``sgd-digits``), and plotted against the resource spent
-(``<name>_<task>.png``, one panel per pruner: the mean over seeds of the regret floored at
-1e-3, from the point where every seed has a complete trial).  Report seeds are 1000+; the
-rules were developed on seeds 0-4 (``--seed-offset 0``).
+factor 3) and ``MedianPruner`` (5 start-up trials, 2 warm-up steps). Samplers: TreeUCB with
+each ``pruned`` rule, ``last_value`` and ``context`` (one TreeUCB without a pruner: the rules
+agree when nothing is pruned; ``context`` with ``max_budget=T``, the pruners' max resource),
+TPE and random, all with their defaults otherwise. The recommendation is the best complete
+trial (by its reported value); its regret is reported at 25%, 50% and 100% of the resource
+(mean ± standard error over seeds; ``-`` if a run has no complete trial yet), with the paired
+log-ratio of the final regret to TreeUCB's ``last_value`` rule under the same pruner and seed
+(regrets floored at 1e-3, the resolution of the metric: one validation image of ``sgd-digits``
+is 1.4e-3), and plotted against the resource spent (``<name>_<task>.png``, one panel per
+pruner: the mean over seeds of the regret floored at 1e-3, from the point where every seed has
+a complete trial). Report seeds are 1000+; the rules were developed on seeds 0-4
+(``--seed-offset 0``).
 
 ``--backend ray`` runs the curves task in Ray Tune instead, on a local Ray (2 CPUs), one
-trial at a time: ``TreeUCBSearch`` with the rules ``last_value``, ``tpe`` and ``context``
+trial at a time: ``TreeUCBSearch`` with the rules ``last_value`` and ``context``
 (``max_budget=T``), ``OptunaSearch`` (TPE) and ``HyperOptSearch``, each under
 ``ASHAScheduler(max_t=T, grace_period=1, reduction_factor=3)``; a stopper ends the run once
 the steps reported reach the resource.  Its trials' noise is keyed on the configuration, so
@@ -50,7 +51,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import time
 import warnings
 from pathlib import Path
@@ -58,37 +58,50 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._common import add_out_argument
+from benchmarks._common import Curve
 from benchmarks._common import command_line
 from benchmarks._common import fmt
 from benchmarks._common import machine_note
+from benchmarks._common import make_parser
 from benchmarks._common import md_table
+from benchmarks._common import plot_panels
 from benchmarks._common import pmap
+from benchmarks._common import require
 from benchmarks._common import results_dir
 from benchmarks._common import stamp_core
 from benchmarks._common import write_result
+from benchmarks._samplers import make_sampler
+from benchmarks._samplers import make_searcher
+from benchmarks._samplers import require_packages
+from benchmarks._stats import paired
 
 T = 27  # steps of a full training
 FRACTIONS = (0.25, 0.5, 1.0)
-RULES = ("last_value", "context")
+RULES = ("last_value", f"context,max_budget={T}")  # the full budget is the pruners' max
 PRUNERS = ("none", "hyperband", "sha", "median")
 TASKS = ("curves", "sgd-digits", "keras-digits")
 DEFAULT_TASKS = ("curves", "sgd-digits")  # keras-digits costs minutes per study
 SEED_OFFSET = 1000
-FLOOR = 1e-3  # regrets are floored here in log-ratios (one digit of 719 validation images)
+RESOLUTION = 1e-3  # the log-ratios' floor: regrets below one validation image are ties
 _C = np.array([0.3, 0.6, 0.45])
 
 
-RAY_SEARCHERS = ("treeucb-last_value", "treeucb-tpe", "treeucb-context", "optuna", "hyperopt")
+RAY_SEARCHERS = (
+    *(f"TreeUCBSearch[pruned={r}]" for r in RULES),
+    "OptunaSearch (TPE)",
+    "HyperOptSearch",
+)
 
 
 def _samplers(pruner: str, task: str) -> list[str]:
+    """The samplers (names of :mod:`benchmarks._samplers`) of a pruner and task; the first is
+    the paired baseline."""
     if pruner == "asha":  # the Ray backend
         return list(RAY_SEARCHERS)
     if task == "keras-digits":
-        return ["treeucb", "tpe"]
-    tree = ["treeucb"] if pruner == "none" else [f"treeucb-{r}" for r in RULES]
-    return [*tree, "tpe", "random"]
+        return ["TreeUCB", "TPE"]
+    tree = ["TreeUCB"] if pruner == "none" else [f"TreeUCB[pruned={r}]" for r in RULES]
+    return [*tree, "TPE", "Random"]
 
 
 # -- tasks -----------------------------------------------------------------------------------
@@ -217,23 +230,6 @@ def _objective(task: str, seed: int, spent: list[int], log: list[tuple[int, floa
     return {"curves": curves, "sgd-digits": sgd, "keras-digits": keras}[task]
 
 
-def _make_sampler(name: str, seed: int) -> Any:
-    import optuna
-
-    from optuna_treeucb import TreeUCBSampler
-
-    if name == "tpe":
-        return optuna.samplers.TPESampler(seed=seed)
-    if name == "random":
-        return optuna.samplers.RandomSampler(seed=seed)
-    if name == "treeucb":  # the default rule
-        return TreeUCBSampler(seed=seed, warn_independent_sampling=False)
-    rule: Any = name.split("-", 1)[1]
-    # the full budget of "context" is the pruners' max_resource, T
-    extra = {"max_budget": T} if rule == "context" else {}
-    return TreeUCBSampler(seed=seed, pruned=rule, warn_independent_sampling=False, **extra)
-
-
 def _make_pruner(name: str) -> Any:
     import optuna
 
@@ -259,7 +255,7 @@ def run_one(job: tuple[str, str, str, int, int]) -> list[tuple[int, float, float
     # makes a run reproducible and gives every sampler of a seed the same assignment
     study = optuna.create_study(
         study_name=f"fidelity-{task}-{seed}",
-        sampler=_make_sampler(sampler, seed),
+        sampler=make_sampler(sampler, seed),
         pruner=_make_pruner(pruner),
     )
 
@@ -288,24 +284,6 @@ def _ray_curves(config: dict[str, Any], seed: int) -> None:
         tune.report(
             {"loss": float(curve_loss(u, t) + 0.01 * rng.standard_normal()), "final": final}
         )
-
-
-def _make_searcher(name: str, seed: int) -> Any:
-    if name == "optuna":
-        import optuna
-        from ray.tune.search.optuna import OptunaSearch
-
-        return OptunaSearch(sampler=optuna.samplers.TPESampler(seed=seed))
-    if name == "hyperopt":
-        from ray.tune.search.hyperopt import HyperOptSearch
-
-        return HyperOptSearch(random_state_seed=seed)
-    from ray_treeucb import TreeUCBSearch
-
-    rule = name.split("-", 1)[1]
-    # the full budget of "context" is the scheduler's max_t, T
-    extra = {"max_budget": T} if rule == "context" else {}
-    return TreeUCBSearch(seed=seed, pruned=rule, **extra)
 
 
 def run_one_ray(job: tuple[str, str, str, int, int]) -> list[tuple[int, float, float]]:
@@ -342,7 +320,7 @@ def run_one_ray(job: tuple[str, str, str, int, int]) -> list[tuple[int, float, f
             tune.with_parameters(_ray_curves, seed=seed),
             param_space={f"u{i}": tune.uniform(0.0, 1.0) for i in range(4)},
             tune_config=tune.TuneConfig(
-                search_alg=_make_searcher(searcher, seed),
+                search_alg=make_searcher(searcher, seed),
                 scheduler=ASHAScheduler(max_t=T, grace_period=1, reduction_factor=3),
                 metric="loss",
                 mode="min",
@@ -405,61 +383,35 @@ def plot(
     """Regret of the best complete trial against the resource spent, one panel per pruner.
 
     The curve is the mean over seeds, drawn from the point where every seed has a complete
-    trial. A sampler has one colour in every panel, and one legend below the panels names
-    them all, at a size that stays readable at the README's width (two panels a row).
+    trial.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    names = list(dict.fromkeys(n for pruner in pruners for n in _samplers(pruner, task)))
-    colors = {name: plt.get_cmap("tab10")(i % 10) for i, name in enumerate(names)}
     grid = np.linspace(0.0, fulls * T, 121)[1:]
-    cols = min(2, len(pruners))
-    rows = -(-len(pruners) // cols)
-    legend_rows = -(-len(names) // 3)
-    height = 3.4 * rows + 0.3 * legend_rows + 0.4
-    fig, axes = plt.subplots(
-        rows, cols, figsize=(9, height), sharey=True, squeeze=False, layout="constrained"
-    )
-    for ax, pruner in zip(axes.flat, pruners, strict=False):
+    panels: dict[str, dict[str, Curve]] = {}
+    for pruner in pruners:
+        panels[f"{task}, pruner: {pruner}"] = curves = {}
         for sampler in _samplers(pruner, task):
-            curves = np.array(
+            runs = np.array(
                 [
                     [regret_at(logs[(task, pruner, sampler, s, fulls)], g, best) for g in grid]
                     for s in seeds
                 ]
             )
             mean = np.full(grid.size, np.nan)
-            ok = ~np.isnan(curves).any(axis=0)
-            mean[ok] = np.maximum(curves[:, ok], FLOOR).mean(axis=0)
-            style = "-" if sampler.startswith("treeucb") else "--"
-            ax.plot(grid / T, mean, style, color=colors[sampler], label=sampler, lw=1.6)
-        ax.set_yscale("log")
-        ax.set_title(f"{task}, pruner: {pruner}")
-        ax.set_xlabel("resource spent (full trainings)")
-        ax.grid(alpha=0.3, which="both")
-    for ax in axes.flat[len(pruners) :]:
-        ax.set_visible(False)
-    for ax in axes[:, 0]:
-        ax.set_ylabel("regret of the best complete\ntrial (mean over seeds)")
-    handles = [
-        matplotlib.lines.Line2D(
-            [], [], color=colors[n], ls="-" if n.startswith("treeucb") else "--", lw=1.6
-        )
-        for n in names
-    ]
-    bottom = (0.3 * legend_rows + 0.2) / height  # room for the legend: (left, bottom, w, h)
-    fig.get_layout_engine().set(rect=(0, bottom, 1, 1 - bottom))
-    fig.legend(handles, names, loc="lower center", ncols=3, fontsize=10, frameon=False)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+            ok = ~np.isnan(runs).any(axis=0)
+            mean[ok] = np.maximum(runs[:, ok], RESOLUTION).mean(axis=0)
+            curves[sampler] = (grid / T, mean)
+    plot_panels(
+        panels,
+        path,
+        xlabel="resource spent (full trainings)",
+        ylabel="regret of the best complete trial\n(mean over seeds)",
+        sharey=True,
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
     """Run the benchmark and write fidelity.md (or ``--name``.md) into ``--out``."""
-    p = argparse.ArgumentParser(prog="python -m benchmarks fidelity", description=__doc__)
+    p = make_parser("fidelity", __doc__)
     p.add_argument("--quick", action="store_true", help="3 seeds, the curves task only")
     p.add_argument(
         "--backend",
@@ -477,7 +429,6 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--name", default=None, help="default fidelity (fidelity_ray for --backend ray)"
     )
-    add_out_argument(p)
     a = p.parse_args(argv)
     ray = a.backend == "ray"
     name = a.name or ("fidelity_ray" if ray else "fidelity")
@@ -493,6 +444,9 @@ def main(argv: list[str] | None = None) -> None:
         for g in given:
             if g not in allowed:
                 p.error(f"unknown {what} {g!r}; choose from {allowed}")
+    if ray:
+        require("ray.tune", "the Ray backend", "fidelity", "ray")
+        require_packages(RAY_SEARCHERS, "fidelity", searchers=True)
     print(stamp_core(), flush=True)
     started = time.time()
 
@@ -532,8 +486,7 @@ def main(argv: list[str] | None = None) -> None:
                     frac: np.array([regret_at(log, frac * budget, best) for log in runs])
                     for frac in FRACTIONS
                 }
-                diff = np.log(np.maximum(reg[1.0], FLOOR)) - np.log(np.maximum(base, FLOOR))
-                se = diff.std(ddof=1) / np.sqrt(diff.size) if diff.size > 1 else 0.0
+                st = paired(reg[1.0], base, floor=RESOLUTION)
                 n_complete = np.mean(
                     [len(logs[(task, pruner, sampler, s, a.fulls)]) for s in seeds]
                 )
@@ -542,7 +495,7 @@ def main(argv: list[str] | None = None) -> None:
                         pruner,
                         sampler,
                         *(_mean_se(reg[f]) for f in FRACTIONS),
-                        f"{diff.mean():+.3f} ± {se:.3f}",
+                        str(st),
                         f"{n_complete:.1f}",
                     ]
                 )
@@ -550,7 +503,7 @@ def main(argv: list[str] | None = None) -> None:
             "pruner",
             "sampler",
             *(f"regret at {int(100 * f)}%" for f in FRACTIONS),
-            "log-ratio to treeucb-last_value ± s.e.",
+            "log-ratio to the first TreeUCB ± s.e.",
             "complete trials",
         ]
         png = f"{name}_{task}.png"
@@ -562,8 +515,8 @@ def main(argv: list[str] | None = None) -> None:
         )
     setting = (
         "Ray Tune searchers under `ASHAScheduler(max_t=27, grace_period=1, reduction_factor=3)` "
-        "on a local Ray, one trial at a time; `optuna` is `OptunaSearch` (TPE), `hyperopt` "
-        "`HyperOptSearch`, both with their defaults. "
+        "on a local Ray, one trial at a time; OptunaSearch (TPE) and HyperOptSearch with their "
+        "defaults. "
         if ray
         else ""
     )

@@ -14,71 +14,48 @@ report seeds on the instances 4-15.  Choose defaults on tuning seeds, report on 
 Usage::
 
     python -m benchmarks inbox --settings sampling=uniform sampling=trust_region \\
-        sampling=local_gp --dims 5,10 --seeds 5 --jobs 2 --name inbox_tuning \\
-        --out benchmarks/results
+        sampling=local_gp --dims 5,10 --seeds 5 --jobs 2 --name inbox_tuning
     python -m benchmarks inbox --settings ... --seed-offset 1000 --name inbox_report \\
         --out benchmarks/results
+
+A setting is ``key=value,key=value`` (core options; ``""`` is the core's defaults).
 """
 
 from __future__ import annotations
 
-import argparse
-import ast
 import time
 from typing import Any
 
 import numpy as np
 
 from benchmarks._bbob import FUNCTION_IDS
-from benchmarks._bbob import HIGH
-from benchmarks._bbob import LOW
 from benchmarks._bbob import BBOBFunction
-from benchmarks._common import add_out_argument
 from benchmarks._common import command_line
+from benchmarks._common import core_regret
 from benchmarks._common import fmt
 from benchmarks._common import machine_note
+from benchmarks._common import make_parser
 from benchmarks._common import md_table
 from benchmarks._common import pmap
 from benchmarks._common import stamp_core
 from benchmarks._common import write_result
+from benchmarks._samplers import parse_options
+from benchmarks._stats import FLOOR
+from benchmarks._stats import geomean
+from benchmarks._stats import paired
 
 CHECKPOINTS = (50, 100, 200)
 
 
-def parse_setting(text: str) -> dict[str, Any]:
-    """``"a=1,b=x"`` -> ``{"a": 1, "b": "x"}`` (values parsed as Python literals if possible)."""
-    out: dict[str, Any] = {}
-    for item in filter(None, text.split(",")):
-        key, _, raw = item.partition("=")
-        try:
-            out[key] = ast.literal_eval(raw)
-        except (ValueError, SyntaxError):
-            out[key] = raw
-    return out
-
-
 def run(job: tuple[dict[str, Any], int, int, bool, int, int]) -> np.ndarray:
     """Normalised simple regret after each trial of one run, shape (n_trials,)."""
-    from optuna_treeucb.core import TreeUCB
-
     opts, fid, dim, noisy, seed, n_trials = job
-    fn = BBOBFunction(fid, dim, seed, noisy)
-    bandit = TreeUCB(dim, seed=seed, direction="minimize", **opts)
-    best_obs, best_true = np.inf, np.inf
-    out = np.empty(n_trials)
-    for t in range(n_trials):
-        x = bandit.ask_x()
-        obs, true = fn.observe(LOW + x * (HIGH - LOW))
-        bandit.tell_x(x, obs)
-        if obs < best_obs:
-            best_obs, best_true = obs, true
-        out[t] = max(best_true, 0.0) / fn.median_random
-    return out
+    return core_regret(BBOBFunction(fid, dim, seed, noisy), seed, opts, n_trials)
 
 
 def report(labels: list[str], res: np.ndarray, groups: list[str], checkpoints: list[int]) -> str:
-    """Markdown tables: one per checkpoint, a row per setting and group."""
-    log_r = np.log(np.maximum(res, 1e-8))  # (settings, runs, trials)
+    """Markdown tables: one per checkpoint, a row per setting and group; ``res`` has shape
+    (settings, runs, trials)."""
     text = ""
     names = [*sorted(set(groups), key=_group_key), "overall"]
     garr = np.array(groups)
@@ -87,17 +64,15 @@ def report(labels: list[str], res: np.ndarray, groups: list[str], checkpoints: l
         for i, label in enumerate(labels):
             for g in names:
                 sel = np.ones(garr.size, bool) if g == "overall" else garr == g
-                diff = log_r[i, sel, n - 1] - log_r[0, sel, n - 1]
-                se = float(diff.std(ddof=1) / np.sqrt(diff.size)) if i and diff.size > 1 else 0.0
-                win = float(np.mean(diff < 0) + 0.5 * np.mean(diff == 0))
+                st = paired(res[i, sel, n - 1], res[0, sel, n - 1])
                 rows.append(
                     [
                         label + (" (baseline)" if i == 0 else ""),
                         g,
-                        str(int(sel.sum())),
-                        fmt(float(np.exp(log_r[i, sel, n - 1].mean()))),
-                        f"{diff.mean():+.3f} ± {se:.3f}",
-                        fmt(win, 3),
+                        str(st.n),
+                        fmt(geomean(res[i, sel, n - 1])),
+                        str(st),
+                        fmt(st.win, 3),
                     ]
                 )
         header = ["setting", "group", "runs", "regret (geo. mean)", "log-ratio ± s.e.", "win"]
@@ -111,10 +86,10 @@ def _group_key(g: str) -> tuple[int, str]:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the comparison and write results/<out>.md."""
-    p = argparse.ArgumentParser(prog="python -m benchmarks inbox", description=__doc__)
+    p = make_parser("inbox", __doc__)
     p.add_argument(
         "--settings",
-        type=parse_setting,
+        type=parse_options,
         nargs="+",
         default=[{"sampling": "uniform"}, {"sampling": "trust_region"}, {"sampling": "local_gp"}],
         help="core options per setting, 'key=value,key=value'; the first is the baseline",
@@ -127,7 +102,6 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--trials", type=int, default=200)
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--name", default="inbox", help="stem of the result file")
-    add_out_argument(p)
     a = p.parse_args(argv)
     print(stamp_core(), flush=True)
     started = time.time()
@@ -147,7 +121,7 @@ def main(argv: list[str] | None = None) -> None:
         f"seeds {seeds[0]}-{seeds[-1]} (BBOB instances "
         f"{'1-3, tuning' if a.seed_offset < 1000 else '4-15, report'}), {a.trials} trials, "
         "core ask/tell. A negative log-ratio is lower regret than the baseline on the same "
-        f"runs. Command: `{command_line('inbox', argv)}`.\n"
+        f"runs (regrets floored at {FLOOR:g}). Command: `{command_line('inbox', argv)}`.\n"
         + report(labels, res, groups, checkpoints)
         + "\n"
         + machine_note("full", started)

@@ -18,7 +18,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 import resource
@@ -28,12 +27,13 @@ import tracemalloc
 import warnings
 from typing import Any
 
-from benchmarks._common import add_out_argument
 from benchmarks._common import command_line
 from benchmarks._common import machine_note
+from benchmarks._common import make_parser
 from benchmarks._common import md_table
 from benchmarks._common import stamp_core
 from benchmarks._common import write_result
+from benchmarks._samplers import make_sampler
 
 SAMPLER_NAMES = ("Random", "TreeUCB")
 MB = 2**20
@@ -44,16 +44,6 @@ def objective(trial: Any) -> float:
     b = trial.suggest_int("b", 0, 10**9, step=3)  # Optuna narrows high to 999_999_999
     c = trial.suggest_float("c", 0.0, 1.0, step=1e-9)
     return (a / 1e12 - 0.3) ** 2 + (b / 1e9 - 0.6) ** 2 + (c - 0.2) ** 2
-
-
-def _sampler(name: str) -> Any:
-    import optuna
-
-    from optuna_treeucb import TreeUCBSampler
-
-    if name == "TreeUCB":
-        return TreeUCBSampler(seed=0)
-    return optuna.samplers.RandomSampler(seed=0)
 
 
 def rss() -> int:
@@ -101,7 +91,7 @@ def run(name: str, n_trials: int, keep: list[Any]) -> dict[str, float]:
     before = rss()
     with _PeakRSS() as peak:
         t0 = time.perf_counter()
-        study = optuna.create_study(sampler=_sampler(name))
+        study = optuna.create_study(sampler=make_sampler(name, 0))
         study.optimize(objective, n_trials=n_trials)
         seconds = time.perf_counter() - t0
     after = rss()
@@ -123,7 +113,7 @@ def traced_peak(name: str, n_trials: int) -> float:
     gc.collect()
     tracemalloc.start()
     try:
-        study = optuna.create_study(sampler=_sampler(name))
+        study = optuna.create_study(sampler=make_sampler(name, 0))
         study.optimize(objective, n_trials=n_trials)
         current, peak = tracemalloc.get_traced_memory()
     finally:
@@ -136,10 +126,9 @@ def main(argv: list[str] | None = None) -> None:
     """Run the memory benchmark and write ``memory.md`` into ``--out``."""
     import optuna
 
-    p = argparse.ArgumentParser(prog="python -m benchmarks memory", description=__doc__)
+    p = make_parser("memory", __doc__)
     p.add_argument("--quick", action="store_true")
     p.add_argument("--trials", type=int, default=None, help="trials per study (200/1000)")
-    add_out_argument(p)
     a = p.parse_args(argv)
     print(stamp_core(), flush=True)
     optuna.logging.set_verbosity(optuna.logging.ERROR)

@@ -29,18 +29,20 @@ Usage::
     python -m benchmarks optimize --quick        # 100 trials, 2 seeds, no GPSampler
     python -m benchmarks optimize --quick --gp   # the same with GPSampler (slow)
     python -m benchmarks optimize                # 200 trials, 5 seeds, GPSampler included
-    python -m benchmarks optimize --problems bbob-5d,bbob-10d --seed-offset 1000 \
+    python -m benchmarks optimize --problems bbob-5d,bbob-10d --seed-offset 1000 \\
         --samplers TPE,CmaEs,Random,QMC --save /tmp/base.pkl   # baselines once, then
-    python -m benchmarks optimize --problems bbob-5d,bbob-10d --seed-offset 1000 \
-        --samplers "TreeUCB,TreeUCB uniform" --load /tmp/base.pkl   # report all together
-    python -m benchmarks optimize --problems svc-breast_cancer,rf-wine --trials 100 \
+    python -m benchmarks optimize --problems bbob-5d,bbob-10d --seed-offset 1000 \\
+        --samplers "TreeUCB,TreeUCB[sampling=uniform]" --load /tmp/base.pkl   # all together
+    python -m benchmarks optimize --problems svc-breast_cancer,rf-wine --trials 100 \\
         --samplers "TreeUCB,TreeUCB[discrete=region],TPE"   # a TreeUCB with core options
+
+Samplers are named as in :mod:`benchmarks._samplers`: ``TreeUCB``, ``TPE``, ``GP``,
+``CmaEs``, ``Random``, ``QMC``, each optionally with constructor options in brackets.  A new
+kind of problem is one entry of :data:`KINDS` (how to build it, how ``--problems`` names it).
 """
 
 from __future__ import annotations
 
-import argparse
-import pickle
 import time
 import warnings
 from collections.abc import Callable
@@ -48,30 +50,39 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.stats import rankdata
 
 from benchmarks import _bbob
 from benchmarks._bbob import BBOBFunction
-from benchmarks._common import add_out_argument
+from benchmarks._common import Curve
 from benchmarks._common import command_line
 from benchmarks._common import fmt
-from benchmarks._common import geomean
+from benchmarks._common import load_runs
 from benchmarks._common import machine_note
+from benchmarks._common import make_parser
 from benchmarks._common import md_table
+from benchmarks._common import plot_panels
 from benchmarks._common import pmap
-from benchmarks._common import require
 from benchmarks._common import results_dir
+from benchmarks._common import save_runs
 from benchmarks._common import stamp_core
+from benchmarks._common import write_result
+from benchmarks._samplers import make_sampler
+from benchmarks._samplers import require_packages
+from benchmarks._samplers import split_names
+from benchmarks._stats import FLOOR
+from benchmarks._stats import geomean
+from benchmarks._stats import geomean_curve
+from benchmarks._stats import mean_ranks
+from benchmarks._stats import paired as paired_stats
 from benchmarks._testfunctions import BASE
 from benchmarks._testfunctions import HIGH
 from benchmarks._testfunctions import LOW
 from benchmarks._testfunctions import TestFunction
-from benchmarks.inbox import parse_setting
 
 SAMPLERS = (
     "TreeUCB",
-    "TreeUCB incremental",
-    "TreeUCB soft_gp",
+    "TreeUCB[rule=incremental]",
+    "TreeUCB[index=soft_gp]",
     "TPE",
     "GP",
     "CmaEs",
@@ -79,77 +90,55 @@ SAMPLERS = (
     "QMC",
 )
 
-# TreeUCB with one in-box sampler each (``"TreeUCB <sampling>"``), for ``--samplers``
-SAMPLINGS = ("uniform", "trust_region", "local_gp")
-
-
-def split_samplers(text: str) -> list[str]:
-    """``--samplers`` as names: commas inside ``[...]`` belong to a variant's options."""
-    names, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        depth += {"[": 1, "]": -1}.get(ch, 0)
-        if ch == "," and depth == 0:
-            names.append(text[start:i])
-            start = i + 1
-    names.append(text[start:])
-    return [n for n in names if n]
-
-
-def make_sampler(name: str, seed: int) -> Any:
-    """A fresh sampler by name (defaults except the seed).
-
-    ``TreeUCB[key=value,...]`` is ``TreeUCBSampler`` with those options (values parsed as
-    Python literals when they are, e.g. ``TreeUCB[discrete=region,C=0.03]``).
-    """
-    import optuna
-
-    from optuna_treeucb import TreeUCBSampler
-
-    if name == "TreeUCB":
-        return TreeUCBSampler(seed=seed)
-    if name.startswith("TreeUCB[") and name.endswith("]"):
-        return TreeUCBSampler(seed=seed, **parse_setting(name[8:-1]))
-    if name.startswith("TreeUCB ") and name[8:] in SAMPLINGS:
-        return TreeUCBSampler(seed=seed, sampling=name[8:])
-    if name == "TreeUCB incremental":
-        return TreeUCBSampler(seed=seed, rule="incremental")
-    if name == "TreeUCB soft_gp":
-        return TreeUCBSampler(seed=seed, index="soft_gp")
-    if name == "TPE":
-        return optuna.samplers.TPESampler(seed=seed)
-    if name == "GP":
-        return optuna.samplers.GPSampler(seed=seed)
-    if name == "CmaEs":
-        return optuna.samplers.CmaEsSampler(seed=seed)
-    if name == "Random":
-        return optuna.samplers.RandomSampler(seed=seed)
-    if name == "QMC":
-        return optuna.samplers.QMCSampler(seed=seed, scramble=True)
-    raise ValueError(f"Unknown sampler {name!r}.")
-
 
 # -- problems ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ProblemSpec:
-    """A problem by name; ``group`` in {"continuous", "continuous-noisy", "mixed", "sklearn"}
-    or a BBOB group ("bbob-<d>d" for the noiseless functions, "bbob-noisy" for the noisy
-    ones)."""
+    """A problem by name and group; the group's first word is its kind (a key of
+    :data:`KINDS`): ``continuous``, ``continuous-noisy``, ``mixed``, ``sklearn``,
+    ``bbob-<d>d`` (the noiseless BBOB functions) or ``bbob-noisy``."""
 
     name: str
     group: str
 
+    @property
+    def kind(self) -> str:
+        return self.group.split("-")[0]
 
-def _continuous(label: str) -> tuple[str, int, float]:
-    parts = label.split("-")
-    return parts[0], int(parts[1][:-1]), (0.1 if parts[-1] == "noisy" else 0.0)
+
+Objective = Callable[[Any], float]
+
+
+def _box_objective(fn: TestFunction | BBOBFunction, trues: list[float]) -> Objective:
+    """A function on [-5, 5]^d as an Optuna objective of ``d`` floats."""
+
+    def objective(trial: Any) -> float:
+        x = np.array([trial.suggest_float(f"x{i}", LOW, HIGH) for i in range(fn.dim)])
+        obs, true = fn.observe(x)
+        trues.append(true)
+        return obs
+
+    return objective
+
+
+def _continuous_objective(name: str, seed: int, trues: list[float]) -> tuple[Objective, float]:
+    """``<function>-<d>d`` or ``<function>-<d>d-noisy`` of :mod:`benchmarks._testfunctions`."""
+    parts = name.split("-")
+    fn = TestFunction(parts[0], int(parts[1][:-1]), seed, 0.1 if parts[-1] == "noisy" else 0.0)
+    return _box_objective(fn, trues), fn.median_random
+
+
+def _bbob_objective(name: str, seed: int, trues: list[float]) -> tuple[Objective, float]:
+    """``bbob-f<fid>-<d>d[-noisy]`` of :mod:`benchmarks._bbob`."""
+    fid, dim, noisy = _bbob.parse(name)
+    fn = BBOBFunction(fid, dim, seed, noisy)
+    return _box_objective(fn, trues), fn.median_random
 
 
 MIXED_PENALTIES = (0.0, 0.1, 0.3, 0.6)  # of a mixed problem's categorical, x median random
 
 
-def _mixed_objective(
-    name: str, seed: int, trues: list[float]
-) -> tuple[Callable[[Any], float], float]:
+def _mixed_objective(name: str, seed: int, trues: list[float]) -> tuple[Objective, float]:
     """A mixed problem ``mixed-<function>-<d>d`` (see the module docstring) and its scale."""
     _, fname, dims = name.split("-")
     dim = int(dims[:-1])
@@ -180,7 +169,7 @@ def _mixed_objective(
     return objective, tf.median_random
 
 
-def _sklearn_objective(name: str) -> Callable[[Any], float]:
+def _sklearn_objective(name: str) -> Objective:
     """A deterministic cross-validated error for one sklearn task (data loaded once)."""
     from sklearn import datasets
     from sklearn.ensemble import RandomForestClassifier
@@ -286,6 +275,50 @@ def _sklearn_objective(name: str) -> Callable[[Any], float]:
     raise ValueError(f"Unknown sklearn task {name!r}.")
 
 
+def _sklearn_task(name: str, seed: int, trues: list[float]) -> tuple[Objective, float]:
+    """A deterministic scikit-learn task (the seed does not enter); no scale: its regret is
+    relative to the best value any run found (:func:`normalised_regret`)."""
+    inner = _sklearn_objective(name)
+
+    def objective(trial: Any) -> float:
+        v = inner(trial)
+        trues.append(v)
+        return v
+
+    return objective, float("nan")
+
+
+def _mixed_problems(name: str) -> list[ProblemSpec] | None:
+    parts = name.split("-")
+    if len(parts) != 3 or parts[1] not in BASE or not parts[2][:-1].isdigit():
+        return None
+    return [ProblemSpec(name, "mixed")] if parts[2].endswith("d") else None
+
+
+def _bbob_problems(name: str) -> list[ProblemSpec] | None:
+    try:
+        return bbob_problems(name)
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class ProblemKind:
+    """How the problems of one kind are built and named.
+
+    Args:
+        build: ``build(name, seed, trues) -> (objective, scale)``: the Optuna objective, which
+            appends each trial's noiseless value to ``trues``, and the median regret of a
+            uniform random point (NaN: the regret is relative to the best value any run found
+            instead, see :func:`normalised_regret`).
+        select: For ``--problems``: the problems a name that starts with the kind names, or
+            ``None`` if it names none (the problems of :func:`problems` need no ``select``).
+    """
+
+    build: Callable[[str, int, list[float]], tuple[Objective, float]]
+    select: Callable[[str], list[ProblemSpec] | None] | None = None
+
+
 def run_one(job: tuple[str, ProblemSpec, int, int]) -> dict[str, Any]:
     """One study: per trial the observed and the noiseless value, and the sampler time."""
     import optuna
@@ -294,33 +327,7 @@ def run_one(job: tuple[str, ProblemSpec, int, int]) -> dict[str, Any]:
     warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
     sampler_name, prob, seed, n_trials = job
     trues: list[float] = []
-    if prob.group.startswith(("continuous", "bbob")):
-        tf: TestFunction | BBOBFunction
-        if prob.group.startswith("bbob"):
-            fid, dim, noisy = _bbob.parse(prob.name)
-            tf = BBOBFunction(fid, dim, seed, noisy)
-        else:
-            fname, dim, noise = _continuous(prob.name)
-            tf = TestFunction(fname, dim, seed, noise)
-
-        def objective(trial: Any) -> float:
-            x = np.array([trial.suggest_float(f"x{i}", LOW, HIGH) for i in range(dim)])
-            obs, true = tf.observe(x)
-            trues.append(true)
-            return obs
-
-        scale = tf.median_random
-    elif prob.group == "mixed":
-        objective, scale = _mixed_objective(prob.name, seed, trues)
-    else:
-        inner = _sklearn_objective(prob.name)
-
-        def objective(trial: Any) -> float:
-            v = inner(trial)
-            trues.append(v)
-            return v
-
-        scale = float("nan")
+    objective, scale = KINDS[prob.kind].build(prob.name, seed, trues)
     study = optuna.create_study(sampler=make_sampler(sampler_name, seed))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -357,7 +364,7 @@ def normalised_regret(results: list[dict[str, Any]]) -> None:
     for r in results:
         by_problem.setdefault(r["problem"], []).append(r)
     for rs in by_problem.values():
-        if rs[0]["group"].startswith(("continuous", "bbob", "mixed")):
+        if np.isfinite(rs[0]["scale"]):
             for r in rs:
                 r["regret"] = np.maximum(_best_of_observed(r["obs"], r["true"]), 0.0) / r["scale"]
             continue
@@ -369,6 +376,19 @@ def normalised_regret(results: list[dict[str, Any]]) -> None:
             r["regret"] = (_best_of_observed(r["obs"], r["true"]) - best) / spread
 
 
+def regret_matrix(
+    results: list[dict[str, Any]], samplers: list[str], n: int
+) -> tuple[np.ndarray, list[str]]:
+    """Regrets after ``n`` trials, shape (n_samplers, n_runs), and each run's group (a run is
+    a (problem, seed); needs :func:`normalised_regret` first)."""
+    keyed = {(r["sampler"], r["problem"], r["seed"]): r for r in results}
+    cells = sorted({(r["problem"], r["seed"], r["group"]) for r in results})
+    values = np.array(
+        [[keyed[(s, p, seed)]["regret"][n - 1] for p, seed, _ in cells] for s in samplers]
+    )
+    return values, [g for _, _, g in cells]
+
+
 def report(
     results: list[dict[str, Any]],
     samplers: list[str],
@@ -378,36 +398,25 @@ def report(
     """Markdown tables (rank, regret, win rate vs ``reference``) and a dict of headline
     numbers."""
     normalised_regret(results)
-    groups = sorted({r["group"] for r in results})
-    keyed = {(r["sampler"], r["problem"], r["seed"]): r for r in results}
-    cells = sorted({(r["problem"], r["seed"], r["group"]) for r in results})
     text = ""
     headline: dict[int, Any] = {}
     for n in checkpoints:
-        ranks: dict[tuple[str, str], list[float]] = {}
-        regs: dict[tuple[str, str], list[float]] = {}
-        wins: dict[str, list[float]] = {}
-        for prob, seed, group in cells:
-            vals = np.array([keyed[(s, prob, seed)]["regret"][n - 1] for s in samplers])
-            rk = rankdata(vals, method="average")
-            for s, v, k in zip(samplers, vals, rk, strict=True):
-                for g in (group, "overall"):
-                    ranks.setdefault((s, g), []).append(float(k))
-                    regs.setdefault((s, g), []).append(float(v))
-            if reference in samplers:
-                tpe = vals[samplers.index(reference)]
-                for s, v in zip(samplers, vals, strict=True):
-                    wins.setdefault(s, []).append(1.0 if v < tpe else (0.5 if v == tpe else 0.0))
-        cols = [*groups, "overall"]
+        values, groups = regret_matrix(results, samplers, n)
+        cols = [*sorted(set(groups)), "overall"]
+        sel = {g: np.array([g in (h, "overall") for h in groups]) for g in cols}
+        ranks = {g: mean_ranks(values[:, sel[g]]) for g in cols}
         rows = []
-        order = sorted(samplers, key=lambda s: np.mean(ranks[(s, "overall")]))
-        for s in order:
+        order = np.argsort(ranks["overall"], kind="stable")
+        for i in order:
+            win = "-"
+            if reference in samplers:
+                win = fmt(paired_stats(values[i], values[samplers.index(reference)]).win, 2)
             rows.append(
                 [
-                    s,
-                    *[fmt(float(np.mean(ranks[(s, g)])), 3) for g in cols],
-                    *[fmt(geomean(regs[(s, g)], floor=1e-6)) for g in cols],
-                    fmt(float(np.mean(wins[s])), 2) if wins else "-",
+                    samplers[i],
+                    *[fmt(float(ranks[g][i]), 3) for g in cols],
+                    *[fmt(geomean(values[i, sel[g]])) for g in cols],
+                    win,
                 ]
             )
         header = [
@@ -418,13 +427,8 @@ def report(
         ]
         text += f"\n### After {n} trials\n\n" + md_table(header, rows)
         headline[n] = {
-            "best_overall": order[0],
-            "rank": {s: float(np.mean(ranks[(s, "overall")])) for s in samplers},
-            "rank_noisy": {
-                s: float(np.mean(ranks[(s, "continuous-noisy")]))
-                for s in samplers
-                if (s, "continuous-noisy") in ranks
-            },
+            "best_overall": samplers[order[0]],
+            "rank": dict(zip(samplers, ranks["overall"].tolist(), strict=True)),
         }
     return text, headline
 
@@ -432,34 +436,21 @@ def report(
 def paired(
     results: list[dict[str, Any]], samplers: list[str], checkpoints: list[int], baseline: str
 ) -> str:
-    """Markdown tables of the paired log-ratio of each sampler's regret to ``baseline``'s.
-
-    Per (problem, seed), ``log(regret / regret of baseline)`` after ``n`` trials (regrets
-    floored at 1e-6, as in the geometric means; needs :func:`normalised_regret` first); the
-    mean over the runs of a group, its standard error and the share of runs below 0 (ties
-    count one half).  Negative is better than the baseline.
-    """
-    keyed = {(r["sampler"], r["problem"], r["seed"]): r for r in results}
-    cells = sorted({(r["problem"], r["seed"], r["group"]) for r in results})
-    groups = [*sorted({g for _, _, g in cells}), "overall"]
+    """Markdown tables of the paired log-ratio of each sampler's regret to ``baseline``'s,
+    per group and overall (:func:`benchmarks._stats.paired`; needs :func:`normalised_regret`
+    first).  Negative is better than the baseline."""
     text = ""
     for n in checkpoints:
+        values, groups = regret_matrix(results, samplers, n)
+        base = values[samplers.index(baseline)]
         rows = []
-        for s in samplers:
+        for i, s in enumerate(samplers):
             if s == baseline:
                 continue
-            for g in groups:
-                diff = np.array(
-                    [
-                        np.log(max(keyed[(s, p, seed)]["regret"][n - 1], 1e-6))
-                        - np.log(max(keyed[(baseline, p, seed)]["regret"][n - 1], 1e-6))
-                        for p, seed, group in cells
-                        if g in (group, "overall")
-                    ]
-                )
-                se = float(diff.std(ddof=1) / np.sqrt(diff.size)) if diff.size > 1 else 0.0
-                win = float(np.mean(diff < 0) + 0.5 * np.mean(diff == 0))
-                rows.append([s, g, str(diff.size), f"{diff.mean():+.3f} ± {se:.3f}", fmt(win, 2)])
+            for g in [*sorted(set(groups)), "overall"]:
+                sel = np.array([g in (h, "overall") for h in groups])
+                st = paired_stats(values[i, sel], base[sel])
+                rows.append([s, g, str(st.n), str(st), fmt(st.win, 2)])
         header = ["sampler", "group", "runs", f"log-ratio to {baseline} ± s.e.", "win"]
         text += f"\n### Paired to {baseline}, after {n} trials\n\n" + md_table(header, rows)
     return text
@@ -467,30 +458,15 @@ def paired(
 
 def plot(results: list[dict[str, Any]], samplers: list[str], path: str) -> None:
     """Best-so-far normalised regret (geometric mean over problems and seeds) per group."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    groups = sorted({r["group"] for r in results})
-    fig, axes = plt.subplots(1, len(groups), figsize=(4.5 * len(groups), 3.8))
-    cmap = plt.get_cmap("tab10")
-    for ax, g in zip(np.atleast_1d(axes), groups, strict=True):
-        for i, s in enumerate(samplers):
+    panels: dict[str, dict[str, Curve]] = {}
+    for g in sorted({r["group"] for r in results}):
+        panels[g] = {}
+        for s in samplers:
             curves = [r["regret"] for r in results if r["sampler"] == s and r["group"] == g]
-            if not curves:
-                continue
-            gm = np.exp(np.mean(np.log(np.maximum(np.array(curves), 1e-6)), axis=0))
-            style = "-" if s.startswith("TreeUCB") else "--"
-            ax.plot(np.arange(1, gm.size + 1), gm, style, color=cmap(i % 10), label=s)
-        ax.set_yscale("log")
-        ax.set_title(g)
-        ax.set_xlabel("trials")
-    np.atleast_1d(axes)[0].set_ylabel("normalised regret (geo. mean)")
-    np.atleast_1d(axes)[0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+            if curves:
+                gm = geomean_curve(curves)
+                panels[g][s] = (np.arange(1, gm.size + 1), gm)
+    plot_panels(panels, path, xlabel="trials", ylabel="normalised regret (geo. mean)")
 
 
 def problems(quick: bool) -> list[ProblemSpec]:
@@ -539,30 +515,35 @@ def bbob_problems(name: str) -> list[ProblemSpec]:
     return out
 
 
+KINDS: dict[str, ProblemKind] = {
+    "continuous": ProblemKind(_continuous_objective),
+    "bbob": ProblemKind(_bbob_objective, select=_bbob_problems),
+    "mixed": ProblemKind(_mixed_objective, select=_mixed_problems),
+    "sklearn": ProblemKind(_sklearn_task),
+}
+
+
 def select_problems(quick: bool, names: str | None) -> list[ProblemSpec]:
-    """The mode's problems, or those named (any problem of the full mode, or BBOB names)."""
+    """The mode's problems, or those named: any problem of the full mode, or a name that a
+    kind's ``select`` takes (BBOB names and groups, ``mixed-<function>-<d>d``)."""
     if not names:
         return problems(quick)
     known = {pr.name: pr for pr in problems(False)}
     out: list[ProblemSpec] = []
     for name in names.split(","):
-        if name in known:
-            out.append(known[name])
-        elif name.startswith("bbob"):
-            out += bbob_problems(name)
-        elif name.startswith("mixed-"):
-            _, fname, dims = name.split("-")
-            if fname not in BASE or not dims.endswith("d") or not dims[:-1].isdigit():
-                raise SystemExit(f"Unknown problem {name!r}.")
-            out.append(ProblemSpec(name, "mixed"))
-        else:
+        kind = KINDS.get(name.split("-")[0])
+        selected = [known[name]] if name in known else None
+        if selected is None and kind is not None and kind.select is not None:
+            selected = kind.select(name)
+        if not selected:
             raise SystemExit(f"Unknown problem {name!r}.")
+        out += selected
     return out
 
 
 def main(argv: list[str] | None = None) -> None:
     """Run the comparison and write <name>.md and <name>.png into ``--out``."""
-    p = argparse.ArgumentParser(prog="python -m benchmarks optimize", description=__doc__)
+    p = make_parser("optimize", __doc__)
     p.add_argument("--quick", action="store_true")
     p.add_argument("--gp", action="store_true", help="include GPSampler in quick mode")
     p.add_argument("--trials", type=int, default=None)
@@ -570,9 +551,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--problems", default=None, help="comma-separated subset of problem names")
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--name", default="optimize", help="stem of the result files")
-    add_out_argument(p)
     p.add_argument("--seed-offset", type=int, default=0, help="first seed (1000+: report)")
-    p.add_argument("--samplers", default=None, help="comma-separated subset of sampler names")
+    p.add_argument("--samplers", default=None, help="comma-separated sampler names")
     p.add_argument("--save", default=None, help="pickle the raw results to this path")
     p.add_argument(
         "--load", default=None, help="comma-separated pickles of earlier runs to report with"
@@ -581,40 +561,33 @@ def main(argv: list[str] | None = None) -> None:
         "--paired", default=None, help="also report paired log-ratios to this sampler's regret"
     )
     a = p.parse_args(argv)
-    require("cmaes", "CmaEsSampler", "optimize")
+    if a.samplers:
+        samplers = split_names(a.samplers)
+    else:
+        samplers = [s for s in SAMPLERS if s != "GP" or a.gp or not a.quick]
+    require_packages(samplers, "optimize")
+    probs = select_problems(a.quick, a.problems)
     print(stamp_core(), flush=True)
     started = time.time()
     n_trials = a.trials or (100 if a.quick else 200)
     n_seeds = a.seeds or (2 if a.quick else 5)
-    samplers = [s for s in SAMPLERS if s != "GP" or a.gp or not a.quick]
-    if "GP" in samplers:
-        require("torch", "GPSampler", "optimize")
-    if a.samplers:
-        samplers = split_samplers(a.samplers)
-        for s in samplers:
-            make_sampler(s, 0)  # unknown names fail now
-    probs = select_problems(a.quick, a.problems)
     seeds = range(a.seed_offset, a.seed_offset + n_seeds)
     jobs = [(s, pr, seed, n_trials) for pr in probs for seed in seeds for s in samplers]
     # slowest first, so that parallel workers finish together
     jobs.sort(key=lambda j: (j[0] != "GP", j[1].group != "sklearn"))
     results = pmap(run_one, jobs, a.jobs)
     if a.save:
-        with open(a.save, "wb") as fh:
-            pickle.dump(results, fh)
+        save_runs(a.save, results)
     if a.load:
         names = {pr.name for pr in probs}
-        for path in a.load.split(","):
-            with open(path, "rb") as fh:
-                old = [
-                    r
-                    for r in pickle.load(fh)
-                    if r["problem"] in names
-                    and r["seed"] in seeds
-                    and r["sampler"] not in samplers
-                ]
-            samplers += sorted({r["sampler"] for r in old} - set(samplers))
-            results += old
+        old = load_runs(
+            a.load,
+            lambda r: (
+                r["problem"] in names and r["seed"] in seeds and r["sampler"] not in samplers
+            ),
+        )
+        samplers += sorted({r["sampler"] for r in old} - set(samplers))
+        results += old
     checkpoints = [n for n in (50, 100, 200) if n <= n_trials] or [n_trials]
     text, headline = report(results, samplers, checkpoints)
     if a.paired:
@@ -631,17 +604,16 @@ def main(argv: list[str] | None = None) -> None:
         f"({a.seed_offset}+), "
         f"{n_trials} trials; samplers with default options (seed only). Rank: mean over "
         "(problem, seed) of the rank among samplers (1 = best). Regret: geometric mean of the "
-        f"normalised regret (floored at 1e-6). Command: `{command_line('optimize', argv)}`.\n"
+        f"normalised regret (floored at {FLOOR:g}). "
+        f"Command: `{command_line('optimize', argv)}`.\n"
         + text
         + "\nMean wall time of one study (s): "
         + ", ".join(f"{s} {fmt(w)}" for s, w in walls.items())
         + f"\n\n![best so far]({a.name}.png)\n\n"
         + machine_note(mode, started)
     )
-    (out / f"{a.name}.md").write_text(body)
-    print(body)
     print(headline)
-    print(f"wrote {out / a.name}.md and .png")
+    write_result(out, a.name, body)
 
 
 if __name__ == "__main__":

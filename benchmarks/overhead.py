@@ -19,7 +19,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import time
 import warnings
 from collections.abc import Callable
@@ -27,19 +26,25 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._common import add_out_argument
+from benchmarks._common import Curve
 from benchmarks._common import command_line
 from benchmarks._common import fmt
 from benchmarks._common import machine_note
+from benchmarks._common import make_parser
 from benchmarks._common import md_table
+from benchmarks._common import plot_panels
 from benchmarks._common import results_dir
 from benchmarks._common import stamp_core
+from benchmarks._common import write_result
+from benchmarks._samplers import make_sampler
+from benchmarks._samplers import require_packages
+from benchmarks._samplers import split_names
 
 DIM = 5
 SAMPLER_NAMES = (
     "TreeUCB",
-    "TreeUCB trust_region",
-    "TreeUCB soft_gp",
+    "TreeUCB[sampling=trust_region]",
+    "TreeUCB[index=soft_gp]",
     "TPE",
     "GP",
     "CmaEs",
@@ -52,23 +57,6 @@ _HOOKS = (
     "before_trial",
     "after_trial",
 )
-
-
-def _sampler(name: str) -> Any:
-    import optuna
-
-    from optuna_treeucb import TreeUCBSampler
-
-    makers: dict[str, Callable[[], Any]] = {
-        "TreeUCB": lambda: TreeUCBSampler(seed=0),
-        "TreeUCB trust_region": lambda: TreeUCBSampler(seed=0, sampling="trust_region"),
-        "TreeUCB soft_gp": lambda: TreeUCBSampler(seed=0, index="soft_gp"),
-        "TPE": lambda: optuna.samplers.TPESampler(seed=0),
-        "GP": lambda: optuna.samplers.GPSampler(seed=0),
-        "CmaEs": lambda: optuna.samplers.CmaEsSampler(seed=0),
-        "Random": lambda: optuna.samplers.RandomSampler(seed=0),
-    }
-    return makers[name]()
 
 
 class _Clock:
@@ -106,7 +94,7 @@ def measure(name: str, n: int, k: int, budget: float = 60.0) -> tuple[float, flo
     rng = np.random.default_rng(n)
     X = rng.uniform(-5.0, 5.0, size=(n, DIM))
     values = np.sum((X - 1.0) ** 2, axis=1)
-    sampler = _sampler(name)
+    sampler = make_sampler(name, 0)
     study = optuna.create_study(sampler=sampler)
     study.add_trials(
         [
@@ -135,11 +123,13 @@ def main(argv: list[str] | None = None) -> None:
     """Run the overhead benchmark and write overhead.md and overhead.png into ``--out``."""
     import optuna
 
-    p = argparse.ArgumentParser(prog="python -m benchmarks overhead", description=__doc__)
+    p = make_parser("overhead", __doc__)
     p.add_argument("--quick", action="store_true")
     p.add_argument("--max-seconds", type=float, default=None, help="drop a sampler above this")
-    add_out_argument(p)
+    p.add_argument("--samplers", default=",".join(SAMPLER_NAMES), help="comma-separated names")
     a = p.parse_args(argv)
+    names = split_names(a.samplers)
+    require_packages(names, "overhead")
     out = results_dir(a.out)
     print(stamp_core(), flush=True)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
@@ -152,13 +142,13 @@ def main(argv: list[str] | None = None) -> None:
     )
     k = 5 if a.quick else 10
     limit = a.max_seconds or (5.0 if a.quick else 20.0)
-    for name in SAMPLER_NAMES:  # warm-up: imports and first-call costs
+    for name in names:  # warm-up: imports and first-call costs
         measure(name, 10, 2)
     per: dict[tuple[str, int], float] = {}
     cold: dict[tuple[str, int], float] = {}
-    alive = set(SAMPLER_NAMES)
+    alive = set(names)
     for n in sizes:
-        for name in SAMPLER_NAMES:
+        for name in names:
             if name not in alive:
                 continue
             c, m = measure(name, n, k)
@@ -173,7 +163,7 @@ def main(argv: list[str] | None = None) -> None:
     for n in sizes:
         tpe = per.get(("TPE", n))
         cells = []
-        for name in SAMPLER_NAMES:
+        for name in names:
             if (name, n) not in per:
                 cells.append("-")
                 continue
@@ -181,8 +171,19 @@ def main(argv: list[str] | None = None) -> None:
             cells.append(f"{fmt(1e3 * per[(name, n)])}{ratio}")
         tree_cold = fmt(1e3 * cold[("TreeUCB", n)]) if ("TreeUCB", n) in cold else "-"
         rows.append([str(n), *cells, tree_cold])
-    header = ["finished trials", *[f"{s} ms (x TPE)" for s in SAMPLER_NAMES], "TreeUCB cold ms"]
-    _plot(per, sizes, str(out / "overhead.png"))
+    header = ["finished trials", *[f"{s} ms (x TPE)" for s in names], "TreeUCB cold ms"]
+    curves: dict[str, Curve] = {}
+    for name in names:
+        ns = [n for n in sizes if (name, n) in per]
+        curves[name] = (ns, [1e3 * per[(name, n)] for n in ns])
+    plot_panels(
+        {"5-D, continuous": curves},
+        out / "overhead.png",
+        xlabel="finished trials",
+        ylabel="ms inside the sampler per trial",
+        xlog=True,
+        marker="o",
+    )
     mode = "quick" if a.quick else "full"
     text = (
         f"# Sampler overhead ({mode} mode)\n\n"
@@ -196,29 +197,7 @@ def main(argv: list[str] | None = None) -> None:
         + "\n![overhead](overhead.png)\n\n"
         + machine_note(mode, started)
     )
-    (out / "overhead.md").write_text(text)
-    print(text)
-    print(f"wrote {out / 'overhead'}.md and .png")
-
-
-def _plot(per: dict[tuple[str, int], float], sizes: list[int], path: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(5.5, 4))
-    for name in SAMPLER_NAMES:
-        ns = [n for n in sizes if (name, n) in per]
-        ax.plot(ns, [1e3 * per[(name, n)] for n in ns], "o-", label=name)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("finished trials")
-    ax.set_ylabel("ms inside the sampler per trial")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    write_result(out, "overhead", text)
 
 
 if __name__ == "__main__":

@@ -12,10 +12,10 @@ Usage::
 
     python -m benchmarks paired --index hoeffding --settings 0.03,0.1 0.01,0.1 0.003,0.03
     python -m benchmarks paired --index soft_gp --settings 0.03,0.1 0.01,0.1 0.003,0.03
-    python -m benchmarks paired --settings 0.01,0.1,uniform 0.01,0.1,trust_region \
+    python -m benchmarks paired --settings 0.01,0.1,uniform 0.01,0.1,local_gp \\
         --name paired_sampling   # a third field names the in-box sampler
-    python -m benchmarks paired --settings 0.01,0.1,trust_region \
-        0.01,0.1,trust_region,discrete=region   # then key=value core options
+    python -m benchmarks paired --settings 0.01,0.1,local_gp \\
+        0.01,0.1,local_gp,rule=incremental   # then key=value core options
 """
 
 from __future__ import annotations
@@ -26,26 +26,28 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._common import add_out_argument
 from benchmarks._common import command_line
 from benchmarks._common import fmt
 from benchmarks._common import machine_note
+from benchmarks._common import make_parser
 from benchmarks._common import md_table
 from benchmarks._common import pmap
 from benchmarks._common import stamp_core
 from benchmarks._common import write_result
+from benchmarks._samplers import parse_options
+from benchmarks._stats import geomean
+from benchmarks._stats import paired
 from benchmarks.ablation import FUNCTION_NAMES
 from benchmarks.ablation import NOISES
 from benchmarks.ablation import simple_regret_run
 from benchmarks.bandit import TUNING_SEED_OFFSET
-from benchmarks.inbox import parse_setting
 
 SEED_OFFSET = TUNING_SEED_OFFSET + 100
 
 
 def _setting(text: str) -> tuple[float, float, str | None, dict[str, Any]]:
     parts = text.split(",")
-    extra = parse_setting(",".join(p for p in parts if "=" in p))
+    extra = parse_options(",".join(p for p in parts if "=" in p))
     parts = [p for p in parts if "=" not in p]
     sampling = parts.pop() if len(parts) == 3 else None
     try:
@@ -53,7 +55,7 @@ def _setting(text: str) -> tuple[float, float, str | None, dict[str, Any]]:
     except ValueError:
         raise argparse.ArgumentTypeError(
             "a setting is 'C,M' with two numbers, e.g. 0.01,0.1, optionally followed by an "
-            "in-box sampler and core options, e.g. 0.01,0.1,trust_region,discrete=region; "
+            "in-box sampler and core options, e.g. 0.01,0.1,local_gp,rule=incremental; "
             f"got {text!r}"
         ) from None
     return C, M, sampling, extra
@@ -61,7 +63,7 @@ def _setting(text: str) -> tuple[float, float, str | None, dict[str, Any]]:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the paired check and write paired_<index>.md into ``--out``."""
-    p = argparse.ArgumentParser(prog="python -m benchmarks paired", description=__doc__)
+    p = make_parser("paired", __doc__)
     p.add_argument("--index", choices=("hoeffding", "soft_gp"), default="hoeffding")
     p.add_argument(
         "--settings",
@@ -74,7 +76,6 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seeds", type=int, default=None, help="seeds (default 10; 3 with --quick)")
     p.add_argument("--trials", type=int, default=None, help="default 200; 100 with --quick")
     p.add_argument("--jobs", type=int, default=1)
-    add_out_argument(p)
     p.add_argument("--name", default=None, help="stem of the result file (paired_<index>)")
     a = p.parse_args(argv)
     a.seeds = a.seeds or (3 if a.quick else 10)
@@ -97,27 +98,20 @@ def main(argv: list[str] | None = None) -> None:
         for s in seeds
     ]
     res = np.array(pmap(simple_regret_run, jobs, a.jobs)).reshape(len(a.settings), -1)
-    log_r = np.log(np.maximum(res, 1e-6))
     rows = []
     noisy = np.array([nz > 0 for (_, _, nz) in instances for _ in seeds])
     for i, (C, M, smp, extra) in enumerate(a.settings):
-        diff = log_r[i] - log_r[0]
-        se = float(diff.std(ddof=1) / np.sqrt(diff.size)) if i else 0.0
-        win = float(np.mean(diff < 0) + 0.5 * np.mean(diff == 0))
-        by_noise = []
-        for sel in (~noisy, noisy):
-            dn = diff[sel]
-            sen = float(dn.std(ddof=1) / np.sqrt(dn.size)) if i else 0.0
-            by_noise.append(f"{dn.mean():+.3f} ± {sen:.3f}")
+        st = paired(res[i], res[0])
+        by_noise = [str(paired(res[i, sel], res[0, sel])) for sel in (~noisy, noisy)]
         rows.append(
             [
                 f"C={C:g} M={M:g}"
                 + (f" sampling={smp}" if smp else "")
                 + "".join(f" {k}={v}" for k, v in extra.items())
                 + (" (baseline)" if i == 0 else ""),
-                fmt(float(np.exp(log_r[i].mean()))),
-                f"{diff.mean():+.3f} ± {se:.3f}",
-                fmt(win, 3),
+                fmt(geomean(res[i])),
+                str(st),
+                fmt(st.win, 3),
                 *by_noise,
             ]
         )

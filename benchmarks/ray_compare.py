@@ -9,8 +9,7 @@ times the searcher's own calls).  Searchers, each with its defaults and the run'
 * ``TreeUCBSearch(seed=seed)``;
 * ``HyperOptSearch(random_state_seed=seed)`` (TPE of hyperopt);
 * ``OptunaSearch(seed=seed)`` (Optuna's TPESampler);
-* ``NevergradSearch`` with nevergrad's ``CMA`` told the budget, its parametrization seeded
-  (``NGOpt`` picks Cobyla here, which cannot be pickled, and Tune pickles the searcher);
+* ``NevergradSearch`` with nevergrad's ``CMA`` told the budget, its parametrization seeded;
 * ``BasicVariantGenerator(random_state=seed, max_concurrent=1)`` (random search).
 
 The noisy variants apply :mod:`benchmarks._bbob`'s moderate Gaussian noise model; the noise of
@@ -33,7 +32,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import tempfile
@@ -46,15 +44,20 @@ import numpy as np
 
 from benchmarks import _bbob
 from benchmarks._bbob import BBOBFunction
-from benchmarks._common import add_out_argument
 from benchmarks._common import command_line
 from benchmarks._common import fmt
 from benchmarks._common import machine_note
+from benchmarks._common import make_parser
 from benchmarks._common import md_table
 from benchmarks._common import require
 from benchmarks._common import results_dir
 from benchmarks._common import stamp_core
 from benchmarks._common import write_result
+from benchmarks._samplers import make_searcher
+from benchmarks._samplers import require_packages
+from benchmarks._samplers import searcher_owns_space
+from benchmarks._samplers import split_names
+from benchmarks._stats import FLOOR
 
 SEARCHERS = (
     "TreeUCBSearch",
@@ -129,51 +132,34 @@ def make_trainable(fid: int, dim: int, instance: int, seed: int, noisy: bool) ->
     return trainable
 
 
-def make_searcher(name: str, seed: int, dim: int, n_trials: int) -> Any:
-    """A fresh searcher by name (defaults except the seed; metric and mode come from Tune)."""
-    if name == "TreeUCBSearch":
-        from ray_treeucb import TreeUCBSearch
-
-        return TreeUCBSearch(seed=seed)
-    if name == "HyperOptSearch":
-        from ray.tune.search.hyperopt import HyperOptSearch
-
-        return HyperOptSearch(random_state_seed=seed)
-    if name == "OptunaSearch (TPE)":
-        from ray.tune.search.optuna import OptunaSearch
-
-        return OptunaSearch(seed=seed)
-    if name == "NevergradSearch (CMA)":
-        import nevergrad as ng
-        from ray.tune.search.nevergrad import NevergradSearch
-
-        # NevergradSearch has no seed: seed the parametrization of an optimizer built here
-        parametrization = NevergradSearch.convert_search_space(space(dim))
-        parametrization.random_state = np.random.RandomState(seed)  # type: ignore[attr-defined]
-        optimizer = ng.optimizers.CMA(parametrization=parametrization, budget=n_trials)
-        return NevergradSearch(optimizer=optimizer, metric="loss", mode="min")
-    if name == "BasicVariantGenerator (random)":
-        from ray.tune.search import BasicVariantGenerator
-
-        # its own limit: Tune's max_concurrent_trials ignores a BasicVariantGenerator passed in
-        return BasicVariantGenerator(random_state=seed, max_concurrent=1)
-    raise ValueError(f"Unknown searcher {name!r}; choose from {', '.join(SEARCHERS)}.")
-
-
 def space(dim: int) -> dict[str, Any]:
     from ray import tune
 
     return {f"x{i}": tune.uniform(_bbob.LOW, _bbob.HIGH) for i in range(dim)}
 
 
-def timed_limiter(searcher: Any, max_concurrent: int = 1) -> Any:
-    """``ConcurrencyLimiter(searcher, max_concurrent)`` that adds up, in its ``seconds``
-    attribute, the time spent in ``suggest`` and ``on_trial_complete``."""
+def timed(searcher: Any, max_concurrent: int = 1) -> Any:
+    """The search algorithm Tune gets, adding up in its ``seconds`` attribute the time spent
+    in the searcher: ``suggest`` + ``on_trial_complete`` of a ``Searcher`` wrapped in
+    ``ConcurrencyLimiter(searcher, max_concurrent)``, ``next_trial`` of a
+    ``BasicVariantGenerator`` (its only per-trial work; it keeps its own limit)."""
     from ray.tune.search import ConcurrencyLimiter
     from ray.tune.search import SearchAlgorithm
 
     if isinstance(searcher, SearchAlgorithm):  # BasicVariantGenerator is no Searcher
-        return searcher
+        generator: Any = searcher
+        original = generator.next_trial
+        generator.seconds = 0.0
+
+        def next_trial() -> Any:
+            start = time.perf_counter()
+            try:
+                return original()
+            finally:
+                generator.seconds += time.perf_counter() - start
+
+        generator.next_trial = next_trial
+        return generator
 
     class TimedLimiter(ConcurrencyLimiter):
         seconds = 0.0
@@ -197,35 +183,16 @@ def timed_limiter(searcher: Any, max_concurrent: int = 1) -> Any:
     return TimedLimiter(searcher, max_concurrent=max_concurrent)
 
 
-def time_variant_generator(searcher: Any) -> Any:
-    """Add up, in ``searcher.seconds``, the time spent in ``next_trial`` of a
-    BasicVariantGenerator (its only per-trial work)."""
-    original = searcher.next_trial
-    searcher.seconds = 0.0
-
-    def next_trial() -> Any:
-        start = time.perf_counter()
-        try:
-            return original()
-        finally:
-            searcher.seconds += time.perf_counter() - start
-
-    searcher.next_trial = next_trial
-    return searcher
-
-
 def run_one(name: str, problem: str, seed: int, n_trials: int) -> dict[str, Any]:
     """One Tune run; per trial (in creation order) the observed and the noiseless value."""
     from ray import tune
-    from ray.tune.search import SearchAlgorithm
 
     fid, dim, noisy = _bbob.parse(problem)
     bbob = BBOBFunction(fid, dim, seed, noisy)
-    searcher = make_searcher(name, seed, dim, n_trials)
-    if isinstance(searcher, SearchAlgorithm):
-        search_alg = time_variant_generator(searcher)
-    else:
-        search_alg = timed_limiter(searcher)
+    # a searcher that owns the space gets it, metric and mode at construction, Tune none
+    owns_space = searcher_owns_space(name)
+    given = {"space": space(dim), "metric": "loss", "mode": "min"} if owns_space else {}
+    search_alg = timed(make_searcher(name, seed, budget=n_trials, **given))
     storage = tempfile.mkdtemp(prefix="treeucb-ray-compare-")
     out: dict[str, Any] = {"sampler": name, "problem": problem, "seed": seed, "error": ""}
     out["group"] = "bbob-noisy" if noisy else f"bbob-{dim}d"
@@ -233,8 +200,7 @@ def run_one(name: str, problem: str, seed: int, n_trials: int) -> dict[str, Any]
     try:
         tuner = tune.Tuner(
             make_trainable(fid, dim, bbob.instance, seed, noisy),
-            # NevergradSearch holds the space already (its optimizer is built with it)
-            param_space=None if name.startswith("NevergradSearch") else space(dim),
+            param_space=None if owns_space else space(dim),
             tune_config=tune.TuneConfig(
                 search_alg=search_alg,
                 metric="loss",
@@ -298,7 +264,7 @@ def time_table(results: list[dict[str, Any]], names: list[str], n_trials: int) -
 
 def main(argv: list[str] | None = None) -> None:
     """Run every searcher on every problem and seed; write <name>.md and <name>.png."""
-    p = argparse.ArgumentParser(prog="python -m benchmarks ray_compare", description=__doc__)
+    p = make_parser("ray_compare", __doc__)
     p.add_argument("--quick", action="store_true", help="2 problems, 1 seed, 50 trials")
     p.add_argument("--trials", type=int, default=None)
     p.add_argument("--seeds", type=int, default=None)
@@ -307,18 +273,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--searchers", default=None, help="comma-separated subset of searchers")
     p.add_argument("--name", default="ray_compare", help="stem of the result files")
     p.add_argument("--no-plot", action="store_true", help="write the table only")
-    add_out_argument(p)
     a = p.parse_args(argv)
     require("ray.tune", "the Tune runs", "ray_compare")
     require("ioh", "the BBOB functions", "ray_compare")
-    names = a.searchers.split(",") if a.searchers else list(SEARCHERS)
-    for s in names:
-        if s not in SEARCHERS:
-            raise SystemExit(f"Unknown searcher {s!r}; choose from {', '.join(SEARCHERS)}.")
-        if s == "HyperOptSearch":
-            require("hyperopt", s, "ray_compare")
-        if s.startswith("NevergradSearch"):
-            require("nevergrad", s, "ray_compare")
+    names = split_names(a.searchers) if a.searchers else list(SEARCHERS)
+    require_packages(names, "ray_compare", searchers=True)
     problems = (
         a.problems.split(",") if a.problems else list(QUICK_PROBLEMS if a.quick else PROBLEMS)
     )
@@ -359,7 +318,7 @@ def main(argv: list[str] | None = None) -> None:
         f"({a.seed_offset}+), {n_trials} trials, one trial at a time, every searcher with its "
         "defaults and the run's seed. Rank: mean over (problem, seed) of the rank among "
         "searchers (1 = best). Regret: geometric mean of the normalised regret (floored at "
-        "1e-6).\n",
+        f"{FLOOR:g}).\n",
         text,
         "\n## Time per trial\n",
         "Wall: the whole `Tuner.fit` divided by the trials (Tune's scheduling, actors and "

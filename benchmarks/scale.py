@@ -36,7 +36,7 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
+import importlib.util
 import json
 import math
 import os
@@ -50,9 +50,9 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._common import add_out_argument
 from benchmarks._common import command_line
 from benchmarks._common import machine_note
+from benchmarks._common import make_parser
 from benchmarks._common import md_table
 from benchmarks._common import results_dir
 from benchmarks._common import stamp_core
@@ -92,14 +92,11 @@ def _worker(argv: list[str]) -> None:
     kind, path, sampler_name, index, n_trials, go = argv
     import optuna
 
-    from optuna_treeucb import TreeUCBSampler
+    from benchmarks._samplers import make_sampler
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)
-    sampler: Any = (
-        TreeUCBSampler(seed=0)
-        if sampler_name == "TreeUCB"
-        else optuna.samplers.RandomSampler(seed=int(index))
-    )
+    # every TreeUCB worker gets seed 0 (trial numbers keep them apart), Random its index
+    sampler = make_sampler(sampler_name, 0 if sampler_name == "TreeUCB" else int(index))
     study = optuna.load_study(study_name="scale", storage=_storage(kind, path), sampler=sampler)
     Path(f"{go}.ready{index}").touch()
     deadline = time.time() + 600
@@ -275,38 +272,24 @@ def _window(times: np.ndarray, n: int) -> float:
 
 
 def run_searcher(n: int, widths: list[int], n_optuna: int) -> str:
-    from ray_treeucb import TreeUCBSearch
+    from benchmarks._samplers import SEARCHERS
+    from benchmarks._samplers import make_searcher
 
-    makers: dict[str, tuple[Callable[[], Any], int]] = {
-        "TreeUCBSearch": (
-            lambda: TreeUCBSearch(_tune_space(), metric="loss", mode="min", seed=0),
-            n,
-        )
-    }
-    try:
-        from ray.tune.search.optuna import OptunaSearch
+    sizes = {"TreeUCBSearch": n, "OptunaSearch (TPE)": n_optuna, "HyperOptSearch": n_optuna}
+    for name in list(sizes):
+        package = SEARCHERS[name].package
+        if package and importlib.util.find_spec(package) is None:
+            print(f"  {package} is not installed: {name} is left out", flush=True)
+            del sizes[name]
 
-        makers["OptunaSearch (TPE)"] = (
-            lambda: OptunaSearch(_tune_space(), metric="loss", mode="min", seed=0),
-            n_optuna,
-        )
-    except ImportError:
-        pass
-    try:
-        import hyperopt  # noqa: F401
-        from ray.tune.search.hyperopt import HyperOptSearch
+    def maker(name: str) -> Callable[[], Any]:
+        return lambda: make_searcher(name, 0, space=_tune_space(), metric="loss", mode="min")
 
-        makers["HyperOptSearch"] = (
-            lambda: HyperOptSearch(_tune_space(), metric="loss", mode="min", random_state_seed=0),
-            n_optuna,
-        )
-    except ImportError:
-        print("  hyperopt is not installed: HyperOptSearch is left out", flush=True)
     checkpoints = sorted({c for c in (1_000, 2_000, 5_000, 10_000) if c <= n} | {n})
     rows = []
-    for name, (make, size) in makers.items():
+    for name, size in sizes.items():
         for w in widths if name == "TreeUCBSearch" else [w for w in widths if w in (1, 64)]:
-            times, dup = searcher_cost(make, size, w)
+            times, dup = searcher_cost(maker(name), size, w)
             cells = [_fmt_ms(_window(times, c)) if c <= size else "-" for c in checkpoints]
             rows.append([name, str(w), *cells, f"{times.sum():.1f}", str(dup)])
             print(f"  {rows[-1]}", flush=True)
@@ -338,7 +321,7 @@ def sampler_cost(
     rng = np.random.default_rng(0)
     trials = []
     for _ in range(n):
-        params = {
+        params: dict[str, Any] = {
             "x": float(rng.uniform(-5, 5)),
             "y": float(rng.uniform(-5, 5)),
             "lr": float(10 ** rng.uniform(-5, 0)),
@@ -377,14 +360,14 @@ def sampler_cost(
 def run_sampler(sizes: list[int], widths: list[int], k: int) -> str:
     import optuna
 
-    from optuna_treeucb import TreeUCBSampler
+    from benchmarks._samplers import make_sampler
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     rows = []
     for n in sizes:
         for w in widths:
-            tree, inner, cold = sampler_cost(lambda: TreeUCBSampler(seed=0), n, w, k)
-            rand, _, _ = sampler_cost(lambda: optuna.samplers.RandomSampler(seed=0), n, w, k)
+            tree, inner, cold = sampler_cost(lambda: make_sampler("TreeUCB", 0), n, w, k)
+            rand, _, _ = sampler_cost(lambda: make_sampler("Random", 0), n, w, k)
             rows.append(
                 [f"{n:,}", str(w), f"{tree:.2f}", f"{inner:.2f}", f"{rand:.2f}"]
                 + [f"{tree - rand:.2f}", f"{cold:.1f}"]
@@ -439,19 +422,13 @@ def tune_run(name: str, n: int, concurrency: int, seconds: float = 0.0) -> dict[
     import shutil
 
     from ray import tune
-    from ray.tune.search import BasicVariantGenerator
 
-    from benchmarks.ray_compare import time_variant_generator
-    from benchmarks.ray_compare import timed_limiter
-    from ray_treeucb import TreeUCBSearch
+    from benchmarks._samplers import make_searcher
+    from benchmarks.ray_compare import timed
 
-    if name == "TreeUCBSearch":
-        # the ConcurrencyLimiter that max_concurrent_trials would build, timed
-        search_alg = timed_limiter(TreeUCBSearch(seed=0), max_concurrent=concurrency)
-    else:
-        # Tune's max_concurrent_trials ignores a BasicVariantGenerator passed in: its own limit
-        generator = BasicVariantGenerator(random_state=0, max_concurrent=concurrency)
-        search_alg = time_variant_generator(generator)
+    # the ConcurrencyLimiter that max_concurrent_trials would build, timed (a
+    # BasicVariantGenerator keeps its own limit)
+    search_alg = timed(make_searcher(name, 0, max_concurrent=concurrency), concurrency)
     counter = _running_counter()
     storage = tempfile.mkdtemp(prefix="treeucb-scale-tune-")
     try:
@@ -534,9 +511,7 @@ def main(argv: list[str] | None = None) -> None:
     if args_in and args_in[0] == WORKER:
         _worker(args_in[1:])
         return
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks scale", description=__doc__.split("\n")[0]
-    )
+    parser = make_parser("scale", __doc__)
     parser.add_argument("--quick", action="store_true", help="smaller sizes (minutes)")
     parser.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS))
     parser.add_argument("--procs", type=int, nargs="+", default=None)
@@ -554,7 +529,6 @@ def main(argv: list[str] | None = None) -> None:
         "--trial-seconds", type=float, default=0.0, help="tune part: each trial sleeps this long"
     )
     parser.add_argument("--name", default="scale", help="stem of the result file")
-    add_out_argument(parser)
     args = parser.parse_args(args_in)
     quick = args.quick
     procs = args.procs or ([1, 2, 4] if quick else [1, 2, 4, 8])

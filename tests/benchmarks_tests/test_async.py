@@ -37,15 +37,17 @@ def _tables(text: str) -> list[list[list[str]]]:
 
 
 def test_async_report_structure(results_in_tmp: Path) -> None:
-    samplers = ["TreeUCB", "TPE (constant_liar)", "Random"]
+    samplers = ["TreeUCB", "TPE[constant_liar=True]", "Random"]
     argv = ["--workers", "1,4", "--dims", "2", "--functions", "1"]
     argv += ["--noise", "noiseless", "--seeds", "2", "--trials", "16"]
     saved = str(results_in_tmp / "random.pkl")
     cli.main(["async", "--samplers", "Random", *argv, "--save", saved])
-    cli.main(["async", "--samplers", "TreeUCB,TPE (constant_liar)", *argv, "--load", saved])
+    cli.main(["async", "--samplers", "TreeUCB,TPE[constant_liar=True]", *argv, "--load", saved])
     text = (results_in_tmp / "async.md").read_text()
     # the exact commands, of this run and of the rows it loaded
-    command = "python -m benchmarks async --samplers 'TreeUCB,TPE (constant_liar)' --workers 1,4"
+    command = (
+        "python -m benchmarks async --samplers 'TreeUCB,TPE[constant_liar=True]' --workers 1,4"
+    )
     assert f"Command: `{command}" in text
     assert "; rows of {Random} from `python -m benchmarks async --samplers Random" in text
     assert (results_in_tmp / "async.png").stat().st_size > 0

@@ -1,8 +1,8 @@
 """The benchmark commands run end to end at tiny sizes and write their tables.
 
-Only the commands that need nothing beyond the test extra are run here (the bandit and
-optimisation benchmarks need PyXAB, cmaes and torch from the ``benchmarks`` extra).  Results go
-to a temporary folder, never to the committed ``benchmarks/results/``.
+The test extra brings the benchmarks extra, so everything but GPSampler (torch, the ``gp``
+extra) can run here.  Results go to a temporary folder, never to the committed
+``benchmarks/results/``.
 """
 
 from __future__ import annotations
@@ -119,18 +119,13 @@ def test_fidelity(results_in_tmp: Path) -> None:
     assert f"Command: `python -m benchmarks fidelity {' '.join(argv)}`." in text
     rows = _rows(text)
     assert [r[:2] for r in rows] == [
-        ["none", "treeucb"],
-        ["none", "tpe"],
-        ["none", "random"],
-        *(
-            ["hyperband", s]
-            for s in (
-                "treeucb-last_value",
-                "treeucb-context",
-                "tpe",
-                "random",
-            )
-        ),
+        ["none", "TreeUCB"],
+        ["none", "TPE"],
+        ["none", "Random"],
+        ["hyperband", "TreeUCB[pruned=last_value]"],
+        ["hyperband", "TreeUCB[pruned=context,max_budget=27]"],
+        ["hyperband", "TPE"],
+        ["hyperband", "Random"],
     ]
     assert rows[3][5] == "+0.000 ± 0.000"  # the paired baseline of its pruner
     assert "![regret against resource, curves](fidelity_curves.png)" in text
@@ -187,13 +182,13 @@ def test_inbox(results_in_tmp: Path) -> None:
 
 
 def test_optimize_takes_treeucb_variants_and_mixed_problems() -> None:
+    from benchmarks._samplers import make_sampler
+    from benchmarks._samplers import split_names
     from benchmarks.optimize import ProblemSpec
-    from benchmarks.optimize import make_sampler
     from benchmarks.optimize import run_one
     from benchmarks.optimize import select_problems
-    from benchmarks.optimize import split_samplers
 
-    names = split_samplers("TreeUCB,TreeUCB[discrete=region,C=0.03],TPE")
+    names = split_names("TreeUCB,TreeUCB[discrete=region,C=0.03],TPE")
     assert names == ["TreeUCB", "TreeUCB[discrete=region,C=0.03]", "TPE"]
     sampler = make_sampler(names[1], 0)
     options = sampler._core_options
@@ -205,3 +200,43 @@ def test_optimize_takes_treeucb_variants_and_mixed_problems() -> None:
         select_problems(False, "mixed-nothing-5d")
     result = run_one((names[1], ProblemSpec("mixed-sphere-4d", "mixed"), 0, 14))
     assert result["true"].shape == (14,) and np.all(result["true"] >= 0.0)
+
+
+def test_optimize_names_problems_by_kind_and_reports_them_together() -> None:
+    from benchmarks.optimize import ProblemSpec
+    from benchmarks.optimize import report
+    from benchmarks.optimize import run_one
+    from benchmarks.optimize import select_problems
+
+    probs = select_problems(False, "bbob-f01-2d,sphere-2d-noisy,bbob-2d-noiseless")
+    assert probs[:2] == [
+        ProblemSpec("bbob-f01-2d", "bbob-2d"),
+        ProblemSpec("sphere-2d-noisy", "continuous-noisy"),
+    ]
+    assert len(probs) == 2 + 24 and {p.kind for p in probs} == {"bbob", "continuous"}
+    for bad in ("bbob-f01", "mixed-sphere-5d-x", "nothing"):
+        with pytest.raises(SystemExit, match="Unknown problem"):
+            select_problems(False, bad)
+    runs = [
+        run_one((s, p, 0, 10))
+        for p in (probs[0], ProblemSpec("enet-diabetes", "sklearn"))
+        for s in ("Random", "TreeUCB")
+    ]
+    text, headline = report(runs, ["Random", "TreeUCB"], [10], reference="Random")
+    assert "rank bbob-2d" in text and "rank sklearn" in text
+    assert sum(headline[10]["rank"].values()) == pytest.approx(3.0)
+    assert all(np.all(r["regret"] >= 0.0) for r in runs)
+
+
+def test_bandit(results_in_tmp: Path) -> None:
+    cli.main(["bandit", "--quick", "--seeds", "1", "--rounds", "6", "--no-tuning"])
+    text = (results_in_tmp / "bandit.md").read_text()
+    rows = _rows(text)
+    labels = [r[0] for r in rows]
+    assert "TreeUCB (default)" in labels and "VHCT (default)" in labels and "Random" in labels
+    # mean ranks over the 5 functions (two significant digits): each function ranks every
+    # method once
+    n = len(rows)
+    assert all(1.0 <= float(r[-2]) <= n for r in rows)
+    assert sum(float(r[-2]) for r in rows) == pytest.approx(n * (n + 1) / 2, abs=0.5 * n)
+    assert (results_in_tmp / "bandit.png").stat().st_size > 0

@@ -1,0 +1,57 @@
+"""The paired statistics of the benchmarks (``benchmarks/_stats.py``), on hand-computed values."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from benchmarks._stats import FLOOR
+from benchmarks._stats import geomean
+from benchmarks._stats import geomean_curve
+from benchmarks._stats import mean_ranks
+from benchmarks._stats import paired
+
+
+def test_paired_log_ratio_mean_se_and_win_rate() -> None:
+    a = np.array([1.0, 2.0, 4.0, 3.0])
+    b = np.array([2.0, 2.0, 1.0, 3.0])
+    st = paired(a, b)
+    diff = np.log(a) - np.log(b)  # -log 2, 0, log 4, 0
+    np.testing.assert_allclose(st.mean, diff.mean())
+    np.testing.assert_allclose(st.se, diff.std(ddof=1) / 2.0)
+    assert st.win == pytest.approx(0.5)  # one win, two ties (1/2 each), one loss
+    assert st.n == 4
+    assert str(st) == f"{diff.mean():+.3f} ± {diff.std(ddof=1) / 2.0:.3f}"
+    np.testing.assert_allclose(st.ratio, np.exp(diff.mean()))
+
+
+def test_paired_floors_regrets_so_solved_runs_tie() -> None:
+    st = paired([0.0, 1e-9], [1e-7, 0.0])
+    assert st.mean == 0.0 and st.win == 0.5
+    np.testing.assert_allclose(paired([0.0], [1.0]).mean, math.log(FLOOR))
+
+
+def test_paired_of_one_run_has_no_standard_error() -> None:
+    assert math.isnan(paired([1.0], [2.0]).se)
+    assert paired([], []).n == 0
+
+
+def test_paired_takes_a_coarser_floor() -> None:
+    np.testing.assert_allclose(paired([0.0], [1e-2], floor=1e-3).mean, math.log(0.1))
+
+
+def test_geomean() -> None:
+    np.testing.assert_allclose(geomean([1.0, 4.0]), 2.0)
+    np.testing.assert_allclose(geomean(x for x in (0.0, 1.0)), math.sqrt(FLOOR))
+    np.testing.assert_allclose(geomean_curve([[1.0, 4.0], [4.0, 1.0]]), [2.0, 2.0])
+
+
+def test_mean_ranks_share_ties() -> None:
+    values = np.array([[1.0, 5.0, 2.0], [2.0, 5.0, 1.0], [3.0, 1.0, 3.0]])
+    np.testing.assert_allclose(mean_ranks(values), [(1 + 2.5 + 2) / 3, (2 + 2.5 + 1) / 3, 7 / 3])
+
+
+def test_a_failed_run_ranks_last() -> None:
+    np.testing.assert_allclose(mean_ranks(np.array([[np.nan], [2.0], [1.0]])), [3.0, 2.0, 1.0])
