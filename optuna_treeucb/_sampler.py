@@ -23,6 +23,7 @@ from typing import Literal
 
 import numpy as np
 from optuna.distributions import BaseDistribution
+from optuna.distributions import CategoricalDistribution
 from optuna.samplers import BaseSampler
 from optuna.samplers import PartialFixedSampler
 from optuna.samplers import RandomSampler
@@ -32,6 +33,8 @@ from optuna.trial import TrialState
 
 from optuna_treeucb._grouping import _FOLDED_STATES as _FINISHED
 from optuna_treeucb._grouping import _SpaceTracker
+from optuna_treeucb._grouping import conditional_names
+from optuna_treeucb._grouping import from_core
 from optuna_treeucb._grouping import to_spec as _to_spec
 from optuna_treeucb.core import OPTIONS
 from optuna_treeucb.core import Center
@@ -44,6 +47,8 @@ from optuna_treeucb.core import Sampling
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
 from optuna_treeucb.core import validate_options
+from optuna_treeucb.core._branch import choose_arm
+from optuna_treeucb.core._index import normalize_rewards
 from optuna_treeucb.core._options import ignored_options
 
 if TYPE_CHECKING:
@@ -60,6 +65,14 @@ _Space = tuple[tuple[str, BaseDistribution], ...]  # (name, distribution), sorte
 # TPESampler's constant_liar does), in chunks: RDBStorage keeps values under 2046 characters.
 _SHARED_KEY = "treeucb:relative_params"
 _SHARED_CHUNK = 2045
+# How a branch (a group others are conditional on) is chosen: "tree" (its own tree, like any
+# group), "joint" (the tree of the branch and its conditional parameters, inactive ones imputed
+# at _IMPUTED, as SMAC does), or a rule of core._branch ("share", "quantile") for a branch of
+# categorical parameters.  Issue #23 measures them.
+_BRANCH_RULE = "tree"
+_IMPUTED = 0.5  # the cube coordinate of an inactive parameter in a joint tree
+_MISSING = object()  # a parameter a trial does not hold
+_MAX_ARMS = 64  # a branch with more combinations of choices keeps its tree
 
 
 @dataclass
@@ -78,6 +91,7 @@ class _Model:
     told: set[int] = field(default_factory=set)
     pos: int = 0
     pending: dict[int, np.ndarray | None] = field(default_factory=dict)
+    imputed: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -259,6 +273,7 @@ class TreeUCBSampler(BaseSampler):
         self._independent_sampler = independent_sampler  # None: a RandomSampler per draw
         self._warn_independent_sampling = warn_independent_sampling
         self._warned: set[str] = set()
+        self._branch_rule = _BRANCH_RULE
         self._init_derived()
 
     def _init_derived(self) -> None:
@@ -427,21 +442,31 @@ class TreeUCBSampler(BaseSampler):
 
             decided = _context(study, trial, dist_of)
             free = [name for name in search_space if name not in decided]
-            for k, (group, common) in enumerate(self._tracker.groups(free)):
+            groups = self._tracker.groups(free)
+            for k, (group, common) in enumerate(groups):
                 ctx_names = sorted(n for n in common if n in decided and n not in group)
+                below = conditional_names(groups, group) if self._branch_rule != "tree" else []
+                if below and self._branch_rule != "joint":
+                    choice = self._choose_branch(
+                        group, ctx_names, decided, view, trial, k, direction
+                    )
+                    if choice is not None:
+                        decided.update(choice)
+                        continue
+                imputed = frozenset(below if self._branch_rule == "joint" else ())
                 space_list = []
-                for name in sorted([*group, *ctx_names]):
+                for name in sorted([*group, *ctx_names, *imputed]):
                     dist = dist_of(name)
                     assert dist is not None
                     space_list.append((name, dist))
                 space = tuple(space_list)
-                model = self._model(space, direction, view)
+                model = self._model(space, direction, view, imputed)
                 _sync_pending(model, space, running)
                 _reseed(model.core, (self._base_seed, trial.number, k))
                 params = model.core.ask({n: decided[n] for n in ctx_names})
                 # the core holds the point it chose as pending: it is this trial's
                 model.pending[trial.number] = model.core.space.encode(params)
-                decided.update((n, params[n]) for n in group)
+                decided.update((n, from_core(dict(space)[n], params[n])) for n in group)
         _share_point(study, trial, {n: decided[n] for n in search_space if n in decided})
         return {name: decided[name] for name in free}
 
@@ -521,7 +546,59 @@ class TreeUCBSampler(BaseSampler):
             **self._core_options,
         )
 
-    def _model(self, space: _Space, direction: str, view: _View) -> _Model:
+    def _choose_branch(
+        self,
+        group: list[str],
+        ctx_names: list[str],
+        decided: dict[str, Any],
+        view: _View,
+        trial: FrozenTrial,
+        k: int,
+        direction: str,
+    ) -> dict[str, Any] | None:
+        """The values of a branch of categorical parameters by a rule of ``core._branch``.
+
+        The arms are the combinations of the group's choices; the rewards the rank rewards of
+        the finished trials that hold the group and the decided context's values.  ``None``
+        (use the group's tree) for a group with a non-categorical parameter or too many arms.
+        """
+        dists = [self._tracker.distribution(n) for n in group]
+        if not all(isinstance(d, CategoricalDistribution) for d in dists):
+            return None
+        choices = [d.choices for d in dists]  # type: ignore[union-attr]
+        n_arms = math.prod(len(c) for c in choices)
+        if n_arms > _MAX_ARMS:
+            return None
+        if view.finished is None:
+            observations = [self._values[n] for n in self._logged_numbers]
+        else:
+            observations = [self._values[t.number] for t in view.finished]
+        arms, values = [], []
+        for t, value in observations:
+            if value is None or any(t.distributions.get(n) != d for n, d in zip(group, dists)):
+                continue
+            if any(t.params.get(n, _MISSING) != decided[n] for n in ctx_names):
+                continue
+            arm = 0
+            for name, cs in zip(group, choices):
+                arm = arm * len(cs) + cs.index(t.params[name])
+            arms.append(arm)
+            values.append(value)
+        y = np.asarray(values, dtype=float)
+        rng = np.random.default_rng([self._base_seed, trial.number, k, 1])
+        rewards = normalize_rewards(-y if direction == "minimize" else y)
+        rule = self._branch_rule
+        assert rule in ("share", "quantile", "ucb")
+        arm = choose_arm(np.asarray(arms, dtype=int), rewards, n_arms, rng, rule)  # type: ignore[arg-type]
+        out: dict[str, Any] = {}
+        for name, cs in reversed(list(zip(group, choices))):
+            out[name] = cs[arm % len(cs)]
+            arm //= len(cs)
+        return out
+
+    def _model(
+        self, space: _Space, direction: str, view: _View, imputed: frozenset[str] = frozenset()
+    ) -> _Model:
         """The cached core of ``space``, told the observations of ``view`` it has not seen.
 
         With a view of every logged trial, every cached core is usable and only the trials
@@ -529,7 +606,7 @@ class TreeUCBSampler(BaseSampler):
         of the trials: a core is reused only if every trial it was told is in the subset (so
         each bracket keeps its own core), at a cost linear in the number of trials.
         """
-        entries = self._models.setdefault((direction, *space), [])
+        entries = self._models.setdefault((direction, imputed, *space), [])
         if view.finished is None:
             usable = entries
         else:
@@ -538,7 +615,7 @@ class TreeUCBSampler(BaseSampler):
         if usable:
             model = max(usable, key=lambda e: len(e.told))
         else:
-            model = _Model(self._new_core(space, direction))
+            model = _Model(self._new_core(space, direction), imputed=imputed)
             entries.append(model)
             if len(entries) > _MAX_MODELS_PER_SPACE:
                 entries.pop(0)
@@ -687,15 +764,27 @@ def _budget(trial: FrozenTrial, steps_of_complete: bool) -> int | None:
     return None
 
 
-def _encode(cube: UnitCube, space: _Space, trial: FrozenTrial) -> np.ndarray | None:
-    """The trial's point of the cube, or ``None`` if it lacks a parameter or has another range."""
+def _encode(
+    cube: UnitCube, space: _Space, trial: FrozenTrial, imputed: frozenset[str] = frozenset()
+) -> np.ndarray | None:
+    """The trial's point of the cube, or ``None`` if it lacks a parameter or has another range.
+
+    A parameter of ``imputed`` that the trial lacks (inactive) sits at ``_IMPUTED``.
+    """
     params = {}
     for name, dist in space:
+        if name in imputed and name not in trial.distributions:
+            continue
         if trial.distributions.get(name) != dist:
             return None
         params[name] = trial.params[name]
     try:
-        return cube.encode(params)
+        if len(params) == cube.dim:
+            return cube.encode(params)
+        x = np.full(cube.dim, _IMPUTED)
+        for j, u in cube.encode_partial(params).items():
+            x[j] = u
+        return x
     except (TypeError, ValueError):  # e.g. an enqueued value outside the distribution
         return None
 
@@ -715,7 +804,7 @@ def _tell_new(
         if t.number in model.told:
             continue
         model.told.add(t.number)
-        x = None if value is None else _encode(model.core.space, space, t)
+        x = None if value is None else _encode(model.core.space, space, t, model.imputed)
         if x is not None:
             rows.append(x)
             values.append(value)
