@@ -62,13 +62,7 @@ LOCK_IN_TRIALS = 100
 def make_sampler(name: str, seed: int) -> Any:
     """``optimize``'s samplers plus ``TPE multivariate``, and ``<TreeUCB name> branch=<rule>``:
     that TreeUCB with the sampler's private branch rule (``tree``, ``joint``, ``share``,
-    ``quantile``, ``ucb``; see ``optuna_treeucb._sampler._BRANCH_RULE``), and ``<name>
-    ints=round``: small ints modelled as rounded floats (``_grouping.ROUND_INTS``; one study at a
-    time in a process, as with ``--jobs 1``)."""
-    from optuna_treeucb import _grouping
-
-    _grouping.ROUND_INTS = name.endswith(" ints=round")
-    name = name.removesuffix(" ints=round")
+    ``share``; see ``optuna_treeucb._sampler._BRANCH_RULE``)."""
     base, _, rule = name.partition(" branch=")
     if rule:
         sampler = optimize_sampler(base, seed)

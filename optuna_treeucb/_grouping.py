@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
-from typing import Any
 
 from optuna.distributions import BaseDistribution
 from optuna.distributions import CategoricalDistribution
@@ -35,32 +34,6 @@ if TYPE_CHECKING:
 _FOLDED_STATES = (TrialState.COMPLETE, TrialState.PRUNED)
 
 
-# An int with 2 to ROUNDED_INT_MAX values (step 1, linear) is modelled as a float over
-# [low - 1/2, high + 1/2] and rounded (GPSampler's treatment of integers) when ROUND_INTS.
-ROUND_INTS = False
-ROUNDED_INT_MAX = 16
-
-
-def rounded_int(dist: BaseDistribution) -> bool:
-    """Whether the core models ``dist`` as a float that is rounded to an int."""
-    return (
-        ROUND_INTS
-        and isinstance(dist, IntDistribution)
-        and not dist.log
-        and dist.step == 1
-        and 2 <= dist.high - dist.low + 1 <= ROUNDED_INT_MAX
-    )
-
-
-def from_core(dist: BaseDistribution, value: Any) -> Any:
-    """The Optuna value of the core's ``value`` for ``dist`` (a rounded int, see
-    :func:`rounded_int`)."""
-    if rounded_int(dist):
-        assert isinstance(dist, IntDistribution)
-        return int(min(max(round(value), dist.low), dist.high))
-    return value
-
-
 def to_spec(name: str, dist: BaseDistribution) -> ParamSpec:
     """The core's description of an Optuna distribution.
 
@@ -71,8 +44,6 @@ def to_spec(name: str, dist: BaseDistribution) -> ParamSpec:
     """
     if isinstance(dist, FloatDistribution):
         return ParamSpec(name, "float", low=dist.low, high=dist.high, log=dist.log, step=dist.step)
-    if rounded_int(dist):
-        return ParamSpec(name, "float", low=dist.low - 0.5, high=dist.high + 0.5)  # type: ignore[attr-defined]
     if isinstance(dist, IntDistribution):
         return ParamSpec(name, "int", low=dist.low, high=dist.high, log=dist.log, step=dist.step)
     if isinstance(dist, CategoricalDistribution):

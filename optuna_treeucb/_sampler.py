@@ -34,7 +34,6 @@ from optuna.trial import TrialState
 from optuna_treeucb._grouping import _FOLDED_STATES as _FINISHED
 from optuna_treeucb._grouping import _SpaceTracker
 from optuna_treeucb._grouping import conditional_names
-from optuna_treeucb._grouping import from_core
 from optuna_treeucb._grouping import to_spec as _to_spec
 from optuna_treeucb.core import OPTIONS
 from optuna_treeucb.core import Center
@@ -67,8 +66,8 @@ _SHARED_KEY = "treeucb:relative_params"
 _SHARED_CHUNK = 2045
 # How a branch (a group others are conditional on) is chosen: "tree" (its own tree, like any
 # group), "joint" (the tree of the branch and its conditional parameters, inactive ones imputed
-# at _IMPUTED, as SMAC does), or a rule of core._branch ("share", "quantile") for a branch of
-# categorical parameters.  Issue #23 measures them.
+# at _IMPUTED, as SMAC does), or "share" (core._branch: Thompson on its share of the top trials)
+# for a branch of categorical parameters.  Issue #23 measures them.
 _BRANCH_RULE = "tree"
 _IMPUTED = 0.5  # the cube coordinate of an inactive parameter in a joint tree
 _MISSING = object()  # a parameter a trial does not hold
@@ -466,7 +465,7 @@ class TreeUCBSampler(BaseSampler):
                 params = model.core.ask({n: decided[n] for n in ctx_names})
                 # the core holds the point it chose as pending: it is this trial's
                 model.pending[trial.number] = model.core.space.encode(params)
-                decided.update((n, from_core(dict(space)[n], params[n])) for n in group)
+                decided.update((n, params[n]) for n in group)
         _share_point(study, trial, {n: decided[n] for n in search_space if n in decided})
         return {name: decided[name] for name in free}
 
@@ -587,9 +586,7 @@ class TreeUCBSampler(BaseSampler):
         y = np.asarray(values, dtype=float)
         rng = np.random.default_rng([self._base_seed, trial.number, k, 1])
         rewards = normalize_rewards(-y if direction == "minimize" else y)
-        rule = self._branch_rule
-        assert rule in ("share", "quantile", "ucb")
-        arm = choose_arm(np.asarray(arms, dtype=int), rewards, n_arms, rng, rule)  # type: ignore[arg-type]
+        arm = choose_arm(np.asarray(arms, dtype=int), rewards, n_arms, rng)
         out: dict[str, Any] = {}
         for name, cs in reversed(list(zip(group, choices))):
             out[name] = cs[arm % len(cs)]

@@ -5,17 +5,17 @@ the best result its region can give, not the mean of its trials: random points o
 model with a narrow good region are poor on average.  TreeUCB's index on a one-axis tree is a
 nearly greedy mean (``C`` small), which locks onto the branch whose random points are best.
 
-Two rules, on rewards ``r`` (rank rewards of all the trials, larger is better):
+The index is Thompson sampling on the branch's share of the top trials, as TPE compares a
+choice's share among the good trials: the top ``gamma(n) = min(ceil(0.1 n), 25)`` trials are
+*good* (TPE's default split); an arm with ``k`` good trials among its ``n_a`` draws
+``Beta(k + 1, n_a - k + 1)`` and the largest draw wins.  Its exploration never vanishes: an arm
+whose few trials missed the good set keeps a chance given by its posterior.  As the tree of
+the arm's own parameters concentrates on its best region, its share of good trials grows.
 
-* ``"share"`` (Thompson sampling on the share of top trials, as TPE compares a choice's share
-  among the good trials): the top ``gamma(n) = min(ceil(0.1 n), 25)`` trials are *good*
-  (TPE's default split); an arm with ``k`` good trials among ``n_a`` draws
-  ``Beta(k + 1, n_a - k + 1)`` and the largest draw wins.  Its exploration never vanishes: an
-  arm whose few trials missed the good set keeps a chance proportional to its posterior.
-* ``"quantile"``: the upper ``q`` quantile of the arm's rewards plus
-  ``c sqrt(log n / n_a)`` (UCB1's bonus, with a weight that does not vanish).
-* ``"ucb"``: the arm's mean reward plus the same bonus (TreeUCB's index on one leaf per
-  choice, with a ``C`` that does not vanish).
+Tried and lost on the conditional tuning seeds (``benchmarks/results/
+mixed_branch_rules_tuning.md``): the upper 0.9 quantile of the arm's rewards plus
+``0.3 sqrt(log n / n_a)``, and the mean plus that bonus (a ``C`` that does not vanish); both
+still lock in.
 
 Notations:
     n: number of trials; A: number of arms.
@@ -26,15 +26,11 @@ Notations:
 from __future__ import annotations
 
 import math
-from typing import Literal
 
 import numpy as np
 
-BranchRule = Literal["share", "quantile", "ucb"]
-GOOD_SHARE = 0.1  # TPE's gamma(n) = min(ceil(0.1 n), 25)
+GOOD_SHARE = 0.1  # TPE's default gamma(n) = min(ceil(0.1 n), 25)
 GOOD_CAP = 25
-QUANTILE = 0.9
-BONUS = 0.3
 
 
 def n_good(n: int) -> int:
@@ -43,20 +39,16 @@ def n_good(n: int) -> int:
 
 
 def branch_index(
-    arms: np.ndarray,
-    rewards: np.ndarray,
-    n_arms: int,
-    rng: np.random.Generator,
-    rule: BranchRule = "share",
+    arms: np.ndarray, rewards: np.ndarray, n_arms: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """Index of every arm, shape (A,); an arm without trials gets ``+inf``.
+    """A Thompson draw of every arm's share of good trials, shape (A,); ``+inf`` for an arm
+    without trials.
 
     Args:
         arms: Shape (n,), ints in [0, n_arms).
         rewards: Shape (n,), values in [0, 1], larger is better.
         n_arms: Number of arms A.
-        rng: Draws of the ``"share"`` rule.
-        rule: ``"share"`` or ``"quantile"``.
+        rng: The draws' generator.
 
     Returns:
         Shape (A,).
@@ -66,34 +58,17 @@ def branch_index(
     counts = np.bincount(arms, minlength=n_arms).astype(float)
     out = np.full(n_arms, np.inf)
     seen = counts > 0
-    n = arms.size
-    if rule == "share":
-        good = np.zeros(n, dtype=bool)
-        good[np.argsort(-rewards, kind="stable")[: n_good(n)]] = True
-        k = np.bincount(arms[good], minlength=n_arms).astype(float)
-        out[seen] = rng.beta(k[seen] + 1.0, counts[seen] - k[seen] + 1.0)
-        return out
-    if rule == "ucb":
-        bonus = BONUS * np.sqrt(math.log(max(n, 2)) / np.maximum(counts, 1.0))
-        sums = np.bincount(arms, weights=rewards, minlength=n_arms)
-        out[seen] = sums[seen] / counts[seen] + bonus[seen]
-        return out
-    if rule == "quantile":
-        bonus = BONUS * np.sqrt(math.log(max(n, 2)) / np.maximum(counts, 1.0))
-        for a in np.flatnonzero(seen):
-            out[a] = float(np.quantile(rewards[arms == a], QUANTILE)) + bonus[a]
-        return out
-    raise ValueError(f"The branch rule must be 'share', 'quantile' or 'ucb'. Got {rule!r}.")
+    good = np.zeros(arms.size, dtype=bool)
+    good[np.argsort(-rewards, kind="stable")[: n_good(arms.size)]] = True
+    k = np.bincount(arms[good], minlength=n_arms).astype(float)
+    out[seen] = rng.beta(k[seen] + 1.0, counts[seen] - k[seen] + 1.0)
+    return out
 
 
 def choose_arm(
-    arms: np.ndarray,
-    rewards: np.ndarray,
-    n_arms: int,
-    rng: np.random.Generator,
-    rule: BranchRule = "share",
+    arms: np.ndarray, rewards: np.ndarray, n_arms: int, rng: np.random.Generator
 ) -> int:
-    """The arm of largest :func:`branch_index`, ties broken at random."""
-    index = branch_index(arms, rewards, n_arms, rng, rule)
+    """The arm of largest :func:`branch_index`, ties (arms without trials) broken at random."""
+    index = branch_index(arms, rewards, n_arms, rng)
     best = np.flatnonzero(index == index.max())
     return int(best[rng.integers(best.size)])
