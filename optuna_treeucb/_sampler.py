@@ -445,12 +445,16 @@ class TreeUCBSampler(BaseSampler):
             for k, (group, common) in enumerate(groups):
                 ctx_names = sorted(n for n in common if n in decided and n not in group)
                 below = conditional_names(groups, group) if self._branch_rule != "tree" else []
-                if below and self._branch_rule != "joint":
+                if below and self._branch_rule == "share":
+                    # its categorical parameters by their share of the top trials, the others
+                    # by the group's tree given them
                     choice = self._choose_branch(
                         group, ctx_names, decided, view, trial, k, direction
                     )
-                    if choice is not None:
-                        decided.update(choice)
+                    decided.update(choice)
+                    group = [n for n in group if n not in choice]
+                    ctx_names = sorted([*ctx_names, *choice])
+                    if not group:
                         continue
                 imputed = frozenset(below if self._branch_rule == "joint" else ())
                 space_list = []
@@ -554,33 +558,35 @@ class TreeUCBSampler(BaseSampler):
         trial: FrozenTrial,
         k: int,
         direction: str,
-    ) -> dict[str, Any] | None:
-        """The values of a branch of categorical parameters by a rule of ``core._branch``.
+    ) -> dict[str, Any]:
+        """Values of the categorical parameters of a branch group, by ``core._branch``.
 
-        The arms are the combinations of the group's choices; the rewards the rank rewards of
-        the finished trials that hold the group and the decided context's values.  ``None``
-        (use the group's tree) for a group with a non-categorical parameter or too many arms.
+        The arms are the combinations of their choices; the rewards the rank rewards of the
+        finished trials that hold them and the decided context's values.  Empty (the group's
+        tree chooses them) when the group has no categorical parameter or too many arms.
         """
-        dists = [self._tracker.distribution(n) for n in group]
-        if not all(isinstance(d, CategoricalDistribution) for d in dists):
-            return None
-        choices = [d.choices for d in dists]  # type: ignore[union-attr]
-        n_arms = math.prod(len(c) for c in choices)
-        if n_arms > _MAX_ARMS:
-            return None
+        names = [
+            n for n in group if isinstance(self._tracker.distribution(n), CategoricalDistribution)
+        ]
+        dists = [self._tracker.distribution(n) for n in names]
+        sizes = [len(d.choices) for d in dists]  # type: ignore[union-attr]
+        n_arms = math.prod(sizes)
+        if not names or n_arms > _MAX_ARMS:
+            return {}
         if view.finished is None:
             observations = [self._values[n] for n in self._logged_numbers]
         else:
             observations = [self._values[t.number] for t in view.finished]
         arms, values = [], []
         for t, value in observations:
-            if value is None or any(t.distributions.get(n) != d for n, d in zip(group, dists)):
+            if value is None or any(t.distributions.get(n) != d for n, d in zip(names, dists)):
                 continue
             if any(t.params.get(n, _MISSING) != decided[n] for n in ctx_names):
                 continue
             arm = 0
-            for name, cs in zip(group, choices):
-                arm = arm * len(cs) + cs.index(t.params[name])
+            for name, dist, size in zip(names, dists, sizes):
+                assert dist is not None
+                arm = arm * size + int(dist.to_internal_repr(t.params[name]))
             arms.append(arm)
             values.append(value)
         y = np.asarray(values, dtype=float)
@@ -588,9 +594,10 @@ class TreeUCBSampler(BaseSampler):
         rewards = normalize_rewards(-y if direction == "minimize" else y)
         arm = choose_arm(np.asarray(arms, dtype=int), rewards, n_arms, rng)
         out: dict[str, Any] = {}
-        for name, cs in reversed(list(zip(group, choices))):
-            out[name] = cs[arm % len(cs)]
-            arm //= len(cs)
+        for name, dist, size in reversed(list(zip(names, dists, sizes))):
+            assert isinstance(dist, CategoricalDistribution)
+            out[name] = dist.choices[arm % size]
+            arm //= size
         return out
 
     def _model(
