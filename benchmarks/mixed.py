@@ -193,7 +193,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seeds", type=int, default=None)
     p.add_argument("--seed-offset", type=int, default=0, help="first seed (100+: report)")
     p.add_argument("--problems", default=None, help="names, or the groups mixint, conditional")
-    p.add_argument("--samplers", default=None, help="comma-separated sampler names")
+    p.add_argument(
+        "--samplers", default=None, help='comma-separated sampler names ("": only --load)'
+    )
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--name", default="mixed", help="stem of the result file")
     p.add_argument("--save", default=None, help="pickle the raw results to this path")
@@ -205,7 +207,7 @@ def main(argv: list[str] | None = None) -> None:
     started = time.time()
     n_trials = a.trials or (30 if a.quick else 200)
     n_seeds = a.seeds or (2 if a.quick else 5)
-    samplers = split_samplers(a.samplers) if a.samplers else list(SAMPLERS)
+    samplers = split_samplers(a.samplers) if a.samplers is not None else list(SAMPLERS)
     for s in samplers:
         make_sampler(s, 0)  # unknown names fail now
     probs = select(a.problems, a.quick)
