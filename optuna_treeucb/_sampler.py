@@ -68,7 +68,7 @@ _SHARED_CHUNK = 2045
 # group), "joint" (the tree of the branch and its conditional parameters, inactive ones imputed
 # at _IMPUTED, as SMAC does), or "share" (core._branch: Thompson on its share of the top trials)
 # for a branch of categorical parameters.  Issue #23 measures them.
-_BRANCH_RULE = "tree"
+_BRANCH_RULE = "share"
 _IMPUTED = 0.5  # the cube coordinate of an inactive parameter in a joint tree
 _MISSING = object()  # a parameter a trial does not hold
 _MAX_ARMS = 64  # a branch with more combinations of choices keeps its tree
