@@ -47,7 +47,6 @@ from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
 from optuna_treeucb.core import validate_options
 from optuna_treeucb.core._branch import choose_arm
-from optuna_treeucb.core._index import normalize_rewards
 from optuna_treeucb.core._options import ignored_options
 
 if TYPE_CHECKING:
@@ -64,12 +63,12 @@ _Space = tuple[tuple[str, BaseDistribution], ...]  # (name, distribution), sorte
 # TPESampler's constant_liar does), in chunks: RDBStorage keeps values under 2046 characters.
 _SHARED_KEY = "treeucb:relative_params"
 _SHARED_CHUNK = 2045
-# How a branch (a group others are conditional on) is chosen: "tree" (its own tree, like any
-# group), "joint" (the tree of the branch and its conditional parameters, inactive ones imputed
-# at _IMPUTED, as SMAC does), or "share" (core._branch: Thompson on its share of the top trials)
-# for a branch of categorical parameters.  Issue #23 measures them.
+# How the categorical parameters of a branch (a group others are conditional on) are chosen:
+# "share" (core._branch: Thompson sampling on their share of the top trials) or "tree" (the
+# group's own tree, nearly greedy on a choice's mean: it locks in).  Chosen by
+# benchmarks/results/mixed_conditional_branch_tuning.md, where a SMAC-style joint tree with
+# the inactive parameters imputed was second.
 _BRANCH_RULE = "share"
-_IMPUTED = 0.5  # the cube coordinate of an inactive parameter in a joint tree
 _MISSING = object()  # a parameter a trial does not hold
 _MAX_ARMS = 64  # a branch with more combinations of choices keeps its tree
 
@@ -90,7 +89,6 @@ class _Model:
     told: set[int] = field(default_factory=set)
     pos: int = 0
     pending: dict[int, np.ndarray | None] = field(default_factory=dict)
-    imputed: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -456,14 +454,13 @@ class TreeUCBSampler(BaseSampler):
                     ctx_names = sorted([*ctx_names, *choice])
                     if not group:
                         continue
-                imputed = frozenset(below if self._branch_rule == "joint" else ())
                 space_list = []
-                for name in sorted([*group, *ctx_names, *imputed]):
+                for name in sorted([*group, *ctx_names]):
                     dist = dist_of(name)
                     assert dist is not None
                     space_list.append((name, dist))
                 space = tuple(space_list)
-                model = self._model(space, direction, view, imputed)
+                model = self._model(space, direction, view)
                 _sync_pending(model, space, running)
                 _reseed(model.core, (self._base_seed, trial.number, k))
                 params = model.core.ask({n: decided[n] for n in ctx_names})
@@ -561,8 +558,8 @@ class TreeUCBSampler(BaseSampler):
     ) -> dict[str, Any]:
         """Values of the categorical parameters of a branch group, by ``core._branch``.
 
-        The arms are the combinations of their choices; the rewards the rank rewards of the
-        finished trials that hold them and the decided context's values.  Empty (the group's
+        The arms are the combinations of their choices, scored by the finished trials that hold
+        them and the decided context's values.  Empty (the group's
         tree chooses them) when the group has no categorical parameter or too many arms.
         """
         names = [
@@ -591,8 +588,9 @@ class TreeUCBSampler(BaseSampler):
             values.append(value)
         y = np.asarray(values, dtype=float)
         rng = np.random.default_rng([self._base_seed, trial.number, k, 1])
-        rewards = normalize_rewards(-y if direction == "minimize" else y)
-        arm = choose_arm(np.asarray(arms, dtype=int), rewards, n_arms, rng)
+        arm = choose_arm(
+            np.asarray(arms, dtype=int), -y if direction == "minimize" else y, n_arms, rng
+        )
         out: dict[str, Any] = {}
         for name, dist, size in reversed(list(zip(names, dists, sizes))):
             assert isinstance(dist, CategoricalDistribution)
@@ -600,9 +598,7 @@ class TreeUCBSampler(BaseSampler):
             arm //= size
         return out
 
-    def _model(
-        self, space: _Space, direction: str, view: _View, imputed: frozenset[str] = frozenset()
-    ) -> _Model:
+    def _model(self, space: _Space, direction: str, view: _View) -> _Model:
         """The cached core of ``space``, told the observations of ``view`` it has not seen.
 
         With a view of every logged trial, every cached core is usable and only the trials
@@ -610,7 +606,7 @@ class TreeUCBSampler(BaseSampler):
         of the trials: a core is reused only if every trial it was told is in the subset (so
         each bracket keeps its own core), at a cost linear in the number of trials.
         """
-        entries = self._models.setdefault((direction, imputed, *space), [])
+        entries = self._models.setdefault((direction, *space), [])
         if view.finished is None:
             usable = entries
         else:
@@ -619,7 +615,7 @@ class TreeUCBSampler(BaseSampler):
         if usable:
             model = max(usable, key=lambda e: len(e.told))
         else:
-            model = _Model(self._new_core(space, direction), imputed=imputed)
+            model = _Model(self._new_core(space, direction))
             entries.append(model)
             if len(entries) > _MAX_MODELS_PER_SPACE:
                 entries.pop(0)
@@ -768,27 +764,15 @@ def _budget(trial: FrozenTrial, steps_of_complete: bool) -> int | None:
     return None
 
 
-def _encode(
-    cube: UnitCube, space: _Space, trial: FrozenTrial, imputed: frozenset[str] = frozenset()
-) -> np.ndarray | None:
-    """The trial's point of the cube, or ``None`` if it lacks a parameter or has another range.
-
-    A parameter of ``imputed`` that the trial lacks (inactive) sits at ``_IMPUTED``.
-    """
+def _encode(cube: UnitCube, space: _Space, trial: FrozenTrial) -> np.ndarray | None:
+    """The trial's point of the cube, or ``None`` if it lacks a parameter or has another range."""
     params = {}
     for name, dist in space:
-        if name in imputed and name not in trial.distributions:
-            continue
         if trial.distributions.get(name) != dist:
             return None
         params[name] = trial.params[name]
     try:
-        if len(params) == cube.dim:
-            return cube.encode(params)
-        x = np.full(cube.dim, _IMPUTED)
-        for j, u in cube.encode_partial(params).items():
-            x[j] = u
-        return x
+        return cube.encode(params)
     except (TypeError, ValueError):  # e.g. an enqueued value outside the distribution
         return None
 
@@ -808,7 +792,7 @@ def _tell_new(
         if t.number in model.told:
             continue
         model.told.add(t.number)
-        x = None if value is None else _encode(model.core.space, space, t, model.imputed)
+        x = None if value is None else _encode(model.core.space, space, t)
         if x is not None:
             rows.append(x)
             values.append(value)

@@ -5,7 +5,8 @@ the best result its region can give, not the mean of its trials: random points o
 model with a narrow good region are poor on average.  TreeUCB's index on a one-axis tree is a
 nearly greedy mean (``C`` small), which locks onto the branch whose random points are best.
 
-The index is Thompson sampling on the branch's share of the top trials, as TPE compares a
+The index, on scores ``s`` (the trials' values, larger is better; only their order counts),
+is Thompson sampling on the branch's share of the top trials, as TPE compares a
 choice's share among the good trials: the top ``gamma(n) = min(ceil(0.1 n), 25)`` trials are
 *good* (TPE's default split); an arm with ``k`` good trials among its ``n_a`` draws
 ``Beta(k + 1, n_a - k + 1)`` and the largest draw wins.  Its exploration never vanishes: an arm
@@ -20,7 +21,7 @@ still lock in.
 Notations:
     n: number of trials; A: number of arms.
     arms: arm of each trial, shape (n,), ints in [0, A).
-    rewards: shape (n,), values in [0, 1], larger is better.
+    scores: shape (n,), larger is better (e.g. minus the loss), no NaN.
 """
 
 from __future__ import annotations
@@ -39,14 +40,14 @@ def n_good(n: int) -> int:
 
 
 def branch_index(
-    arms: np.ndarray, rewards: np.ndarray, n_arms: int, rng: np.random.Generator
+    arms: np.ndarray, scores: np.ndarray, n_arms: int, rng: np.random.Generator
 ) -> np.ndarray:
     """A Thompson draw of every arm's share of good trials, shape (A,); ``+inf`` for an arm
     without trials.
 
     Args:
         arms: Shape (n,), ints in [0, n_arms).
-        rewards: Shape (n,), values in [0, 1], larger is better.
+        scores: Shape (n,), larger is better, no NaN.
         n_arms: Number of arms A.
         rng: The draws' generator.
 
@@ -54,21 +55,19 @@ def branch_index(
         Shape (A,).
     """
     arms = np.asarray(arms, dtype=int)
-    rewards = np.asarray(rewards, dtype=float)
+    scores = np.asarray(scores, dtype=float)
     counts = np.bincount(arms, minlength=n_arms).astype(float)
     out = np.full(n_arms, np.inf)
     seen = counts > 0
     good = np.zeros(arms.size, dtype=bool)
-    good[np.argsort(-rewards, kind="stable")[: n_good(arms.size)]] = True
+    good[np.argsort(-scores, kind="stable")[: n_good(arms.size)]] = True
     k = np.bincount(arms[good], minlength=n_arms).astype(float)
     out[seen] = rng.beta(k[seen] + 1.0, counts[seen] - k[seen] + 1.0)
     return out
 
 
-def choose_arm(
-    arms: np.ndarray, rewards: np.ndarray, n_arms: int, rng: np.random.Generator
-) -> int:
+def choose_arm(arms: np.ndarray, scores: np.ndarray, n_arms: int, rng: np.random.Generator) -> int:
     """The arm of largest :func:`branch_index`, ties (arms without trials) broken at random."""
-    index = branch_index(arms, rewards, n_arms, rng)
+    index = branch_index(arms, scores, n_arms, rng)
     best = np.flatnonzero(index == index.max())
     return int(best[rng.integers(best.size)])
