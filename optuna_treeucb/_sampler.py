@@ -126,7 +126,12 @@ class TreeUCBSampler(BaseSampler):
       appear in exactly the same trials (as :class:`~optuna.samplers.TPESampler` does with
       ``group=True``).  Each group gets its own tree, fitted on the trials that contain it and
       conditioned, as a context, on the values already chosen in this trial for the parameters
-      that always accompany it (e.g. the branch that leads to it).  With ``group=False`` the
+      that always accompany it (e.g. the branch that leads to it).  The categorical
+      parameters of a *branch*, a group that other groups depend on (a model choice), are not
+      chosen by a tree, which is nearly greedy on a choice's mean and locks onto the branch
+      whose random points are best: each combination of their choices is drawn by Thompson
+      sampling on its share of the best trials (TPE's top ``min(ceil(0.1 n), 25)``), so a
+      branch whose good region is small keeps being played.  With ``group=False`` the
       relative search space is the intersection search space and the other parameters are
       sampled by ``independent_sampler``.
     * **Trials.**  ``COMPLETE`` trials are observations.  A ``PRUNED`` trial is an observation
