@@ -11,7 +11,9 @@ pipeline it is the model of the best value any run found.
 
 Samplers: the names of ``optimize`` (``TreeUCB``, ``TreeUCB[key=value,...]``, ``TPE``,
 ``Random``, ...), plus ``TPE multivariate`` (``multivariate=True, group=True``, as Optuna users
-run it on conditional spaces). GPSampler (``GP``) needs torch.
+run it on conditional spaces; Optuna 5's default ``TPE`` is already multivariate, without
+groups, so the two coincide on spaces without conditional parameters). GPSampler (``GP``) needs
+torch, which the benchmarks extra does not install.
 
 Usage::
 
