@@ -84,3 +84,16 @@ def test_a_numeric_branch_keeps_its_tree() -> None:
     study = optuna.create_study(sampler=_sampler())
     study.optimize(objective, n_trials=20)
     assert len(study.trials) == 20
+
+
+def test_a_branch_with_too_many_combinations_keeps_its_tree() -> None:
+    """Three choices of 5 (125 combinations, over _MAX_ARMS) are chosen by the group's tree."""
+
+    def objective(trial: optuna.Trial) -> float:
+        picks = [trial.suggest_categorical(f"c{i}", list(range(5))) for i in range(3)]
+        x = trial.suggest_float("x", 0.0, 1.0) if picks[0] == 0 else 0.5
+        return float(sum(picks)) + x
+
+    study = optuna.create_study(sampler=_sampler())
+    study.optimize(objective, n_trials=20)
+    assert len(study.trials) == 20
