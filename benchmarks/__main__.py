@@ -25,6 +25,7 @@ COMMANDS = {
     "scale": "benchmarks.scale",
     "memory": "benchmarks.memory",
     "dims": "benchmarks.dims",
+    "mixed": "benchmarks.mixed",
 }
 
 

@@ -153,3 +153,19 @@ class _SpaceTracker:
             out.append((count, group, common))
         out.sort(key=lambda item: (-item[0], item[1]))
         return [(group, common) for _, group, common in out]
+
+
+def conditional_names(groups: list[tuple[list[str], set[str]]], group: list[str]) -> list[str]:
+    """The names of the groups conditional on ``group``: those whose trials all contain it.
+
+    Args:
+        groups: :meth:`_SpaceTracker.groups` of the free names.
+        group: One of them.
+
+    Returns:
+        Sorted names, empty when no group depends on ``group`` (it is not a branch).
+    """
+    members = set(group)
+    return sorted(
+        name for other, common in groups if other != group and members <= common for name in other
+    )

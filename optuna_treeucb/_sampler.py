@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import threading
 from collections.abc import Callable
 from collections.abc import Mapping
@@ -20,6 +21,7 @@ from typing import Any
 
 import numpy as np
 from optuna.distributions import BaseDistribution
+from optuna.distributions import CategoricalDistribution
 from optuna.samplers import BaseSampler
 from optuna.samplers import PartialFixedSampler
 from optuna.samplers import RandomSampler
@@ -28,6 +30,7 @@ from optuna.study import StudyDirection
 from optuna.trial import TrialState
 
 from optuna_treeucb._grouping import _SpaceTracker
+from optuna_treeucb._grouping import conditional_names
 from optuna_treeucb._grouping import to_spec as _to_spec
 from optuna_treeucb._trial_log import TrialLog
 from optuna_treeucb._trial_log import View
@@ -35,6 +38,7 @@ from optuna_treeucb._trial_log import draw_seed
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
 from optuna_treeucb.core import validate_options
+from optuna_treeucb.core._branch import choose_arm
 from optuna_treeucb.core._fidelity import PrunedRule
 from optuna_treeucb.core._options import face_defaults
 from optuna_treeucb.core._options import fresh_seed
@@ -58,6 +62,14 @@ _Space = tuple[tuple[str, BaseDistribution], ...]  # (name, distribution), sorte
 # TPESampler's constant_liar does), in chunks: RDBStorage keeps values under 2046 characters.
 _SHARED_KEY = "treeucb:relative_params"
 _SHARED_CHUNK = 2045
+# How the categorical parameters of a branch (a group others are conditional on) are chosen:
+# "share" (core._branch: Thompson sampling on their share of the top trials) or "tree" (the
+# group's own tree, nearly greedy on a choice's mean: it locks in).  Chosen by
+# benchmarks/results/mixed_conditional_branch_tuning.md, where a SMAC-style joint tree with
+# the inactive parameters imputed was second.
+_BRANCH_RULE = "share"
+_MISSING = object()  # a parameter a trial does not hold
+_MAX_ARMS = 64  # a branch with more combinations of choices keeps its tree
 
 
 @dataclass
@@ -95,7 +107,12 @@ class TreeUCBSampler(BaseSampler):
       appear in exactly the same trials (as :class:`~optuna.samplers.TPESampler` does with
       ``group=True``).  Each group gets its own tree, fitted on the trials that contain it and
       conditioned, as a context, on the values already chosen in this trial for the parameters
-      that always accompany it (e.g. the branch that leads to it).  With ``group=False`` the
+      that always accompany it (e.g. the branch that leads to it).  The categorical
+      parameters of a *branch*, a group that other groups depend on (a model choice), are not
+      chosen by a tree, which is nearly greedy on a choice's mean and locks onto the branch
+      whose random points are best: each combination of their choices is drawn by Thompson
+      sampling on its share of the best trials (TPE's top ``min(ceil(0.1 n), 25)``), so a
+      branch whose good region is small keeps being played.  With ``group=False`` the
       relative search space is the intersection search space and the other parameters are
       sampled by ``independent_sampler``.
     * **Trials.**  ``COMPLETE`` trials are observations.  A ``PRUNED`` trial is an observation
@@ -220,6 +237,7 @@ class TreeUCBSampler(BaseSampler):
         self._independent_sampler = independent_sampler  # None: a RandomSampler per draw
         self._warn_independent_sampling = warn_independent_sampling
         self._warned: set[str] = set()
+        self._branch_rule = _BRANCH_RULE
         self._init_derived()
 
     def _init_derived(self) -> None:
@@ -300,8 +318,21 @@ class TreeUCBSampler(BaseSampler):
 
             decided = _context(study, trial, dist_of)
             free = [name for name in search_space if name not in decided]
-            for k, (group, common) in enumerate(self._tracker.groups(free)):
+            groups = self._tracker.groups(free)
+            for k, (group, common) in enumerate(groups):
                 ctx_names = sorted(n for n in common if n in decided and n not in group)
+                below = conditional_names(groups, group) if self._branch_rule != "tree" else []
+                if below and self._branch_rule == "share":
+                    # its categorical parameters by their share of the top trials, the others
+                    # by the group's tree given them
+                    choice = self._choose_branch(
+                        group, ctx_names, decided, view, trial, k, direction
+                    )
+                    decided.update(choice)
+                    group = [n for n in group if n not in choice]
+                    ctx_names = sorted([*ctx_names, *choice])
+                    if not group:
+                        continue
                 space_list = []
                 for name in sorted([*group, *ctx_names]):
                     dist = dist_of(name)
@@ -393,6 +424,58 @@ class TreeUCBSampler(BaseSampler):
             n_startup=self._n_startup_trials,
             **self._core_options,
         )
+
+    def _choose_branch(
+        self,
+        group: list[str],
+        ctx_names: list[str],
+        decided: dict[str, Any],
+        view: View,
+        trial: FrozenTrial,
+        k: int,
+        direction: str,
+    ) -> dict[str, Any]:
+        """Values of the categorical parameters of a branch group, by ``core._branch``.
+
+        The arms are the combinations of their choices, scored by the finished trials that hold
+        them and the decided context's values.  Empty (the group's
+        tree chooses them) when the group has no categorical parameter or too many arms.
+        """
+        names = [
+            n for n in group if isinstance(self._tracker.distribution(n), CategoricalDistribution)
+        ]
+        dists = [self._tracker.distribution(n) for n in names]
+        sizes = [len(d.choices) for d in dists]  # type: ignore[union-attr]
+        n_arms = math.prod(sizes)
+        if not names or n_arms > _MAX_ARMS:
+            return {}
+        if view.finished is None:
+            observations = [self._log.values[n] for n in self._log.numbers]
+        else:
+            observations = [self._log.values[t.number] for t in view.finished]
+        arms, values = [], []
+        for t, value in observations:
+            if value is None or any(t.distributions.get(n) != d for n, d in zip(names, dists)):
+                continue
+            if any(t.params.get(n, _MISSING) != decided[n] for n in ctx_names):
+                continue
+            arm = 0
+            for name, dist, size in zip(names, dists, sizes):
+                assert dist is not None
+                arm = arm * size + int(dist.to_internal_repr(t.params[name]))
+            arms.append(arm)
+            values.append(value)
+        y = np.asarray(values, dtype=float)
+        rng = np.random.default_rng([self._base_seed, trial.number, k, 1])
+        arm = choose_arm(
+            np.asarray(arms, dtype=int), -y if direction == "minimize" else y, n_arms, rng
+        )
+        out: dict[str, Any] = {}
+        for name, dist, size in reversed(list(zip(names, dists, sizes))):
+            assert isinstance(dist, CategoricalDistribution)
+            out[name] = dist.choices[arm % size]
+            arm //= size
+        return out
 
     def _model(self, space: _Space, direction: str, view: View) -> _Model:
         """The cached core of ``space``, told the observations of ``view`` it has not seen.

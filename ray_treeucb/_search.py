@@ -277,6 +277,13 @@ def _layout(spec: Mapping[str, Any]) -> tuple[list[ParamSpec], _Layout]:
     On top of Ray's walk: names join nested keys with ``"/"``, so two paths may give one name
     (``{"a/b": ..., "a": {"b": ...}}``), which is an error here rather than a silent overwrite.
     """
+    if callable(spec):
+        raise TypeError(
+            "The 'space' parameter of TreeUCBSearch must be a dict of Tune domains. Got a "
+            f"function {spec!r}: for a define-by-run (conditional) space, pass it to Ray's "
+            "OptunaSearch with TreeUCB's sampler, OptunaSearch(space=fn, metric=..., mode=..., "
+            "sampler=optuna_treeucb.TreeUCBSampler())."
+        )
     if not isinstance(spec, Mapping):
         raise TypeError(
             f"The 'space' parameter of TreeUCBSearch must be a dict of Tune domains. Got {spec!r}."

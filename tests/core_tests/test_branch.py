@@ -1,0 +1,43 @@
+"""core._branch: the index of a categorical branch (issue #23)."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.stats
+
+from optuna_treeucb.core._branch import branch_index
+from optuna_treeucb.core._branch import choose_arm
+from optuna_treeucb.core._branch import n_good
+
+
+def test_n_good_is_tpes_default_gamma() -> None:
+    # optuna.samplers._tpe.sampler.default_gamma: min(ceil(0.1 n), 25)
+    assert [n_good(n) for n in (1, 10, 11, 100, 1000)] == [1, 1, 2, 10, 25]
+
+
+def test_an_arm_without_trials_is_played_first() -> None:
+    rng = np.random.default_rng(0)
+    arms = np.array([0, 0, 1, 1])
+    rewards = np.array([0.9, 0.8, 0.1, 0.2])
+    index = branch_index(arms, rewards, 3, rng)
+    assert np.isinf(index[2]) and np.isfinite(index[:2]).all()
+    assert choose_arm(arms, rewards, 3, rng) == 2
+
+
+def test_draws_are_beta_posteriors_of_the_good_share() -> None:
+    # 20 trials: n_good = 2, both in arm 1 (rewards 1.0, 0.9); arm 0 has 0 of 10
+    arms = np.repeat([0, 1], 10)
+    rewards = np.r_[np.full(10, 0.5), 1.0, 0.9, np.zeros(8)]
+    rng = np.random.default_rng(1)
+    draws = np.array([branch_index(arms, rewards, 2, rng) for _ in range(4000)])
+    for a, (k, n) in enumerate([(0, 10), (2, 10)]):
+        p = scipy.stats.kstest(draws[:, a], scipy.stats.beta(k + 1, n - k + 1).cdf).pvalue
+        assert p > 1e-3
+
+
+def test_the_arm_of_the_good_trials_wins_despite_a_poor_mean() -> None:
+    rng = np.random.default_rng(0)
+    arms = np.repeat([0, 1], 20)
+    rewards = np.concatenate([np.full(20, 0.6), np.r_[np.full(4, 1.0), np.full(16, 0.0)]])
+    picks = [choose_arm(arms, rewards, 2, rng) for _ in range(200)]
+    assert np.mean(picks) > 0.8
