@@ -1,7 +1,7 @@
 """``python -m benchmarks COMMAND [--quick] [--out DIR] ...``.
 
 Commands: bandit, ablation, optimize, overhead, paired, memory, core_cost, fidelity, scale, inbox,
-ray_compare, async, bagging.
+ray_compare, async, bagging, moo, constrained.
 
 Results go to ``--out DIR`` (a scratch folder unless given; ``--out benchmarks/results``
 updates the committed ones).
@@ -26,6 +26,8 @@ COMMANDS = {
     "ray_compare": "benchmarks.ray_compare",
     "async": "benchmarks.asynchronous",
     "bagging": "benchmarks.bagging",
+    "moo": "benchmarks.moo",
+    "constrained": "benchmarks.constrained",
 }
 
 
