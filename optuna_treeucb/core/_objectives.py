@@ -40,24 +40,31 @@ Wiring after the split of ``_treeucb.py`` (design note)
   move).  ParEGO's weights are drawn in ``ask`` from the core's rng, once per round, and
   passed to the rewards; the Pareto rule needs no state.  The local GP's targets are those
   rewards too (one method).  ``best`` becomes :func:`best_feasible` (``k == 1``) or
-  :func:`front_indices` (``k > 1``).  Pruned trials keep the ``pruned`` rule of the
-  feasible/infeasible class they fall into (a constrained study with budgets is left for
-  later: ``budget_rewards`` takes the scalar Chebyshev value, or raises for the Pareto rule).
-  ``reward="minmax"`` with constraints or several objectives raises a ValueError.
-* **Sampler.** ``TreeUCBSampler(constraints_func=None, ...)``: in ``after_trial`` it calls
+  :func:`front_indices` (``k > 1``).  Observations stopped early (Optuna stores constraints
+  for PRUNED trials too) are first ranked with the complete ones, as ``pruned="last_value"``
+  does; a budget rule for them is left for later.  ``reward="minmax"`` with constraints or
+  several objectives raises a ValueError (the rules here are rank rules).
+* **Sampler.** It reads each finished trial's ``FrozenTrial.constraints`` (Optuna >= 5: a
+  dict that merges the values set by ``Trial.set_constraint(key, value)``, stored under
+  ``"constraints:<key>"``, and the legacy tuple under ``"constraints"``, Optuna's
+  ``_CONSTRAINTS_KEY``; on Optuna 4 the tuple ``trial.system_attrs.get("constraints")``), so
+  a user who sets constraints in the objective needs no sampler argument, as with every
+  Optuna 5 sampler.  ``TreeUCBSampler(constraints_func=None, ...)`` is accepted for parity
+  with TPE, GPSampler and NSGA-II (Optuna 5.0 deprecates it with a FutureWarning, removal
+  in 7.0; the sampler warns the same): in ``after_trial`` it calls
   ``optuna.samplers._base._process_constraints_after_trial(constraints_func, study, trial,
-  state)`` (as TPE and GPSampler do), which checks for NaN and stores the tuple in
-  ``trial.system_attrs["constraints"]`` (Optuna's ``_CONSTRAINTS_KEY``), so
-  ``study.best_trials`` and the plots see them.  When reading trials it takes
-  ``system_attrs.get("constraints")``; a trial whose constraints are missing (a sampler
-  change mid-study) counts as feasible, as Optuna's GPSampler does; a changing length raises
-  a ValueError naming ``constraints_func``.  ``study.directions`` gives ``k``; the one
-  direction function negates each ``MINIMIZE`` column.  ``sample_relative`` stops raising for
-  ``len(directions) > 1``.
+  state)`` as they do, which rejects NaN and stores the tuple, so ``study.best_trials`` and
+  the plots see it.  The violation is :func:`total_violation` of the values; a trial without
+  constraints counts as feasible (TPE's ``_get_infeasible_trial_score`` sums none), and a
+  trial whose number of constraints differs from the first one's raises a ValueError naming
+  ``constraints_func`` (GPSampler raises too).  ``study.directions`` gives ``k``; the one
+  direction function negates each ``MINIMIZE`` column; ``sample_relative`` stops raising for
+  ``len(directions) > 1`` (the conformance suite's ``MultiObjectiveSamplerTestCase``).
 * **Searcher.** ``TreeUCBSearch(metric=["err", "size"], mode=["min", "min"],
   constraints=["mem_gb_over"])``: the lists are validated as ``OptunaSearch`` does (same
   length, each mode "min"/"max"); ``on_trial_complete`` reads ``result[m]`` for each metric
-  and constraint name (names only, never evaluated) and passes the violation to the core.
+  and constraint name (names only, never evaluated; a missing name or a NaN raises a
+  ValueError naming ``constraints``) and passes the violation to the core.
 * **In-box refinement, constraints (SCBO, Eriksson & Poloczek 2021).** The trust region is
   centred on :func:`best_feasible` (the least-violating point while none is feasible), and
   its success counter only counts a new best feasible point.  Because the tree already sees
