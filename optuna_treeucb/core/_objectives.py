@@ -90,8 +90,9 @@ from optuna_treeucb.core._index import normalize_rewards
 
 TieBreak = Literal["hypervolume", "crowding"]
 TIE_BREAKS = ("hypervolume", "crowding")
-# Exact contributions cost ~70 ms for a front of 200 points in 3-D and seconds in 5-D: with
-# more objectives the "hypervolume" tie-break uses the crowding distance (as NSGA-II does).
+# Exact contributions: ~1 ms per call at 200 trials in 2-D, ~20 ms in 3-D (DTLZ2 histories of
+# NSGA-II, TPE and Random), seconds in 5-D: with more objectives the "hypervolume" tie-break
+# uses the crowding distance (as NSGA-II does).
 HYPERVOLUME_MAX_OBJECTIVES = 3
 CHEBYSHEV_RHO = 0.05  # ParEGO's augmentation weight rho (Knowles 2006, eq. 2)
 
@@ -308,21 +309,24 @@ def hypervolume_contributions(points: np.ndarray, reference: np.ndarray) -> np.n
         return out
     out = np.empty(m)
     for i in range(m):
-        limited = np.unique(np.minimum(np.delete(points, i, axis=0), points[i]), axis=0)
+        limited = np.minimum(np.delete(points, i, axis=0), points[i])
         out[i] = boxes[i] - hypervolume(limited[_non_dominated(limited)], reference)
     return np.maximum(out, 0.0)
 
 
 def _non_dominated(points: np.ndarray) -> np.ndarray:
-    """Mask of the points no other of the distinct ``points`` dominates, shape (m,).
+    """Mask of the points no other dominates, the first of equal points kept, shape (m,).
 
     A limited set (WFG) is mostly dominated points; dropping them keeps the slicing small.
     """
-    ge = np.ones((points.shape[0],) * 2, dtype=bool)
+    m = points.shape[0]
+    ge = np.ones((m, m), dtype=bool)
+    gt = np.zeros((m, m), dtype=bool)
     for j in range(points.shape[1]):
         ge &= points[:, None, j] >= points[None, :, j]
-    np.fill_diagonal(ge, False)  # distinct points: ge[a, b] off the diagonal is domination
-    out: np.ndarray = np.logical_not(ge.any(axis=0))
+        gt |= points[:, None, j] > points[None, :, j]
+    earlier = np.arange(m)[:, None] < np.arange(m)[None, :]
+    out: np.ndarray = np.logical_not((ge & (gt | earlier)).any(axis=0))
     return out
 
 
