@@ -467,6 +467,11 @@ def chebyshev_values(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
     w = np.asarray(weights, dtype=float)
     if w.shape != (Y.shape[1],):
         raise _shape_error("chebyshev_values", "weights", f"(k,) = ({Y.shape[1]},)", w.shape)
+    if not (w >= 0).all():
+        raise ValueError(
+            "The 'weights' parameter of chebyshev_values must hold values >= 0 (no NaN). "
+            f"Got {w.tolist()} instead; draw them with chebyshev_weights."
+        )
     if Y.shape[0] == 0:
         return np.zeros(0)
     gap = w * (1.0 - _column_rewards(Y))

@@ -156,6 +156,7 @@ def test_best_feasible_and_front_indices() -> None:
 
 # -- invariants --------------------------------------------------------------------------------
 RULES = {
+    "constrained": lambda Y, v: constrained_rewards(Y[:, 0], v),
     "pareto-hv": lambda Y, v: pareto_rewards(Y, v),
     "pareto-crowding": lambda Y, v: pareto_rewards(Y, v, tie_break="crowding"),
     "chebyshev": lambda Y, v: chebyshev_rewards(Y, np.array([0.2, 0.3, 0.5])[: Y.shape[1]], v),
@@ -242,5 +243,7 @@ def test_value_errors() -> None:
         pareto_rewards(np.array([[0.0, np.nan]]))
     with pytest.raises(ValueError, match="'tie_break' .* Got 'knee'"):
         pareto_rewards(np.zeros((2, 2)), tie_break="knee")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"'weights' .* >= 0 \(no NaN\). Got \[1.0, -0.5\]"):
+        chebyshev_rewards(np.zeros((2, 2)), np.array([1.0, -0.5]))
     with pytest.raises(ValueError, match="'n_objectives' .* >= 1. Got 0"):
         chebyshev_weights(0, np.random.default_rng(0))
