@@ -26,6 +26,8 @@ COMMANDS = {
     "memory": "benchmarks.memory",
     "dims": "benchmarks.dims",
     "mixed": "benchmarks.mixed",
+    "moo": "benchmarks.moo",
+    "constrained": "benchmarks.constrained",
 }
 
 

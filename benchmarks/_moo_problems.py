@@ -1,0 +1,220 @@
+"""Multi-objective and constrained test problems with known optima (all minimised).
+
+Multi-objective (through ``pymoo``; the score is the hypervolume regret ``HV* - HV``):
+
+* ``zdt1-5d``, ``zdt2-5d``, ``zdt3-5d`` and their ``-10d`` forms (Zitzler, Deb, Thiele 2000)
+  on [0, 1]^d, reference point (11, 11) as BoTorch's ZDT; ``HV*`` of the true front (ZDT1
+  and ZDT2 in closed form, ``121 - 1/3`` and ``121 - 2/3``; ZDT3 from pymoo's front at
+  200,000 points, within 1e-4 of the exact value);
+* ``dtlz2-6d`` (Deb et al. 2002), 3 objectives on [0, 1]^6, reference point (1.1, 1.1, 1.1);
+  the front is the unit sphere's positive octant, so ``HV* = 1.1^3 - pi / 6``.
+
+Constrained (one objective; feasible when every constraint value is <= 0; the score is the
+regret of the best feasible value ``f - f*``):
+
+* ``gardner`` (Gardner et al., ICML 2014, simulation 1): ``cos(2 x1) cos(x2) + sin(x1)``
+  subject to ``cos(x1 + x2) <= 0.5`` on [0, 6]^2; ``f* = -2`` at ``(3 pi / 2, 0)``;
+* ``gramacy`` (Gramacy et al., Technometrics 2016): ``x1 + x2`` subject to two nonlinear
+  constraints on [0, 1]^2; ``f* = 0.5997880520`` (dense grid then SLSQP, matching the
+  paper's 0.5998 at (0.1954, 0.4044));
+* ``g4`` (5-D, 6 constraints) and ``g24`` (2-D, 2 constraints, disconnected feasible
+  region) of the CEC 2006 G-series (Liang et al. 2006), through pymoo with their optima;
+* ``sphere-ball-<d>d`` and ``ellipsoid-linear-<d>d`` (d = 5, 10): the BBOB-like functions of
+  :mod:`benchmarks._testfunctions` (optimum ``x_opt`` drawn per seed) under a ball
+  ``|x| <= |x_opt| / 2`` or a half-space ``a.x <= |x_opt| / 2`` with ``a = x_opt / |x_opt|``,
+  so the unconstrained optimum is always infeasible.  ``f*`` of the sphere is
+  ``(|x_opt| / 2)^2`` (the projection), the ellipsoid's from its KKT conditions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from benchmarks._testfunctions import HIGH
+from benchmarks._testfunctions import LOW
+from benchmarks._testfunctions import TestFunction
+
+MOO_PROBLEMS = (
+    "zdt1-5d",
+    "zdt2-5d",
+    "zdt3-5d",
+    "zdt1-10d",
+    "zdt2-10d",
+    "zdt3-10d",
+    "dtlz2-6d",
+)
+CONSTRAINED_PROBLEMS = (
+    "gardner",
+    "gramacy",
+    "g4",
+    "g24",
+    "sphere-ball-5d",
+    "ellipsoid-linear-5d",
+    "sphere-ball-10d",
+    "ellipsoid-linear-10d",
+)
+ZDT_REFERENCE = 11.0  # BoTorch's ZDT reference point, in every objective
+DTLZ_REFERENCE = 1.1
+GRAMACY_OPTIMUM = 0.5997880520010306
+ZDT3_FRONT_POINTS = 200_000
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One instance: ``evaluate(x)`` gives the objectives and the constraint values.
+
+    Args:
+        name: A name of :data:`MOO_PROBLEMS` or :data:`CONSTRAINED_PROBLEMS`.
+        low: Lower bounds, shape (d,).
+        high: Upper bounds, shape (d,).
+        n_objectives: ``k``.
+        n_constraints: ``c`` (0: unconstrained).
+        evaluate: ``x`` of shape (d,) to ``(F, G)``: objectives of shape (k,) (minimised)
+            and constraint values of shape (c,) (feasible when all <= 0).
+        optimum: ``HV*`` of the true front (several objectives) or ``f*`` (one objective).
+        reference: The hypervolume's reference point, shape (k,) (several objectives).
+    """
+
+    name: str
+    low: np.ndarray
+    high: np.ndarray
+    n_objectives: int
+    n_constraints: int
+    evaluate: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+    optimum: float
+    reference: np.ndarray | None = None
+
+    @property
+    def dim(self) -> int:
+        return int(self.low.shape[0])
+
+
+def _pymoo_evaluate(problem: object) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    def evaluate(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        out = problem.evaluate(np.atleast_2d(x), return_values_of=["F", "G"])  # type: ignore[attr-defined]
+        F, G = out
+        G = np.zeros((1, 0)) if G is None else np.asarray(G)
+        return np.asarray(F, dtype=float)[0], G.astype(float)[0]
+
+    return evaluate
+
+
+def _zdt3_hypervolume() -> float:
+    from optuna._hypervolume import compute_hypervolume
+    from pymoo.problems import get_problem
+
+    front = get_problem("zdt3", n_var=5).pareto_front(n_points=ZDT3_FRONT_POINTS)
+    return float(compute_hypervolume(front, np.full(2, ZDT_REFERENCE)))
+
+
+def moo_problem(name: str) -> Problem:
+    """A multi-objective problem of :data:`MOO_PROBLEMS` (they do not depend on the seed)."""
+    from pymoo.problems import get_problem
+
+    if name not in MOO_PROBLEMS:
+        raise ValueError(f"Unknown multi-objective problem {name!r}; use one of {MOO_PROBLEMS}.")
+    base, dims = name.split("-")
+    d = int(dims[:-1])
+    if base == "dtlz2":
+        pm = get_problem("dtlz2", n_var=d, n_obj=3)
+        hv = DTLZ_REFERENCE**3 - math.pi / 6
+        ref = np.full(3, DTLZ_REFERENCE)
+    else:
+        pm = get_problem(base, n_var=d)
+        hv = {"zdt1": 121.0 - 1.0 / 3.0, "zdt2": 121.0 - 2.0 / 3.0}.get(
+            base
+        ) or _zdt3_hypervolume()
+        ref = np.full(2, ZDT_REFERENCE)
+    return Problem(
+        name,
+        np.asarray(pm.xl, dtype=float),
+        np.asarray(pm.xu, dtype=float),
+        int(pm.n_obj),
+        0,
+        _pymoo_evaluate(pm),
+        hv,
+        ref,
+    )
+
+
+def _gardner(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    f = math.cos(2 * x[0]) * math.cos(x[1]) + math.sin(x[0])
+    c = math.cos(x[0]) * math.cos(x[1]) - math.sin(x[0]) * math.sin(x[1]) - 0.5
+    return np.array([f]), np.array([c])
+
+
+def _gramacy(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    x1, x2 = float(x[0]), float(x[1])
+    c1 = 1.5 - x1 - 2 * x2 - 0.5 * math.sin(2 * math.pi * (x1**2 - 2 * x2))
+    c2 = x1**2 + x2**2 - 1.5
+    return np.array([x1 + x2]), np.array([c1, c2])
+
+
+def _bbob_constrained(name: str, seed: int) -> Problem:
+    func, kind, dims = name.split("-")
+    d = int(dims[:-1])
+    tf = TestFunction(func, d, seed)
+    norm = float(np.linalg.norm(tf.xopt))
+    a, b = tf.xopt / norm, norm / 2
+
+    def constraint(x: np.ndarray) -> float:
+        return float(np.dot(x, x) - b**2) if kind == "ball" else float(np.dot(a, x) - b)
+
+    def evaluate(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return np.array([float(tf.f(x))]), np.array([constraint(x)])
+
+    if func == "sphere" and kind == "ball":
+        optimum = b**2
+    else:
+        optimum = _ellipsoid_linear_optimum(tf, a, b)
+    low, high = np.full(d, LOW), np.full(d, HIGH)
+    return Problem(name, low, high, 1, 1, evaluate, optimum)
+
+
+def _ellipsoid_linear_optimum(tf: TestFunction, a: np.ndarray, b: float) -> float:
+    """``f*`` of the separable ellipsoid under ``a.x <= b`` on the box (KKT, exactly).
+
+    At the optimum ``x_i(lam) = clip(x_opt_i - lam a_i / (2 w_i))``, and ``a.x(lam)``
+    decreases in ``lam``: one root finding gives the multiplier (a separable convex
+    quadratic programme with one linear constraint and bounds).
+    """
+    from scipy.optimize import brentq
+
+    w = 10.0 ** (6.0 * np.arange(tf.dim) / max(tf.dim - 1, 1))  # _testfunctions._ellipsoid
+
+    def x_of(lam: float) -> np.ndarray:
+        return np.clip(tf.xopt - lam * a / (2 * w), LOW, HIGH)
+
+    hi = 1.0
+    while float(np.dot(a, x_of(hi))) > b:
+        hi *= 2.0
+    lam = brentq(lambda t: float(np.dot(a, x_of(t))) - b, 0.0, hi, xtol=1e-14, rtol=1e-15)
+    return float(tf.f(x_of(lam)))
+
+
+def constrained_problem(name: str, seed: int) -> Problem:
+    """A constrained problem of :data:`CONSTRAINED_PROBLEMS`; ``seed`` draws BBOB instances."""
+    from pymoo.problems import get_problem
+
+    if name == "gardner":
+        return Problem(name, np.zeros(2), np.full(2, 6.0), 1, 1, _gardner, -2.0)
+    if name == "gramacy":
+        return Problem(name, np.zeros(2), np.ones(2), 1, 2, _gramacy, GRAMACY_OPTIMUM)
+    if name in ("g4", "g24"):
+        pm = get_problem(name)
+        return Problem(
+            name,
+            np.asarray(pm.xl, dtype=float),
+            np.asarray(pm.xu, dtype=float),
+            1,
+            int(pm.n_ieq_constr),
+            _pymoo_evaluate(pm),
+            float(np.asarray(pm.pareto_front()).ravel()[0]),
+        )
+    if name in CONSTRAINED_PROBLEMS:
+        return _bbob_constrained(name, seed)
+    raise ValueError(f"Unknown constrained problem {name!r}; use one of {CONSTRAINED_PROBLEMS}.")

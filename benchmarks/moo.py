@@ -1,0 +1,306 @@
+"""Several objectives and constraints: Optuna's samplers on problems with known optima (#24).
+
+``python -m benchmarks moo``: the multi-objective problems of :mod:`benchmarks._moo_problems`
+(ZDT1/2/3 in 5-D and 10-D, DTLZ2 with 3 objectives); the score is the hypervolume regret
+``HV* - HV`` of the trials so far against the true front (the reference points and ``HV*``
+are in that module).
+
+``python -m benchmarks constrained``: the constrained problems (Gardner, Gramacy, G4, G24,
+BBOB-like sphere and ellipsoid under a ball or a half-space); the score is the regret of the
+best feasible value so far (``inf`` while none is feasible, ranked last), and the fraction of
+feasible trials.
+
+Constraints reach the samplers as Optuna 5 recommends: the objective calls
+``Trial.set_constraint`` and every sampler reads ``FrozenTrial.constraints`` (on Optuna 4 the
+objective stores them in a user attribute and the samplers get a ``constraints_func`` that
+reads it, the form Optuna 5 deprecates).  Random ignores them.
+Reported at 50/100/200 trials: the mean rank among samplers over (problem, seed), the
+median score per problem, and the mean wall time per trial.  A sampler is one line of
+:data:`SAMPLERS`; TreeUCB enters with ``"TreeUCB": lambda seed, cf: TreeUCBSampler(seed=seed,
+constraints_func=cf)`` once it takes them (issue #24).
+
+Usage::
+
+    python -m benchmarks moo --seeds 3 --out benchmarks/results
+    python -m benchmarks constrained --seeds 3 --out benchmarks/results
+    python -m benchmarks moo --samplers TreeUCB --load /tmp/moo.pkl   # beside saved baselines
+"""
+
+from __future__ import annotations
+
+import pickle
+import time
+import warnings
+from collections.abc import Callable
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import optuna
+from scipy.stats import rankdata
+
+from benchmarks._common import command_line
+from benchmarks._common import fmt
+from benchmarks._common import machine_note
+from benchmarks._common import make_parser
+from benchmarks._common import md_table
+from benchmarks._common import pmap
+from benchmarks._common import require
+from benchmarks._common import results_dir
+from benchmarks._common import stamp_core
+from benchmarks._moo_problems import CONSTRAINED_PROBLEMS
+from benchmarks._moo_problems import MOO_PROBLEMS
+from benchmarks._moo_problems import Problem
+from benchmarks._moo_problems import constrained_problem
+from benchmarks._moo_problems import moo_problem
+
+ConstraintsFunc = Callable[[optuna.trial.FrozenTrial], Sequence[float]]
+
+# Optuna >= 5 stores constraints per trial (Trial.set_constraint) and deprecates
+# constraints_func, which Optuna 4 needs
+SET_CONSTRAINT = hasattr(optuna.trial.Trial, "set_constraint")
+
+# name -> factory(seed, constraints_func or None); one line per sampler; the constraints_func
+# is None on Optuna >= 5 (the trials carry their constraints)
+SAMPLERS: dict[str, Callable[[int, ConstraintsFunc | None], optuna.samplers.BaseSampler]] = {
+    "NSGA-II": lambda seed, cf: optuna.samplers.NSGAIISampler(seed=seed, constraints_func=cf),
+    "TPE": lambda seed, cf: optuna.samplers.TPESampler(
+        seed=seed, multivariate=True, constraints_func=cf
+    ),
+    "GP": lambda seed, cf: optuna.samplers.GPSampler(seed=seed, constraints_func=cf),
+    "Random": lambda seed, cf: optuna.samplers.RandomSampler(seed=seed),
+}
+DEFAULT_SAMPLERS = ("NSGA-II", "TPE", "Random")  # GP needs torch (the gp extra): name it
+MODES = ("moo", "constrained")
+
+
+def _stored_constraints(trial: optuna.trial.FrozenTrial) -> Sequence[float]:
+    """The constraint values the objective stored (Optuna's usual ``constraints_func``)."""
+    values: list[float] = trial.user_attrs["constraints"]
+    return values
+
+
+def store_constraints(trial: optuna.Trial, G: np.ndarray) -> None:
+    """Store a trial's constraint values where the samplers read them."""
+    if SET_CONSTRAINT:
+        for j, g in enumerate(G.tolist()):
+            trial.set_constraint(f"c{j}", g)
+    else:
+        trial.set_user_attr("constraints", G.tolist())
+
+
+def problem_of(mode: str, name: str, seed: int) -> Problem:
+    """The problem instance of a run."""
+    return moo_problem(name) if mode == "moo" else constrained_problem(name, seed)
+
+
+def run_one(job: tuple[str, str, str, int, int]) -> dict[str, Any]:
+    """One study: per trial the objectives ``F`` (n, k) and the constraints ``G`` (n, c)."""
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    mode, sampler_name, name, seed, n_trials = job
+    problem = problem_of(mode, name, seed)
+    Fs: list[np.ndarray] = []
+    Gs: list[np.ndarray] = []
+
+    def objective(trial: optuna.Trial) -> float | tuple[float, ...]:
+        x = np.array(
+            [
+                trial.suggest_float(f"x{i}", problem.low[i], problem.high[i])
+                for i in range(problem.dim)
+            ]
+        )
+        F, G = problem.evaluate(x)
+        Fs.append(F)
+        Gs.append(G)
+        if problem.n_constraints:
+            store_constraints(trial, G)
+        return tuple(F.tolist()) if problem.n_objectives > 1 else float(F[0])
+
+    cf = _stored_constraints if problem.n_constraints and not SET_CONSTRAINT else None
+    study = optuna.create_study(
+        directions=["minimize"] * problem.n_objectives,
+        sampler=SAMPLERS[sampler_name](seed, cf),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t0 = time.perf_counter()
+        study.optimize(objective, n_trials=n_trials)
+        wall = time.perf_counter() - t0
+    return {
+        "mode": mode,
+        "sampler": sampler_name,
+        "problem": name,
+        "seed": seed,
+        "F": np.array(Fs),
+        "G": np.array(Gs).reshape(len(Gs), problem.n_constraints),
+        "wall": wall,
+    }
+
+
+# -- scores ------------------------------------------------------------------------------------
+def hypervolume_regret(F: np.ndarray, problem: Problem, t: int) -> float:
+    """``HV* - HV`` of the first ``t`` trials (>= 0; Optuna's hypervolume)."""
+    from optuna._hypervolume import compute_hypervolume
+
+    assert problem.reference is not None
+    pts = F[:t][np.all(F[:t] < problem.reference, axis=1)]
+    hv = float(compute_hypervolume(pts, problem.reference)) if len(pts) else 0.0
+    return max(problem.optimum - hv, 0.0)
+
+
+def best_feasible_regret(F: np.ndarray, G: np.ndarray, problem: Problem, t: int) -> float:
+    """``f - f*`` of the best feasible trial among the first ``t`` (``inf`` if none)."""
+    feasible = np.all(G[:t] <= 0.0, axis=1)
+    if not feasible.any():
+        return float("inf")
+    return max(float(F[:t, 0][feasible].min()) - problem.optimum, 0.0)
+
+
+def feasible_fraction(G: np.ndarray, t: int) -> float:
+    """The fraction of the first ``t`` trials whose constraints all hold."""
+    return float(np.mean(np.all(G[:t] <= 0.0, axis=1)))
+
+
+def score(result: dict[str, Any], t: int) -> float:
+    """The score of a run after ``t`` trials (lower is better)."""
+    problem = problem_of(result["mode"], result["problem"], result["seed"])
+    if result["mode"] == "moo":
+        return hypervolume_regret(result["F"], problem, t)
+    return best_feasible_regret(result["F"], result["G"], problem, t)
+
+
+# -- report ------------------------------------------------------------------------------------
+def mean_ranks(
+    results: list[dict[str, Any]], samplers: list[str], t: int
+) -> tuple[dict[str, float], dict[tuple[str, str, int], float]]:
+    """Mean rank per sampler over (problem, seed) at ``t`` trials, and every score."""
+    scores = {(r["sampler"], r["problem"], r["seed"]): score(r, t) for r in results}
+    cells = sorted({(p, s) for _, p, s in scores})
+    ranks: dict[str, list[float]] = {s: [] for s in samplers}
+    for p, seed in cells:
+        if all((s, p, seed) in scores for s in samplers):
+            rk = rankdata([scores[(s, p, seed)] for s in samplers])
+            for s, v in zip(samplers, rk):
+                ranks[s].append(float(v))
+    return {s: float(np.mean(v)) if v else float("nan") for s, v in ranks.items()}, scores
+
+
+def report(results: list[dict[str, Any]], samplers: list[str], checkpoints: list[int]) -> str:
+    """The rank table and the per-problem median scores at the last checkpoint."""
+    mode = results[0]["mode"]
+    per_t = {t: mean_ranks(results, samplers, t) for t in checkpoints}
+    header = ["sampler", *(f"rank @{t}" for t in checkpoints)]
+    if mode == "constrained":
+        header += [f"feasible @{t}" for t in checkpoints]
+    header.append("s / trial")
+    rows = []
+    for s in samplers:
+        mine = [r for r in results if r["sampler"] == s]
+        row: list[Any] = [s, *(per_t[t][0][s] for t in checkpoints)]
+        if mode == "constrained":
+            row += [
+                float(np.mean([feasible_fraction(r["G"], t) for r in mine])) for t in checkpoints
+            ]
+        row.append(float(np.mean([r["wall"] / len(r["F"]) for r in mine])))
+        rows.append(row)
+    last = checkpoints[-1]
+    scores = per_t[last][1]
+    problems = list(dict.fromkeys(r["problem"] for r in results))
+    label = "HV regret" if mode == "moo" else "best feasible regret"
+    detail = []
+    for p in problems:
+        cells = []
+        for s in samplers:
+            v = [scores[k] for k in scores if k[0] == s and k[1] == p]
+            cells.append(fmt(float(np.median(v))) if v and np.isfinite(np.median(v)) else "none")
+        detail.append([p, *cells])
+    return (
+        "\n" + md_table(header, rows) + f"\nMedian {label} over seeds at {last} trials "
+        "('none': no feasible trial in half the runs or more):\n\n"
+        + md_table(["problem", *samplers], detail)
+    )
+
+
+def _load(paths: str, mode: str, problems: list[str], seeds: range) -> list[dict[str, Any]]:
+    """Runs of earlier ``--save`` pickles that match this run's mode, problems and seeds."""
+    out = []
+    for path in paths.split(","):
+        with open(path, "rb") as fh:
+            out += [
+                r
+                for r in pickle.load(fh)
+                if r["mode"] == mode and r["problem"] in problems and r["seed"] in seeds
+            ]
+    return out
+
+
+def run(mode: str, argv: list[str] | None = None) -> None:
+    """Run one mode (``"moo"`` or ``"constrained"``) and write ``<mode>.md`` into ``--out``."""
+    all_problems = MOO_PROBLEMS if mode == "moo" else CONSTRAINED_PROBLEMS
+    p = make_parser(mode, __doc__)
+    p.add_argument("--trials", type=int, default=200)
+    p.add_argument("--seeds", type=int, default=3)
+    p.add_argument("--seed-offset", type=int, default=0, help="first seed")
+    p.add_argument("--problems", default=",".join(all_problems), help="comma-separated names")
+    p.add_argument("--samplers", default=",".join(DEFAULT_SAMPLERS), help=f"of {list(SAMPLERS)}")
+    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--name", default=mode, help="stem of the result file")
+    p.add_argument("--save", default=None, help="pickle the raw runs to this path")
+    p.add_argument("--load", default=None, help="comma-separated pickles to report with")
+    a = p.parse_args(argv)
+    require("pymoo", "the ZDT/DTLZ and G-series problems", mode)
+    samplers = [s for s in a.samplers.split(",") if s]
+    problems = [s for s in a.problems.split(",") if s]
+    for s in samplers:
+        if s not in SAMPLERS:
+            p.error(f"unknown sampler {s!r}; use some of {list(SAMPLERS)}")
+    for name in problems:
+        if name not in all_problems:
+            p.error(f"unknown problem {name!r}; use some of {list(all_problems)}")
+    if "GP" in samplers:
+        require("torch", "GPSampler", mode, extra="gp")
+    print(stamp_core(), flush=True)
+    started = time.time()
+    seeds = range(a.seed_offset, a.seed_offset + a.seeds)
+    jobs = [(mode, s, pr, seed, a.trials) for pr in problems for seed in seeds for s in samplers]
+    results = pmap(run_one, jobs, a.jobs)
+    if a.save:
+        with open(a.save, "wb") as fh:
+            pickle.dump(results, fh)
+    if a.load:
+        old = [r for r in _load(a.load, mode, problems, seeds) if r["sampler"] not in samplers]
+        samplers += list(dict.fromkeys(r["sampler"] for r in old))
+        results += old
+    checkpoints = [t for t in (50, 100, 200) if t <= a.trials] or [a.trials]
+    what = (
+        "hypervolume regret HV* - HV against the true front"
+        if mode == "moo"
+        else "regret of the best feasible value (none feasible: ranked last)"
+    )
+    body = (
+        f"# {'Several objectives' if mode == 'moo' else 'Constraints'}: Optuna's samplers\n\n"
+        f"{len(problems)} problems ({', '.join(problems)}), {a.seeds} seeds ({a.seed_offset}+), "
+        f"{a.trials} trials. Rank: mean over (problem, seed) of the rank among samplers of the "
+        f"{what} (1 = best). Command: `{command_line(mode, argv)}`.\n"
+        + report(results, samplers, checkpoints)
+        + "\n"
+        + machine_note(f"{a.seeds} seeds", started)
+    )
+    out = results_dir(a.out) / f"{a.name}.md"
+    out.write_text(body)
+    print(body)
+    print(f"wrote {out}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m benchmarks moo``."""
+    run("moo", argv)
+
+
+def main_constrained(argv: list[str] | None = None) -> None:
+    """``python -m benchmarks constrained``."""
+    run("constrained", argv)
+
+
+if __name__ == "__main__":
+    main()

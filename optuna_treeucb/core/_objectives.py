@@ -1,0 +1,577 @@
+"""Rewards of constrained and multi-objective observations: pure functions on arrays.
+
+TreeUCB (Wang, Ye, Geng, Rudin, arXiv:1901.09277) needs one reward in [0, 1] per observation
+(larger is better); today it is the mid-rank of the objective value, ``(rank - 0.5) / n``
+(:func:`~optuna_treeucb.core._observations.rank_rewards`).  This module extends that reward,
+and only that reward, to studies with constraints and with several objectives, so that the
+partition, the index and the in-box samplers keep seeing one scalar in [0, 1]:
+
+* **Constraints** (constrained domination, Deb 2000; NSGA-II and c-TPE use it): an
+  observation is feasible when every constraint value is <= 0; its *violation* is the sum of
+  the positive parts (:func:`total_violation`).  Feasible observations rank above infeasible
+  ones, infeasible ones rank by violation (smaller first), feasible ones by value; ties share
+  their average rank and the reward is the mid-rank over all ``n`` observations.  With every
+  observation feasible the rewards are today's rank rewards, bit for bit.
+* **Several objectives** (:func:`pareto_rewards`): non-dominated sorting (NSGA-II, MOTPE);
+  a better front always ranks higher, and inside a front the exclusive hypervolume
+  contribution (or NSGA-II's crowding distance, always beyond 3 objectives) breaks the
+  ties.  Both are computed on the per-objective rank rewards (reference point 0), so, as
+  the single-objective reward, the rewards are invariant to any strictly increasing
+  transform of each objective and ``±inf`` are allowed.  Equal objective vectors share
+  their reward.  With one objective the rewards are today's rank rewards, bit for bit.
+* **ParEGO** (Knowles 2006; :func:`chebyshev_rewards`): the augmented Chebyshev
+  scalarisation of the per-objective rank rewards under weights drawn per round
+  (:func:`chebyshev_weights`, deterministic given an rng), then ranked as one objective.
+* **Both**: :func:`objective_rewards` applies constrained domination first, then the rule of
+  the objectives to the feasible observations only.
+
+Conventions: every objective is *maximised* (the core stores ``-value`` for a minimised
+direction, as it does today); a violation is >= 0 and 0 exactly when feasible.
+
+Wiring after the split of ``_treeucb.py`` (design note)
+-------------------------------------------------------
+* **Core.** ``TreeUCB.tell(x, value, violation=None)`` and ``tell_many(X, values,
+  violations=None)`` accept ``value`` of shape (k,) when the core was built with
+  ``n_objectives=k`` and a violation >= 0 (the frameworks compute it once with
+  :func:`total_violation`, so the core stores one float per observation, never the
+  constraint vector).  ``Observations`` keeps ``y`` of shape (n, k) and ``violation`` of shape
+  (n,); its one reward method calls :func:`objective_rewards` when ``k > 1`` or a violation
+  is stored, else keeps today's incremental ranks (so single-objective fingerprints cannot
+  move).  ParEGO's weights are drawn in ``ask`` from the core's rng, once per round, and
+  passed to the rewards; the Pareto rule needs no state.  The local GP's targets are those
+  rewards too (one method).  ``best`` becomes :func:`best_feasible` (``k == 1``) or
+  :func:`front_indices` (``k > 1``).  Observations stopped early (Optuna stores constraints
+  for PRUNED trials too) are first ranked with the complete ones, as ``pruned="last_value"``
+  does; a budget rule for them is left for later.  ``reward="minmax"`` with constraints or
+  several objectives raises a ValueError (the rules here are rank rules).
+* **Sampler.** It reads each finished trial's ``FrozenTrial.constraints`` (Optuna >= 5: a
+  dict that merges the values set by ``Trial.set_constraint(key, value)``, stored under
+  ``"constraints:<key>"``, and the legacy tuple under ``"constraints"``, Optuna's
+  ``_CONSTRAINTS_KEY``; on Optuna 4 the tuple ``trial.system_attrs.get("constraints")``), so
+  a user who sets constraints in the objective needs no sampler argument, as with every
+  Optuna 5 sampler.  ``TreeUCBSampler(constraints_func=None, ...)`` is accepted for parity
+  with TPE, GPSampler and NSGA-II (Optuna 5.0 deprecates it with a FutureWarning, removal
+  in 7.0; the sampler warns the same): in ``after_trial`` it calls
+  ``optuna.samplers._base._process_constraints_after_trial(constraints_func, study, trial,
+  state)`` as they do, which rejects NaN and stores the tuple, so ``study.best_trials`` and
+  the plots see it.  The violation is :func:`total_violation` of the values; a trial without
+  constraints counts as feasible (TPE's ``_get_infeasible_trial_score`` sums none), and a
+  trial whose number of constraints differs from the first one's raises a ValueError naming
+  ``constraints_func`` (GPSampler raises too).  ``study.directions`` gives ``k``; the one
+  direction function negates each ``MINIMIZE`` column; ``sample_relative`` stops raising for
+  ``len(directions) > 1`` (the conformance suite's ``MultiObjectiveSamplerTestCase``).
+* **Searcher.** ``TreeUCBSearch(metric=["err", "size"], mode=["min", "min"],
+  constraints=["mem_gb_over"])``: the lists are validated as ``OptunaSearch`` does (same
+  length, each mode "min"/"max"); ``on_trial_complete`` reads ``result[m]`` for each metric
+  and constraint name (names only, never evaluated; a missing name or a NaN raises a
+  ValueError naming ``constraints``) and passes the violation to the core.
+* **In-box refinement, constraints (SCBO, Eriksson & Poloczek 2021).** The trust region is
+  centred on :func:`best_feasible` (the least-violating point while none is feasible), and
+  its success counter only counts a new best feasible point.  Because the tree already sees
+  infeasible points as low rewards, leaves inside the infeasible region lose their index;
+  inside a box the local GP is fitted to the constrained rewards, which are low across the
+  infeasible region, so its Thompson draw avoids it without separate constraint GPs.
+  Whether explicit constraint GPs (SCBO's) pay for their cost is a measurement to make.
+* **In-box refinement, several objectives (MORBO, Daulton et al. 2022).** The centre is a
+  point of :func:`front_indices` inside the chosen box, the one with the largest
+  hypervolume contribution (MORBO's rule) or, if the box holds none, the best reward in
+  the box; one trust region per box, its side updated only when the front's hypervolume
+  grows.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+from optuna_treeucb.core._observations import average_ranks
+from optuna_treeucb.core._observations import rank_rewards
+
+TieBreak = Literal["hypervolume", "crowding"]
+TIE_BREAKS = ("hypervolume", "crowding")
+# Exact contributions: ~1 ms per call at 200 trials in 2-D, ~20 ms in 3-D (DTLZ2 histories of
+# NSGA-II, TPE and Random), seconds in 5-D: with more objectives the "hypervolume" tie-break
+# uses the crowding distance (as NSGA-II does).
+HYPERVOLUME_MAX_OBJECTIVES = 3
+CHEBYSHEV_RHO = 0.05  # ParEGO's augmentation weight rho (Knowles 2006, eq. 2)
+
+
+# -- input checks ------------------------------------------------------------------------------
+def _shape_error(func: str, name: str, expected: str, got: tuple[int, ...]) -> ValueError:
+    return ValueError(
+        f"The '{name}' parameter of {func} must have shape {expected}. Got shape {got} instead."
+    )
+
+
+def _objectives_2d(func: str, values: np.ndarray) -> np.ndarray:
+    Y = np.asarray(values, dtype=float)
+    if Y.ndim != 2 or Y.shape[1] < 1:
+        raise _shape_error(func, "values", "(n, k) with k >= 1", Y.shape)
+    if np.isnan(Y).any():
+        raise ValueError(f"The 'values' parameter of {func} must not contain NaN.")
+    return Y
+
+
+def _check_violation(func: str, violation: np.ndarray | None, n: int) -> np.ndarray | None:
+    if violation is None:
+        return None
+    v = np.asarray(violation, dtype=float)
+    if v.shape != (n,):
+        raise _shape_error(func, "violation", f"(n,) = ({n},), one per observation", v.shape)
+    if np.isnan(v).any() or (v < 0).any():
+        raise ValueError(
+            f"The 'violation' parameter of {func} must hold values >= 0 (no NaN); "
+            "use total_violation(constraints) to compute it."
+        )
+    return v
+
+
+def total_violation(constraints: np.ndarray) -> np.ndarray:
+    """Total constraint violation of each observation: the sum of the positive parts.
+
+    The convention of Optuna's ``constraints_func`` (NSGA-II, TPE, GPSampler): a constraint is
+    satisfied when its value is <= 0, so the violation is 0 exactly when every constraint is.
+
+    Args:
+        constraints: Shape (n, c), c >= 1, no NaN.
+
+    Returns:
+        Shape (n,), values >= 0.
+
+    Raises:
+        ValueError: ``constraints`` is not 2-D with at least one column, or holds NaN.
+    """
+    c = np.asarray(constraints, dtype=float)
+    if c.ndim != 2 or c.shape[1] < 1:
+        raise _shape_error("total_violation", "constraints", "(n, c) with c >= 1", c.shape)
+    if np.isnan(c).any():
+        raise ValueError(
+            "The 'constraints' parameter of total_violation must not contain NaN "
+            "(Optuna rejects NaN constraint values as well)."
+        )
+    out: np.ndarray = np.sum(np.maximum(c, 0.0), axis=1)
+    return out
+
+
+# -- ranks -------------------------------------------------------------------------------------
+def _lex_average_ranks(primary: np.ndarray, secondary: np.ndarray) -> np.ndarray:
+    """1-based average ranks of the pairs ``(primary, secondary)`` in lexicographic order."""
+    n = primary.shape[0]
+    order = np.lexsort((secondary, primary))
+    p, s = primary[order], secondary[order]
+    first = np.concatenate(([True], (p[1:] != p[:-1]) | (s[1:] != s[:-1])))
+    dense = np.empty(n)
+    dense[order] = np.cumsum(first)
+    return average_ranks(dense)
+
+
+def _with_constraints(ranks_feasible: np.ndarray, violation: np.ndarray | None) -> np.ndarray:
+    """Rewards in [0, 1] from the average ranks among the feasible and the violations.
+
+    ``ranks_feasible`` holds the 1-based ranks of the feasible observations among themselves
+    (in the order they appear); the infeasible ones take ranks ``1..n_i`` by violation
+    (largest violation lowest) and the feasible ones ``n_i + rank``.
+    """
+    if violation is None or not violation.any():
+        n = ranks_feasible.shape[0]
+        return (ranks_feasible - 0.5) / n if n else np.zeros(0)
+    n = violation.shape[0]
+    feasible = violation == 0.0
+    ranks = np.empty(n)
+    ranks[~feasible] = average_ranks(-violation[~feasible])
+    ranks[feasible] = np.count_nonzero(~feasible) + ranks_feasible
+    out: np.ndarray = (ranks - 0.5) / n
+    return out
+
+
+def constrained_rewards(y: np.ndarray, violation: np.ndarray | None = None) -> np.ndarray:
+    """Rewards of one objective under constrained domination, shape (n,), values in [0, 1].
+
+    Feasible observations (violation 0) rank above infeasible ones; infeasible ones rank by
+    violation, the smallest highest; feasible ones by value.  Ties share their average rank
+    and the reward is ``(rank - 0.5) / n``.  Without a violation, or with every observation
+    feasible, the result is ``rank_rewards(y)`` bit for bit.
+
+    Args:
+        y: Objective values, larger is better, shape (n,), no NaN (``±inf`` allowed).
+        violation: Total violations (:func:`total_violation`), shape (n,), values >= 0.
+
+    Returns:
+        Shape (n,), values in [0, 1].
+
+    Raises:
+        ValueError: A shape does not match, or a value is NaN or a violation negative.
+    """
+    y = np.asarray(y, dtype=float)
+    if y.ndim != 1:
+        raise _shape_error("constrained_rewards", "y", "(n,)", y.shape)
+    if np.isnan(y).any():
+        raise ValueError("The 'y' parameter of constrained_rewards must not contain NaN.")
+    v = _check_violation("constrained_rewards", violation, y.shape[0])
+    if v is None or not v.any():
+        return rank_rewards(y)  # today's rewards, bit for bit
+    feasible = v == 0.0
+    return _with_constraints(average_ranks(y[feasible]), v)
+
+
+# -- Pareto fronts -----------------------------------------------------------------------------
+def pareto_ranks(values: np.ndarray) -> np.ndarray:
+    """Non-dominated sorting: the front of each observation, 0 for the non-dominated ones.
+
+    ``a`` dominates ``b`` when it is at least as large in every objective and larger in one
+    (NSGA-II's fast non-dominated sort, Deb et al. 2002); equal vectors share their front.
+
+    Args:
+        values: Objective values, larger is better, shape (n, k), no NaN.
+
+    Returns:
+        Shape (n,), ints >= 0.
+    """
+    Y = _objectives_2d("pareto_ranks", values)
+    n = Y.shape[0]
+    ge = np.ones((n, n), dtype=bool)
+    gt = np.zeros((n, n), dtype=bool)
+    for j in range(Y.shape[1]):
+        col = Y[:, j]
+        ge &= col[:, None] >= col[None, :]
+        gt |= col[:, None] > col[None, :]
+    dominates = ge & gt  # dominates[a, b]: a dominates b
+    n_dominating = dominates.sum(axis=0)
+    fronts = np.full(n, -1)
+    front = 0
+    current = np.flatnonzero(n_dominating == 0)
+    while current.size:
+        fronts[current] = front
+        n_dominating = n_dominating - dominates[current].sum(axis=0)
+        n_dominating[fronts >= 0] = -1
+        current = np.flatnonzero(n_dominating == 0)
+        front += 1
+    assert (fronts >= 0).all()
+    return fronts
+
+
+def hypervolume(points: np.ndarray, reference: np.ndarray) -> float:
+    """Volume of the region dominated by ``points`` and dominating ``reference`` (exact).
+
+    The slicing algorithm (HSO, While et al. 2006): sweep the last objective and recurse on
+    the others; 2-D is a sorted sweep.  Points that do not dominate ``reference`` in every
+    objective add nothing.
+
+    Args:
+        points: Larger is better, shape (m, k), finite.
+        reference: Shape (k,).
+
+    Returns:
+        The hypervolume, >= 0.
+    """
+    P = points[np.all(points > reference, axis=1)]
+    if P.shape[0] == 0:
+        return 0.0
+    if P.shape[1] == 1:
+        return float(P[:, 0].max() - reference[0])
+    P = P[np.argsort(-P[:, -1], kind="mergesort")]
+    heights = P[:, -1] - np.append(P[1:, -1], reference[-1])
+    if P.shape[1] == 2:
+        widths = np.maximum.accumulate(P[:, 0]) - reference[0]
+        return float(np.sum(widths * heights))
+    total = 0.0
+    for i in np.flatnonzero(heights > 0):
+        total += hypervolume(P[: i + 1, :-1], reference[:-1]) * heights[i]
+    return total
+
+
+def hypervolume_contributions(points: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """Exclusive hypervolume contribution of each of mutually non-dominated, distinct points.
+
+    ``HV(S) - HV(S without p)``, computed as the volume of ``p``'s box minus the hypervolume
+    of the other points limited to it (WFG's limited sets, While et al. 2012); closed form in
+    2-D.
+
+    Args:
+        points: Larger is better, shape (m, k), finite, pairwise distinct and non-dominated.
+        reference: Shape (k,), below every point in every objective.
+
+    Returns:
+        Shape (m,), values >= 0.
+    """
+    m, k = points.shape
+    boxes = np.prod(points - reference, axis=1)
+    if m == 1:
+        return boxes
+    if k == 2:
+        order = np.argsort(points[:, 0], kind="mergesort")  # second objective descending
+        x, y = points[order, 0], points[order, 1]
+        dx = x - np.concatenate(([reference[0]], x[:-1]))
+        dy = y - np.concatenate((y[1:], [reference[1]]))
+        out = np.empty(m)
+        out[order] = dx * dy
+        return out
+    out = np.empty(m)
+    for i in range(m):
+        limited = np.minimum(np.delete(points, i, axis=0), points[i])
+        out[i] = boxes[i] - hypervolume(limited[_non_dominated(limited)], reference)
+    return np.maximum(out, 0.0)
+
+
+def _non_dominated(points: np.ndarray) -> np.ndarray:
+    """Mask of the points no other dominates, the first of equal points kept, shape (m,).
+
+    A limited set (WFG) is mostly dominated points; dropping them keeps the slicing small.
+    """
+    m = points.shape[0]
+    ge = np.ones((m, m), dtype=bool)
+    gt = np.zeros((m, m), dtype=bool)
+    for j in range(points.shape[1]):
+        ge &= points[:, None, j] >= points[None, :, j]
+        gt |= points[:, None, j] > points[None, :, j]
+    earlier = np.arange(m)[:, None] < np.arange(m)[None, :]
+    out: np.ndarray = np.logical_not((ge & (gt | earlier)).any(axis=0))
+    return out
+
+
+def crowding_distances(points: np.ndarray) -> np.ndarray:
+    """NSGA-II's crowding distance of each of distinct points (Deb et al. 2002).
+
+    Per objective, the extreme points get ``inf`` and the others the gap between their two
+    neighbours divided by the objective's range; the distances sum over objectives.
+
+    Args:
+        points: Shape (m, k), finite, pairwise distinct.
+
+    Returns:
+        Shape (m,), values >= 0 or ``inf``.
+    """
+    m, k = points.shape
+    out = np.zeros(m)
+    if m <= 2:
+        return np.full(m, np.inf)
+    for j in range(k):
+        order = np.argsort(points[:, j], kind="mergesort")
+        col = points[order, j]
+        span = col[-1] - col[0]
+        out[order[[0, -1]]] = np.inf
+        if span > 0:
+            out[order[1:-1]] += (col[2:] - col[:-2]) / span
+    return out
+
+
+def _front_tie_break(R: np.ndarray, tie_break: TieBreak) -> np.ndarray:
+    """Tie-break of the points of one front (larger is better); equal rows share it."""
+    unique, inverse = np.unique(R, axis=0, return_inverse=True)
+    if tie_break == "hypervolume" and R.shape[1] <= HYPERVOLUME_MAX_OBJECTIVES:
+        scores = hypervolume_contributions(unique, np.zeros(R.shape[1]))
+    else:
+        scores = crowding_distances(unique)
+    out: np.ndarray = scores[np.asarray(inverse).reshape(-1)]
+    return out
+
+
+def _column_rewards(Y: np.ndarray) -> np.ndarray:
+    """Each objective's rank rewards, shape (n, k), values in (0, 1)."""
+    return np.column_stack([rank_rewards(Y[:, j]) for j in range(Y.shape[1])])
+
+
+def _pareto_average_ranks(Y: np.ndarray, tie_break: TieBreak) -> np.ndarray:
+    """1-based average ranks by (front, tie-break within the front), shape (n,)."""
+    if Y.shape[0] == 0:
+        return np.zeros(0)
+    R = _column_rewards(Y)  # same fronts as Y; ±inf become finite
+    fronts = pareto_ranks(R)
+    within = np.empty(Y.shape[0])
+    for f in range(int(fronts.max()) + 1):
+        members = fronts == f
+        within[members] = _front_tie_break(R[members], tie_break)
+    return _lex_average_ranks(-fronts.astype(float), within)
+
+
+def pareto_rewards(
+    values: np.ndarray,
+    violation: np.ndarray | None = None,
+    *,
+    tie_break: TieBreak = "hypervolume",
+) -> np.ndarray:
+    """Rewards of several objectives by Pareto front, shape (n,), values in [0, 1].
+
+    Constrained domination first (see :func:`constrained_rewards`); the feasible observations
+    are then sorted into fronts (:func:`pareto_ranks`), a better front ranking higher, and
+    ranked inside a front by ``tie_break`` on the per-objective rank rewards (reference
+    point 0): ``"hypervolume"`` (the exclusive contribution, MOTPE's and SMS-EMOA's; the
+    crowding distance beyond :data:`HYPERVOLUME_MAX_OBJECTIVES` objectives) or
+    ``"crowding"`` (NSGA-II's).  Equal vectors share their reward; with one objective the
+    result is ``constrained_rewards(values[:, 0], violation)``.
+
+    Args:
+        values: Objective values, larger is better, shape (n, k), no NaN.
+        violation: Total violations (:func:`total_violation`), shape (n,), values >= 0.
+        tie_break: ``"hypervolume"`` or ``"crowding"``.
+
+    Returns:
+        Shape (n,), values in [0, 1].
+
+    Raises:
+        ValueError: A shape does not match, a value is NaN, a violation negative, or
+            ``tie_break`` unknown.
+    """
+    if tie_break not in TIE_BREAKS:
+        raise ValueError(
+            "The 'tie_break' parameter of pareto_rewards must be 'hypervolume' or 'crowding'. "
+            f"Got {tie_break!r} instead."
+        )
+    Y = _objectives_2d("pareto_rewards", values)
+    v = _check_violation("pareto_rewards", violation, Y.shape[0])
+    if Y.shape[1] == 1:
+        return constrained_rewards(Y[:, 0], v)
+    feasible = np.ones(Y.shape[0], dtype=bool) if v is None else v == 0.0
+    return _with_constraints(_pareto_average_ranks(Y[feasible], tie_break), v)
+
+
+# -- ParEGO ------------------------------------------------------------------------------------
+def chebyshev_weights(n_objectives: int, rng: np.random.Generator) -> np.ndarray:
+    """Weights of one ParEGO round, uniform on the simplex, shape (k,), summing to 1.
+
+    ParEGO (Knowles 2006) draws from a lattice of the simplex; a flat Dirichlet is its
+    continuous form (as BoTorch's ``sample_simplex``).  Deterministic given ``rng``.
+
+    Args:
+        n_objectives: ``k >= 1``.
+        rng: The caller's generator (one draw of k gammas).
+
+    Returns:
+        Shape (k,), values in [0, 1].
+    """
+    if n_objectives < 1:
+        raise ValueError(
+            "The 'n_objectives' parameter of chebyshev_weights must be an int >= 1. "
+            f"Got {n_objectives!r} instead."
+        )
+    w: np.ndarray = rng.dirichlet(np.ones(n_objectives))
+    return w
+
+
+def chebyshev_values(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """ParEGO's augmented Chebyshev scalarisation, larger is better, shape (n,).
+
+    ``-(max_j w_j (1 - r_j) + rho * sum_j w_j (1 - r_j))`` (Knowles 2006, eq. 2, with the
+    objectives normalised by their rank rewards ``r_j`` rather than min-max, so that the
+    value is invariant to increasing transforms and ``±inf`` is allowed).
+
+    Args:
+        values: Objective values, larger is better, shape (n, k), no NaN.
+        weights: Shape (k,), values >= 0 (:func:`chebyshev_weights`).
+
+    Returns:
+        Shape (n,).
+    """
+    Y = _objectives_2d("chebyshev_values", values)
+    w = np.asarray(weights, dtype=float)
+    if w.shape != (Y.shape[1],):
+        raise _shape_error("chebyshev_values", "weights", f"(k,) = ({Y.shape[1]},)", w.shape)
+    if not (w >= 0).all():
+        raise ValueError(
+            "The 'weights' parameter of chebyshev_values must hold values >= 0 (no NaN). "
+            f"Got {w.tolist()} instead; draw them with chebyshev_weights."
+        )
+    if Y.shape[0] == 0:
+        return np.zeros(0)
+    gap = w * (1.0 - _column_rewards(Y))
+    out: np.ndarray = -(gap.max(axis=1) + CHEBYSHEV_RHO * gap.sum(axis=1))
+    return out
+
+
+def chebyshev_rewards(
+    values: np.ndarray, weights: np.ndarray, violation: np.ndarray | None = None
+) -> np.ndarray:
+    """Rewards of several objectives under one ParEGO scalarisation, shape (n,), in [0, 1].
+
+    Constrained domination first; the feasible observations are scalarised among themselves
+    (:func:`chebyshev_values`) and ranked as one objective.
+
+    Args:
+        values: Objective values, larger is better, shape (n, k), no NaN.
+        weights: Shape (k,), values >= 0 (:func:`chebyshev_weights`).
+        violation: Total violations (:func:`total_violation`), shape (n,), values >= 0.
+
+    Returns:
+        Shape (n,), values in [0, 1].
+    """
+    Y = _objectives_2d("chebyshev_rewards", values)
+    v = _check_violation("chebyshev_rewards", violation, Y.shape[0])
+    feasible = np.ones(Y.shape[0], dtype=bool) if v is None else v == 0.0
+    s = chebyshev_values(Y[feasible], weights)
+    return _with_constraints(average_ranks(s) if s.size else np.zeros(0), v)
+
+
+def objective_rewards(
+    values: np.ndarray,
+    violation: np.ndarray | None = None,
+    *,
+    weights: np.ndarray | None = None,
+    tie_break: TieBreak = "hypervolume",
+) -> np.ndarray:
+    """The reward rule of a study: the one entry point for the core's observations.
+
+    ``values`` of shape (n,) gives :func:`constrained_rewards`; of shape (n, k) it gives
+    :func:`chebyshev_rewards` when ``weights`` are given (ParEGO's round), else
+    :func:`pareto_rewards`.
+
+    Args:
+        values: Objective values, larger is better, shape (n,) or (n, k), no NaN.
+        violation: Total violations (:func:`total_violation`), shape (n,), values >= 0.
+        weights: This round's ParEGO weights, shape (k,), or ``None`` for the Pareto rule.
+        tie_break: The Pareto rule's tie-break inside a front.
+
+    Returns:
+        Shape (n,), values in [0, 1].
+    """
+    Y = np.asarray(values, dtype=float)
+    if Y.ndim == 1:
+        return constrained_rewards(Y, violation)
+    if weights is not None:
+        return chebyshev_rewards(Y, weights, violation)
+    return pareto_rewards(Y, violation, tie_break=tie_break)
+
+
+# -- centres of the in-box refinement ----------------------------------------------------------
+def best_feasible(y: np.ndarray, violation: np.ndarray | None = None) -> int:
+    """Index of SCBO's centre: the best feasible value, else the smallest violation.
+
+    Ties go to the first index.
+
+    Args:
+        y: Objective values, larger is better, shape (n,), n >= 1, no NaN.
+        violation: Total violations, shape (n,), values >= 0.
+
+    Returns:
+        An index in ``range(n)``.
+    """
+    y = np.asarray(y, dtype=float)
+    if y.ndim != 1 or y.shape[0] == 0:
+        raise _shape_error("best_feasible", "y", "(n,) with n >= 1", y.shape)
+    v = _check_violation("best_feasible", violation, y.shape[0])
+    if v is not None and v.all():
+        return int(np.argmin(v))
+    candidates = np.flatnonzero(np.ones(y.shape[0], dtype=bool) if v is None else v == 0.0)
+    return int(candidates[np.argmax(y[candidates])])
+
+
+def front_indices(values: np.ndarray, violation: np.ndarray | None = None) -> np.ndarray:
+    """Indices of MORBO's candidate centres: the non-dominated feasible observations.
+
+    While no observation is feasible, those of the smallest violation.
+
+    Args:
+        values: Objective values, larger is better, shape (n, k), no NaN.
+        violation: Total violations, shape (n,), values >= 0.
+
+    Returns:
+        Increasing indices, shape (m,), m >= 1 when n >= 1.
+    """
+    Y = _objectives_2d("front_indices", values)
+    v = _check_violation("front_indices", violation, Y.shape[0])
+    if Y.shape[0] == 0:
+        return np.zeros(0, dtype=np.intp)
+    if v is not None and v.all():
+        return np.flatnonzero(v == v.min())
+    feasible = np.flatnonzero(np.ones(Y.shape[0], dtype=bool) if v is None else v == 0.0)
+    return feasible[pareto_ranks(Y[feasible]) == 0]

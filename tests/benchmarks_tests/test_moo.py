@@ -1,0 +1,144 @@
+"""``python -m benchmarks moo`` and ``constrained`` at tiny sizes; the problems' known optima."""
+
+from __future__ import annotations
+
+import math
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchmarks import __main__ as cli
+from benchmarks import moo
+from benchmarks._common import RESULTS_ENV
+from benchmarks._moo_problems import CONSTRAINED_PROBLEMS
+from benchmarks._moo_problems import MOO_PROBLEMS
+from benchmarks._moo_problems import constrained_problem
+from benchmarks._moo_problems import moo_problem
+
+
+@pytest.fixture(autouse=True)
+def results_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv(RESULTS_ENV, str(tmp_path))
+    return tmp_path
+
+
+def _rows(text: str) -> list[list[str]]:
+    lines = [ln for ln in text.splitlines() if ln.startswith("| ") and "---" not in ln]
+    return [[c.strip() for c in ln.strip("|").split("|")] for ln in lines]
+
+
+def test_moo_writes_ranks_and_hypervolume_regrets(results_in_tmp: Path) -> None:
+    saved = str(results_in_tmp / "random.pkl")
+    argv = ["--problems", "zdt1-5d,dtlz2-6d", "--seeds", "2", "--trials", "12"]
+    cli.main(["moo", *argv, "--samplers", "Random", "--save", saved])
+    cli.main(["moo", *argv, "--samplers", "NSGA-II,TPE", "--load", saved])
+    text = (results_in_tmp / "moo.md").read_text()
+    assert "Command: `python -m benchmarks moo --problems zdt1-5d,dtlz2-6d" in text
+    rows = _rows(text)
+    assert rows[0] == ["sampler", "rank @12", "s / trial"]
+    assert [r[0] for r in rows[1:4]] == ["NSGA-II", "TPE", "Random"]  # loaded rows last
+    assert sum(float(r[1]) for r in rows[1:4]) == pytest.approx(6.0)  # ranks 1 + 2 + 3
+    assert rows[4] == ["problem", "NSGA-II", "TPE", "Random"]
+    assert [r[0] for r in rows[5:]] == ["zdt1-5d", "dtlz2-6d"]
+
+
+def test_constrained_writes_regret_and_feasible_fraction(results_in_tmp: Path) -> None:
+    saved = results_in_tmp / "runs.pkl"
+    argv = ["--problems", "gramacy,sphere-ball-5d", "--seeds", "1", "--trials", "10"]
+    cli.main(["constrained", *argv, "--samplers", "TPE,Random", "--save", str(saved)])
+    rows = _rows((results_in_tmp / "constrained.md").read_text())
+    assert rows[0] == ["sampler", "rank @10", "feasible @10", "s / trial"]
+    runs = pickle.loads(saved.read_bytes())
+    for r in runs:
+        fraction = moo.feasible_fraction(r["G"], 10)
+        row = next(x for x in rows if x[0] == r["sampler"])
+        assert 0.0 <= fraction <= 1.0 and r["G"].shape[0] == 10
+        assert r["sampler"] != "Random" or float(row[2]) == pytest.approx(
+            np.mean([moo.feasible_fraction(x["G"], 10) for x in runs if x["sampler"] == "Random"]),
+            abs=1e-3,
+        )
+
+
+def test_a_run_records_objectives_and_constraints_of_every_trial() -> None:
+    run = moo.run_one(("constrained", "TPE", "gramacy", 0, 6))
+    assert run["F"].shape == (6, 1) and run["G"].shape == (6, 2)
+    run = moo.run_one(("moo", "NSGA-II", "dtlz2-6d", 0, 4))
+    assert run["F"].shape == (4, 3) and run["G"].shape == (4, 0)
+
+
+def test_the_samplers_read_the_constraints_the_objective_stores() -> None:
+    import optuna
+
+    problem = constrained_problem("gramacy", 0)
+    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+    trial = study.ask()
+    x = np.array([trial.suggest_float(f"x{i}", 0.0, 1.0) for i in range(2)])
+    F, G = problem.evaluate(x)
+    moo.store_constraints(trial, G)
+    study.tell(trial, float(F[0]))
+    frozen = study.trials[0]
+    stored = (
+        list(frozen.constraints.values())
+        if moo.SET_CONSTRAINT
+        else moo._stored_constraints(frozen)
+    )
+    np.testing.assert_allclose(stored, G)
+
+
+def test_bad_names_stop_with_the_valid_ones(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["moo", "--samplers", "CMA"])
+    assert "unknown sampler 'CMA'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["constrained", "--problems", "zdt1-5d"])
+    assert "unknown problem 'zdt1-5d'" in capsys.readouterr().err
+
+
+# -- the problems ------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", MOO_PROBLEMS)
+def test_points_of_the_true_front_score_no_regret(name: str) -> None:
+    # x_1..x_{k-1} free, the rest at 0 (ZDT) or 0.5 (DTLZ2): points of the true front
+    p = moo_problem(name)
+    free = p.n_objectives - 1
+    grid = np.linspace(0.0, 1.0, 401 if free == 1 else 31)
+    X = np.zeros((grid.size**free, p.dim)) + (0.5 if name.startswith("dtlz") else 0.0)
+    X[:, :free] = np.stack(np.meshgrid(*[grid] * free, indexing="ij"), -1).reshape(-1, free)
+    F = np.array([p.evaluate(x)[0] for x in X])
+    regret = moo.hypervolume_regret(F, p, len(F))
+    assert 0.0 <= regret < 3e-2 * p.optimum  # a fine sample of the front: almost HV*
+    assert moo.hypervolume_regret(F[:3], p, 3) > 10 * regret
+
+
+def test_zdt_hypervolumes_in_closed_form() -> None:
+    assert moo_problem("zdt1-5d").optimum == pytest.approx(121 - 1 / 3)
+    assert moo_problem("zdt2-10d").optimum == pytest.approx(121 - 2 / 3)
+    assert moo_problem("dtlz2-6d").optimum == pytest.approx(1.1**3 - math.pi / 6)
+
+
+KNOWN_OPTIMA = {
+    "gardner": [3 * math.pi / 2, 0.0],
+    "gramacy": [0.19512268837582428, 0.40466536362520633],
+    "g4": [78.0, 33.0, 29.9952560256815985, 45.0, 36.7758129057882073],
+    "g24": [2.3295202, 3.17849307],
+}
+
+
+@pytest.mark.parametrize("name", sorted(KNOWN_OPTIMA))
+def test_classic_problems_reach_their_optimum_at_their_known_optimiser(name: str) -> None:
+    p = constrained_problem(name, 0)
+    F, G = p.evaluate(np.array(KNOWN_OPTIMA[name]))
+    assert F[0] == pytest.approx(p.optimum, rel=1e-7, abs=1e-7)
+    assert G.shape == (p.n_constraints,) and (G <= 1e-5).all()
+
+
+@pytest.mark.parametrize("name", [n for n in CONSTRAINED_PROBLEMS if "-" in n])
+def test_bbob_like_optimum_is_feasible_and_beats_feasible_random_points(name: str) -> None:
+    p = constrained_problem(name, 3)
+    # the unconstrained optimum (x_opt, where the value is 0) is infeasible
+    assert p.optimum > 0.0
+    X = np.random.default_rng(0).uniform(p.low, p.high, size=(4000, p.dim)) / 4
+    values = [p.evaluate(x) for x in X]
+    feasible = [F[0] for F, G in values if (G <= 0).all()]
+    assert feasible and min(feasible) >= p.optimum
