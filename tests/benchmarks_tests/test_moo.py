@@ -11,17 +11,10 @@ import pytest
 
 from benchmarks import __main__ as cli
 from benchmarks import moo
-from benchmarks._common import RESULTS_ENV
 from benchmarks._moo_problems import CONSTRAINED_PROBLEMS
 from benchmarks._moo_problems import MOO_PROBLEMS
 from benchmarks._moo_problems import constrained_problem
 from benchmarks._moo_problems import moo_problem
-
-
-@pytest.fixture(autouse=True)
-def results_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv(RESULTS_ENV, str(tmp_path))
-    return tmp_path
 
 
 def _rows(text: str) -> list[list[str]]:

@@ -19,12 +19,6 @@ from benchmarks import _common
 from benchmarks._common import RESULTS_ENV
 
 
-@pytest.fixture(autouse=True)
-def results_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv(RESULTS_ENV, str(tmp_path))
-    return tmp_path
-
-
 def _rows(text: str) -> list[list[str]]:
     lines = [ln for ln in text.splitlines() if ln.startswith("| ") and "---" not in ln]
     return [[c.strip() for c in ln.strip("|").split("|")] for ln in lines[1:]]
