@@ -80,12 +80,10 @@ def make_sampler(name: str, seed: int) -> Any:
 
 def run_one(job: tuple[str, str, int, int]) -> dict[str, Any]:
     """One study: per trial the value and the branch, and the wall time."""
-    import logging
 
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)
-    logging.getLogger("optuna_treeucb").setLevel(logging.ERROR)  # fallback warnings
     sampler_name, name, seed, n_trials = job
     prob = make_problem(name, seed)
     study = optuna.create_study(sampler=make_sampler(sampler_name, seed))

@@ -111,7 +111,13 @@ def quiet_tensorflow_env() -> dict[str, str]:
     """
     added = {k: v for k, v in TF_QUIET_ENV.items() if k not in os.environ}
     os.environ.update(added)
+    _SET_HERE.update(added)
     return added
+
+
+# What quiet_tensorflow_env set in this process, whoever called it first (the runner sets the
+# values before it starts Ray workers, long before Keras is imported).
+_SET_HERE: dict[str, str] = {}
 
 
 @contextlib.contextmanager
@@ -145,7 +151,8 @@ def import_keras() -> ModuleType:
     Returns:
         The ``keras`` module.
     """
-    if "TF_CPP_MIN_LOG_LEVEL" in quiet_tensorflow_env():
+    quiet_tensorflow_env()
+    if _SET_HERE.get("TF_CPP_MIN_LOG_LEVEL") == os.environ.get("TF_CPP_MIN_LOG_LEVEL"):
         with _stderr_without(_TF_LOAD_NOISE):
             import keras
     else:

@@ -209,7 +209,7 @@ class _Built(Exception):
         ("ray", ["--scheduler", "asha"], "TreeUCBSearch"),
     ],
 )
-@pytest.mark.parametrize("rule", ["context", "tpe"])
+@pytest.mark.parametrize("rule", ["context", "last_value"])
 def test_pruned_context_is_played_at_the_epochs_of_a_full_training(
     backend: str, pruning: list[str], name: str, rule: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
