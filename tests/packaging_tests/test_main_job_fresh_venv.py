@@ -21,7 +21,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 _NOT_SHIPPED = (".git", "__pycache__", "*.egg-info", "build", "dist", ".*_cache", ".hypothesis")
 _NOT_SHIPPED += ("results", "data")  # a developer's own outputs and datasets
-_HOST_ONLY = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP")
+# what a new user's shell does not have: the host's Python paths, and the TensorFlow settings
+# that examples run earlier in this pytest process put into os.environ (with them the child
+# would take them for the user's own and print TensorFlow's start-up notices)
+_HOST_ONLY = (
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "VIRTUAL_ENV",
+    "PYTHONSTARTUP",
+    "TF_CPP_MIN_LOG_LEVEL",
+    "TF_ENABLE_ONEDNN_OPTS",
+)
 
 
 def _run(*args: str | Path, cwd: Path, timeout: float) -> subprocess.CompletedProcess[str]:
