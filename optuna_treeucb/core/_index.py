@@ -184,12 +184,6 @@ def _hermite_nodes(n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
     return z, w
 
 
-def _hard_box_features(X: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
-    """Indicators of the boxes (``alpha = inf``), shape (n, L): the partition's own rule."""
-    out: np.ndarray = np.all(box_contains(low[None], high[None], X[:, None, :]), axis=2)
-    return out.astype(float)
-
-
 def _soft_membership(
     X: np.ndarray,
     lo: np.ndarray,
@@ -274,7 +268,7 @@ def soft_box_features(
     X = np.asarray(X, dtype=float)
     n, d = X.shape
     if math.isinf(alpha):
-        return _hard_box_features(X, low, high)
+        return np.all(box_contains(low[None], high[None], X[:, None, :]), axis=2).astype(float)
     lo = np.where(low <= 0.0, -np.inf, low)  # the cube's border is not an edge
     hi = np.where(high >= 1.0, np.inf, high)
     shifts, w = _hermite_nodes(n_nodes) if sigma > 0 else (np.zeros(1), np.ones(1))
@@ -427,12 +421,8 @@ class SoftGPIndex:
             self._gram = self._gram + new.T @ new
 
     def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()  # the cache is rebuilt on demand
-        state.update(
-            _version=-1,
-            _low=np.zeros((0, 0)),
-            _high=np.zeros((0, 0)),
-            _Phi=np.zeros((0, 0)),
-            _gram=np.zeros((0, 0)),
-        )
-        return state
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.reset()  # the cache is rebuilt on demand

@@ -189,24 +189,6 @@ def _cell_indices(cells: np.ndarray) -> np.ndarray:
     return idx
 
 
-def refit_size(n: int, n_fit: int, refit_fraction: float) -> int:
-    """The last point not above ``n`` of the refit schedule ``m -> m + max(1,
-    ceil(refit_fraction * m))`` from 0 (``n`` itself when ``refit_fraction`` is 0).
-
-    ``n_fit``, the size of the last fit, is a point of the schedule: the walk resumes there
-    when it is not above ``n``.  The size depends on ``n`` only, not on how many observations
-    arrived between two calls, so a model rebuilt from the same observations refits alike.
-    """
-    if refit_fraction == 0.0:
-        return n
-    m = n_fit if n_fit <= n else 0
-    while True:
-        following = m + max(1, math.ceil(refit_fraction * m))
-        if following > n:
-            return m
-        m = following
-
-
 class RefitPartition:
     """The paper's tree rule: CART refitted on all observations (lazily).
 
@@ -259,10 +241,18 @@ class RefitPartition:
         """Number of observations the tree is fitted on when there are ``n``.
 
         The last point not above ``n`` of the schedule ``m -> m + max(1, ceil(refit_fraction
-        * m))`` from 0, so the partition depends on the observations only, not on how many
-        arrived between updates.
+        * m))`` from 0 (``n`` itself when ``refit_fraction`` is 0), so the partition depends
+        on the observations only, not on how many arrived between updates.  The walk resumes
+        at the last fit's size, a point of the schedule, when it is not above ``n``.
         """
-        return refit_size(n, self._n_fit, self.refit_fraction)
+        if self.refit_fraction == 0.0:
+            return n
+        m = self._n_fit if self._n_fit <= n else 0
+        while True:
+            following = m + max(1, math.ceil(self.refit_fraction * m))
+            if following > n:
+                return m
+            m = following
 
     def update(
         self,
