@@ -36,7 +36,7 @@ from optuna_treeucb.core._partition import box_contains
 if TYPE_CHECKING:
     from optuna_treeucb.core._partition import Partition
 
-# The soft tree kernel's constants, tuned once (benchmarks/results/ablation.md).
+# The soft tree kernel's constants, fixed once: no user case for changing them (issue #22).
 ALPHA = 100.0  # sharpness of the sigmoid box edges (inf: hard boxes)
 SIGMA = 0.01  # standard deviation of the jitter of the box edges
 GP_NOISE = 0.1  # observation-noise variance of the GP on rewards in [0, 1]

@@ -46,7 +46,7 @@ import numpy as np
 import sklearn
 from sklearn.tree import DecisionTreeRegressor
 
-# Tuned once by the benchmarks (benchmarks/results/ablation.md); module constants, not options.
+# Tuned once by the ablation (ablation.md at 436ff1b, in git history); constants, not options.
 CRITERION = "absolute_error"  # split criterion of the refit rule (the paper's)
 MIN_IMPURITY_DECREASE = 0.001  # a split must reduce the criterion by this much
 REFIT_FRACTION = 0.05  # the refit rule refits once the data grew by this fraction
