@@ -74,25 +74,15 @@ def box_diameters(low: np.ndarray, high: np.ndarray) -> np.ndarray:
 
 
 def hoeffding_index(
-    means: np.ndarray,
-    counts: np.ndarray,
-    diameters: np.ndarray,
-    t: int,
-    C: float,
-    M: float,
-    empty_mean: float | np.ndarray = 1.0,
+    means: np.ndarray, counts: np.ndarray, diameters: np.ndarray, t: int, C: float, M: float
 ) -> np.ndarray:
     """TreeUCB's index of every box, shape (L,) (the paper's Algorithm 1).
 
-    ``U = m + C * sqrt(4 log t / n) + M * D`` for the boxes' ``means``, ``counts``
-    (observations plus pending points) and ``diameters``, at round ``t >= 1``; an empty box
-    (``n = 0``) takes ``m = empty_mean`` (the paper's 1; a scalar or (L,)) and ``n = 1``.
+    ``U = m + C * sqrt(4 log t / n) + M * D`` for the boxes' ``means``, ``counts`` ``n >= 1``
+    (observations plus pending points; :meth:`BoxStats.of` gives an empty box its prior as
+    one observation) and ``diameters``, at round ``t >= 1``.
     """
-    counts = np.asarray(counts, dtype=float)
-    empty = counts <= 0
-    m = np.where(empty, empty_mean, means)
-    n = np.where(empty, 1.0, counts)
-    return m + C * np.sqrt(4.0 * math.log(max(t, 1)) / n) + M * diameters
+    return means + C * np.sqrt(4.0 * math.log(max(t, 1)) / counts) + M * diameters
 
 
 @dataclass(frozen=True)
@@ -141,7 +131,6 @@ class BoxStats:
             t,
             C,
             M,
-            empty_mean=prior,
         )
         return cls(part.low, part.high, n_obs, n_pending, mean, index)
 
