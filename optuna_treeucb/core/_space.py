@@ -63,6 +63,11 @@ _UNIT_ROUNDOFF = 2.0**-53
 _MAX_LISTED_EDGES = 100_000  # bin_edges builds an array only up to this many bins
 
 
+def is_number(value: Any) -> bool:
+    """Whether ``value`` is a real number (a Python or NumPy int or float), ``bool`` excluded."""
+    return not isinstance(value, bool) and isinstance(value, (int, float, np.number))
+
+
 def _whole(value: Any) -> int | None:
     """``value`` as an exact Python int if it is a whole number, else ``None``."""
     if isinstance(value, (int, np.integer)):
@@ -172,7 +177,7 @@ class ParamSpec:
             raise ValueError(f"{owner} is numeric ({self.kind}); 'choices' must be None.")
         for name in ("low", "high"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+            if not is_number(value):
                 raise TypeError(f"The '{name}' of {owner} must be a number. Got {value!r}.")
             try:
                 finite = math.isfinite(float(value))
@@ -203,9 +208,7 @@ class ParamSpec:
     def _init_step(self, owner: str) -> int | float | None:
         """The checked step: a whole number for ints (1 if not given), ``None`` if continuous."""
         step = self.step
-        if step is not None and (
-            isinstance(step, bool) or not isinstance(step, (int, float, np.number))
-        ):
+        if step is not None and not is_number(step):
             raise TypeError(f"The 'step' of {owner} must be a number or None. Got {step!r}.")
         if self.kind == "int":
             if step is None:
@@ -609,7 +612,7 @@ class ParamSpec:
 
     def _check_number(self, value: Any) -> int | float:
         """``value`` as an exact int (int parameter, integral value) or a float, in range."""
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+        if not is_number(value):
             raise TypeError(f"Parameter {self.name!r} needs a number. Got {value!r}.")
         v: int | float
         if self.kind == "int" and isinstance(value, (int, np.integer)):
