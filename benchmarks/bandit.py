@@ -9,7 +9,9 @@ functions, and the time per round (ask + tell).
 
 PyXAB's algorithms appear twice: with their defaults, and "tuned", where the constants of
 each algorithm were chosen per function from a small grid on separate tuning seeds (an
-oracle choice that favours PyXAB: TreeUCB keeps one default for all functions).
+oracle choice that favours PyXAB: TreeUCB keeps one default for all functions).  HCT and
+VHCT also appear once with the confidence constant c = 0.01 (PyXAB's default is 0.1; the
+grid tunes nu and rho only), a fixed configuration for all functions.
 
 Usage::
 
@@ -290,6 +292,7 @@ def main(argv: list[str] | None = None) -> None:
     functions = list(FUNCTIONS)
     methods = treeucb_methods()
     methods += [Method(f"{algo} (default)", "pyxab", {}, algo) for algo in PYXAB_ALGOS]
+    methods += [Method(f"{algo} (c=0.01)", "pyxab", {"c": 0.01}, algo) for algo in ("HCT", "VHCT")]
     methods.append(Method("Random", "random"))
     jobs_list = [(m, f, s, T, a.noise) for m in methods for f in functions for s in seeds]
     results = pmap(run_one, jobs_list, a.jobs)

@@ -43,15 +43,7 @@ MIN_REDRAW = 0.0  # floor of the redraw probability (0.5 measured no better on t
 
 
 def snap(spec: ParamSpec, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The bins of coordinates ``u`` and the centres of those bins.
-
-    Args:
-        spec: A discrete parameter.
-        u: Coordinates, shape (m,), values in [0, 1].
-
-    Returns:
-        Bin indices (int64) and bin centres (float), each shape (m,).
-    """
+    """The bins of coordinates ``u`` (m,) of a discrete parameter and their centres, each (m,)."""
     k = spec.bin_indices(u)
     return k, centres(spec, k)
 
@@ -67,18 +59,9 @@ def centres(spec: ParamSpec, k: np.ndarray) -> np.ndarray:
 def grid_region(
     spec: ParamSpec, c: float, lo: float, hi: float, low: float, high: float
 ) -> tuple[float, float]:
-    """A grid's side of the trust region, widened to :data:`MIN_BINS` values each side.
-
-    Args:
-        spec: A discrete numeric parameter (an int or a stepped float).
-        c: The centre's coordinate.
-        lo, hi: The trust region's side, inside ``[low, high]``.
-        low, high: The box's side.
-
-    Returns:
-        ``(lo, hi)`` covering ``[lo, hi]`` and the bins of the ``MIN_BINS`` values on each side
-        of the centre's value (fewer at the ends of the grid), clipped to ``[low, high]``.
-    """
+    """A grid's side ``[lo, hi]`` of the trust region, widened to the bins of the
+    :data:`MIN_BINS` values each side of the centre ``c``'s value (fewer at the ends of the
+    grid), clipped to the box's side ``[low, high]``."""
     n = spec.n_values
     assert n is not None
     k = spec.bin_index(c)
@@ -92,9 +75,7 @@ def box_bins(spec: ParamSpec, low: float, high: float) -> tuple[int, int]:
 
     A value belongs to the box when the centre of its bin (where it is encoded, so where the
     tree saw it) lies in ``[low, high]``; a side narrower than that gets the bins it overlaps.
-
-    Returns:
-        ``(first, last)``, a range of bin indices, ``first <= last``.
+    Returns ``(first, last)``, bin indices, ``first <= last``.
     """
     first, last = spec.bin_index(low), spec.bin_index(high)
     a = first if spec.bin_centre(first) >= low else first + 1
@@ -111,20 +92,9 @@ def draw_categories(
     rho: float,
     m: int,
 ) -> np.ndarray:
-    """A categorical's coordinate for ``m`` candidates: the centre's category, or with
-    probability ``min(1, rho)`` one of the box's categories drawn uniformly.
-
-    Args:
-        rng: Random generator (``2 m`` draws, whatever the data).
-        spec: A categorical parameter.
-        c: The centre's coordinate.
-        low, high: The box's side.
-        rho: Side of the trust region relative to the box.
-        m: Number of candidates.
-
-    Returns:
-        Bin centres, shape (m,).
-    """
+    """A categorical's coordinate (a bin centre) for ``m`` candidates: the centre ``c``'s
+    category, or with probability ``min(1, rho)`` one of the box's categories drawn uniformly
+    (``2 m`` draws of ``rng``, whatever the data)."""
     first, last = box_bins(spec, low, high)
     flip = rng.random(m) < max(MIN_REDRAW, min(1.0, rho))
     other = rng.integers(first, last + 1, size=m)
@@ -140,20 +110,9 @@ def step_off_centre(
     lo: float,
     hi: float,
 ) -> np.ndarray:
-    """Snap a grid's coordinates to bin centres; a moved one that fell back on the centre's
-    value moves one value up or down (within the region).
-
-    Args:
-        rng: Random generator (``m`` draws, whatever the data).
-        spec: A discrete numeric parameter.
-        c: The centre's coordinate.
-        u: The candidates' coordinates, shape (m,).
-        moved: Which candidates a perturbation moved in this coordinate, shape (m,), bool.
-        lo, hi: The region's side.
-
-    Returns:
-        Bin centres, shape (m,).
-    """
+    """Snap a grid's coordinates ``u`` (m,) to bin centres; one a perturbation ``moved``
+    ((m,), bool) that fell back on the centre ``c``'s value moves one value up or down
+    within the region's side ``[lo, hi]`` (``m`` draws of ``rng``, whatever the data)."""
     k = spec.bin_indices(u)
     kc, k_lo, k_hi = spec.bin_index(c), spec.bin_index(lo), spec.bin_index(hi)
     sign = np.where(rng.random(u.shape[0]) < 0.5, -1, 1)
@@ -165,14 +124,8 @@ def step_off_centre(
 def embed(P: np.ndarray, specs: Sequence[ParamSpec]) -> np.ndarray:
     """Inputs of the local GP: a categorical column as a one-hot block over its choices,
     scaled by ``1 / sqrt(2)`` so that two different choices are at distance 1; the other
-    columns (and columns beyond ``specs``, e.g. a budget context) as they are.
-
-    Args:
-        P: Points, shape (m, d'), ``d' >= len(specs)``.
-        specs: The parameters of the first columns.
-
-    Returns:
-        Shape (m, d' + sum over categoricals of (K - 1)).
+    columns (and columns beyond ``specs``, e.g. a budget context) as they are.  ``P`` (m, d')
+    gives shape (m, d' + sum over categoricals of (K - 1)).
     """
     blocks = []
     for j in range(P.shape[1]):

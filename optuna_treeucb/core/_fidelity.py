@@ -22,6 +22,8 @@ from typing import Literal
 
 import numpy as np
 
+from optuna_treeucb.core._space import is_number
+
 PrunedRule = Literal["last_value", "context"]
 
 
@@ -96,7 +98,7 @@ def as_budgets(budgets: Any, n: int, what: str) -> np.ndarray:
         ) from None
     out = np.full(len(items), np.inf)
     for i, b in enumerate(items):
-        if b is not None and (isinstance(b, bool) or not isinstance(b, (int, float, np.number))):
+        if b is not None and not is_number(b):
             raise TypeError(f"{what} needs a budget that is a number or None. Got {b!r}.")
         if b is not None and not float(b) >= 0.0:
             raise ValueError(

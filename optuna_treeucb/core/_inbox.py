@@ -215,16 +215,23 @@ class TrustRegion:
             self.state, values, self.space.dim, self.n_startup, n_pending
         )
 
+    @staticmethod
+    def best_in_box(snap: Snapshot, b: int) -> int | None:
+        """The observation of largest value in box ``b``, ``None`` for an empty box."""
+        mine = np.flatnonzero(snap.leaf_of == b)
+        if mine.size == 0:
+            return None
+        # values scaled into [0.5, 1) exactly: argmax's tie tolerance is absolute
+        return int(mine[argmax(unit_scale(snap.y[mine])[0], snap.rng)])
+
     def draw(self, snap: Snapshot, b: int, n: int) -> np.ndarray:
         """``n`` uniform points in the region around box ``b``'s best observation, (n, d)."""
         low, high = snap.low[b], snap.high[b]
-        mine = np.flatnonzero(snap.leaf_of == b)
-        if mine.size == 0:  # an empty cell: nothing to refine around
+        best = self.best_in_box(snap, b)
+        if best is None:  # an empty cell: nothing to refine around
             return sample_in(snap.rng, low, high, n, snap.ctx)
-        # values scaled into [0.5, 1) exactly: argmax's tie tolerance is absolute
-        best = argmax(unit_scale(snap.y[mine])[0], snap.rng)
         # the tree routes float32 copies of the points: keep the centre in the box
-        center = np.clip(snap.X[mine[best]], low, high)
+        center = np.clip(snap.X[best], low, high)
         self.update(snap.told(), snap.n_pending)
         lo, hi = self.region(center, low, high)
         pts = sample_in(snap.rng, lo, hi, n, snap.ctx)
@@ -297,11 +304,9 @@ class LocalGP(TrustRegion):
         """One Thompson-sampled point for box ``b`` (shape (1, d)); see the class docstring."""
         if n > 1:
             return super().draw(snap, b, n)
-        low, high = snap.low[b], snap.high[b]
-        mine = np.flatnonzero(snap.leaf_of == b)
-        if mine.size == 0:  # an empty cell: nothing to refine around
-            return sample_in(snap.rng, low, high, n, snap.ctx)
-        best = mine[argmax(unit_scale(snap.y[mine])[0], snap.rng)]
+        best = self.best_in_box(snap, b)
+        if best is None:  # an empty cell: nothing to refine around
+            return sample_in(snap.rng, snap.low[b], snap.high[b], n, snap.ctx)
         with one_blas_thread():
             return self._thompson(snap, b, best)
 

@@ -36,7 +36,7 @@ from optuna_treeucb.core._partition import box_contains
 if TYPE_CHECKING:
     from optuna_treeucb.core._partition import Partition
 
-# The soft tree kernel's constants, tuned once (benchmarks/results/ablation.md).
+# The soft tree kernel's constants, fixed once: no user case for changing them (issue #22).
 ALPHA = 100.0  # sharpness of the sigmoid box edges (inf: hard boxes)
 SIGMA = 0.01  # standard deviation of the jitter of the box edges
 GP_NOISE = 0.1  # observation-noise variance of the GP on rewards in [0, 1]
@@ -74,25 +74,15 @@ def box_diameters(low: np.ndarray, high: np.ndarray) -> np.ndarray:
 
 
 def hoeffding_index(
-    means: np.ndarray,
-    counts: np.ndarray,
-    diameters: np.ndarray,
-    t: int,
-    C: float,
-    M: float,
-    empty_mean: float | np.ndarray = 1.0,
+    means: np.ndarray, counts: np.ndarray, diameters: np.ndarray, t: int, C: float, M: float
 ) -> np.ndarray:
     """TreeUCB's index of every box, shape (L,) (the paper's Algorithm 1).
 
-    ``U = m + C * sqrt(4 log t / n) + M * D`` for the boxes' ``means``, ``counts``
-    (observations plus pending points) and ``diameters``, at round ``t >= 1``; an empty box
-    (``n = 0``) takes ``m = empty_mean`` (the paper's 1; a scalar or (L,)) and ``n = 1``.
+    ``U = m + C * sqrt(4 log t / n) + M * D`` for the boxes' ``means``, ``counts`` ``n >= 1``
+    (observations plus pending points; :meth:`BoxStats.of` gives an empty box its prior as
+    one observation) and ``diameters``, at round ``t >= 1``.
     """
-    counts = np.asarray(counts, dtype=float)
-    empty = counts <= 0
-    m = np.where(empty, empty_mean, means)
-    n = np.where(empty, 1.0, counts)
-    return m + C * np.sqrt(4.0 * math.log(max(t, 1)) / n) + M * diameters
+    return means + C * np.sqrt(4.0 * math.log(max(t, 1)) / counts) + M * diameters
 
 
 @dataclass(frozen=True)
@@ -141,7 +131,6 @@ class BoxStats:
             t,
             C,
             M,
-            empty_mean=prior,
         )
         return cls(part.low, part.high, n_obs, n_pending, mean, index)
 
@@ -182,12 +171,6 @@ def _hermite_nodes(n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
     w = w / w.sum()
     w.setflags(write=False)
     return z, w
-
-
-def _hard_box_features(X: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
-    """Indicators of the boxes (``alpha = inf``), shape (n, L): the partition's own rule."""
-    out: np.ndarray = np.all(box_contains(low[None], high[None], X[:, None, :]), axis=2)
-    return out.astype(float)
 
 
 def _soft_membership(
@@ -274,7 +257,7 @@ def soft_box_features(
     X = np.asarray(X, dtype=float)
     n, d = X.shape
     if math.isinf(alpha):
-        return _hard_box_features(X, low, high)
+        return np.all(box_contains(low[None], high[None], X[:, None, :]), axis=2).astype(float)
     lo = np.where(low <= 0.0, -np.inf, low)  # the cube's border is not an edge
     hi = np.where(high >= 1.0, np.inf, high)
     shifts, w = _hermite_nodes(n_nodes) if sigma > 0 else (np.zeros(1), np.ones(1))
@@ -427,12 +410,8 @@ class SoftGPIndex:
             self._gram = self._gram + new.T @ new
 
     def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()  # the cache is rebuilt on demand
-        state.update(
-            _version=-1,
-            _low=np.zeros((0, 0)),
-            _high=np.zeros((0, 0)),
-            _Phi=np.zeros((0, 0)),
-            _gram=np.zeros((0, 0)),
-        )
-        return state
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.reset()  # the cache is rebuilt on demand

@@ -85,16 +85,8 @@ def _matern52_of(dist: np.ndarray, ell: float | np.ndarray) -> np.ndarray:
 
 
 def matern52(A: np.ndarray, B: np.ndarray, ell: float) -> np.ndarray:
-    """Matern-5/2 correlation ``(1 + r + r^2 / 3) exp(-r)``, ``r = sqrt(5) |a - b| / ell``.
-
-    Args:
-        A: Shape (p, d).
-        B: Shape (q, d).
-        ell: Lengthscale.
-
-    Returns:
-        Shape (p, q), values in (0, 1], 1 on the diagonal of ``A = B``.
-    """
+    """Matern-5/2 correlation ``(1 + r + r^2 / 3) exp(-r)``, ``r = sqrt(5) |a - b| / ell``,
+    between the rows of ``A`` (p, d) and ``B`` (q, d): shape (p, q), values in (0, 1]."""
     return _matern52_of(_distances(A, B), ell)
 
 
@@ -115,14 +107,8 @@ def profile_loglik(chol: np.ndarray, z: np.ndarray) -> np.ndarray:
 
     The optimal signal variance is ``s2 = z^T A^-1 z / n``; up to a constant the log
     likelihood is then ``-n/2 log s2 - 1/2 log det A`` (Rasmussen and Williams, "Gaussian
-    Processes for Machine Learning", eq. 2.30, with ``s2`` profiled out).
-
-    Args:
-        chol: Lower Cholesky factors of the matrices ``A = K + lam I``, shape (g, n, n).
-        z: Standardised targets, shape (n,).
-
-    Returns:
-        Shape (g,).
+    Processes for Machine Learning", eq. 2.30, with ``s2`` profiled out).  ``chol``: the
+    lower Cholesky factors of ``A = K + lam I``, shape (g, n, n); returns shape (g,).
     """
     n = z.shape[0]
     # w = L^-1 z by one triangular solve per factor: L^T is the Fortran-ordered view of a
@@ -139,16 +125,9 @@ def fit_gp(X: np.ndarray, y: np.ndarray, dim: int | None = None) -> LocalGP:
     """Fit the GP: standardise ``y``, choose ``(ell, lam)`` on the grid by likelihood.
 
     The lengthscales are :data:`LENGTHSCALES` times ``sqrt(dim)``, the ratios
-    :data:`NOISE_RATIOS`; ties go to the first pair, lengthscale-major.
-
-    Args:
-        X: Inputs, shape (n, d), n >= 1.
-        y: Targets, shape (n,), finite.
-        dim: Dimensions whose square root scales the lengthscales (``None``: ``d``); inputs
-            with one-hot blocks pass the number of parameters, whose diameter the blocks keep.
-
-    Returns:
-        The fitted GP.
+    :data:`NOISE_RATIOS`; ties go to the first pair, lengthscale-major.  ``X`` has n >= 1
+    rows and ``y`` is finite.  ``dim`` (``None``: ``d``): inputs with one-hot blocks pass the
+    number of parameters, whose diameter the blocks keep.
     """
     n, d = X.shape
     d = d if dim is None else dim
@@ -167,14 +146,7 @@ def fit_gp(X: np.ndarray, y: np.ndarray, dim: int | None = None) -> LocalGP:
 
 
 def fit_gp_fixed(X: np.ndarray, y: np.ndarray, ell: float, lam: float) -> LocalGP:
-    """The GP with given hyperparameters: standardised targets, ``s2`` at its optimum.
-
-    Args:
-        X: Inputs, shape (n, d), n >= 1.
-        y: Targets, shape (n,), finite.
-        ell: Lengthscale.
-        lam: Noise-to-signal ratio.
-    """
+    """The GP with given ``ell`` and ``lam``: standardised targets, ``s2`` at its optimum."""
     z, y_mean, y_std = standardise(y)
     return _factor(X, z, ell, lam, y_mean, y_std)
 
@@ -185,13 +157,8 @@ def unit_scale(y: np.ndarray) -> tuple[np.ndarray, int]:
     Multiplying by a power of two is exact (no rounding, short of subnormal results), so any
     computation on the scaled values that is homogeneous in them (a mean, a standard
     deviation, a ratio of the two) gives the same bits as on ``y`` itself, while no square of
-    a value of 1e160 overflows and no square of a value of 1e-200 underflows to 0.
-
-    Args:
-        y: Finite values, shape (n,).
-
-    Returns:
-        The scaled values, shape (n,), and ``e`` (0 when ``y`` is all zeros or empty).
+    a value of 1e160 overflows and no square of a value of 1e-200 underflows to 0.  Returns
+    the scaled values and ``e`` (0 when ``y`` is all zeros or empty).
     """
     m = float(np.max(np.abs(y))) if y.size else 0.0
     if not (m > 0.0 and math.isfinite(m)):
@@ -206,12 +173,7 @@ def standardise(y: np.ndarray) -> tuple[np.ndarray, float, float]:
     Computed on :func:`unit_scale`'s values, so values of any magnitude a float holds give a
     finite ``z`` (``np.std`` of values near 1e160 would overflow and of values near 1e-160
     underflow to 0), and values of ordinary magnitude give the same bits as the plain formula.
-
-    Args:
-        y: Finite targets, shape (n,).
-
-    Returns:
-        ``z`` (shape (n,)), ``mean`` and ``std`` in the units of ``y``.
+    Returns ``z``, ``mean`` and ``std`` (the last two in the units of ``y``).
     """
     ys, e = unit_scale(np.asarray(y, dtype=float))
     mean_s, std_s = float(np.mean(ys)), float(np.std(ys))
@@ -253,15 +215,8 @@ def _solve(chol: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def posterior(gp: LocalGP, Xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Posterior mean and variance of the latent function, in the targets' units.
-
-    Args:
-        gp: A fitted GP.
-        Xs: Shape (m, d).
-
-    Returns:
-        Mean and variance (without the noise), each shape (m,).
-    """
+    """Posterior mean and variance (without the noise) of the latent function at ``Xs``
+    (m, d), in the targets' units, each shape (m,)."""
     Ks = matern52(Xs, gp.X, gp.ell)
     v = solve_triangular(gp.chol, Ks.T, lower=True, check_finite=False)
     mean = gp.y_mean + gp.y_std * (Ks @ gp.weights)
@@ -281,15 +236,8 @@ def condition_on_pending(gp: LocalGP, P: np.ndarray, lie: float | None = None) -
     With ``lie=None`` the value is the posterior mean at each point (the kriging believer):
     the mean stays, only the variance near ``P`` shrinks.  With a number (the constant liar,
     e.g. the lowest local value) the mean also dips near ``P``, so that the next draw moves
-    away from the points being evaluated.  The hyperparameters stay.
-
-    Args:
-        gp: A fitted GP.
-        P: Pending points, shape (p, d).
-        lie: The fantasy value of every pending point, in the targets' units, or ``None``.
-
-    Returns:
-        The conditioned GP (``gp`` itself when ``p = 0``).
+    away from the points being evaluated.  The hyperparameters stay.  ``P``: shape (p, d);
+    ``lie`` in the targets' units.  Returns ``gp`` itself when ``p = 0``.
     """
     if P.shape[0] == 0:
         return gp
@@ -317,13 +265,8 @@ def thompson_sample(
     bound ``mean + JOINT_Z std`` are drawn (jointly); the others get ``-inf``.  Those are the
     candidates that can plausibly win the draw's argmax, and the joint draw, which needs a
     Cholesky factorisation of their posterior covariance, costs ``n_joint^3`` instead of
-    ``m^3``.
-
-    Args:
-        gp: A fitted GP.
-        Xs: Candidates, shape (m, d).
-        rng: Random generator (``min(m, n_joint)`` standard normal draws).
-        n_joint: Number of candidates drawn jointly, or ``None`` for all.
+    ``m^3``.  ``n_joint=None`` draws all jointly; ``rng`` gives ``min(m, n_joint)`` standard
+    normal draws.
     """
     Ks = matern52(Xs, gp.X, gp.ell)
     v = solve_triangular(gp.chol, Ks.T, lower=True, check_finite=False)
@@ -366,16 +309,8 @@ def region_candidates(
     probability ``min(1, PERTURB_DIMS / d)``, at least one), by a Gaussian step of standard
     deviation ``PERTURB_SCALE`` times the region's side, clipped to the region (TuRBO perturbs
     a random subset of coordinates; the Gaussian step refines closer to the centre).
-
-    Args:
-        rng: Random generator.
-        lo, hi: The region, shape (d,).
-        center: Shape (d,), inside the region.
-        m: Number of candidates.
-
-    Returns:
-        Shape (m, d), inside the region: the ``m - m // 2`` uniform candidates first, then
-        the ``m // 2`` perturbations.
+    ``lo``, ``hi`` and ``center`` have shape (d,).  Returns shape (m, d): the ``m - m // 2``
+    uniform candidates first, then the ``m // 2`` perturbations.
     """
     d = lo.shape[0]
     n_pert = m // 2
@@ -393,14 +328,8 @@ def in_cells(C: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     With the cells of observed points (:meth:`~optuna_treeucb.core.UnitCube.value_cells`),
     this finds the candidates that decode to an observed point.  Cells outside the
     candidates' bounding box are dropped first, so the cost is O(n d) plus O(m p d) for the
-    ``p`` cells that overlap it.
-
-    Args:
-        C: Candidates, shape (m, d).
-        lo, hi: Cells, each shape (n, d).
-
-    Returns:
-        Shape (m,), bool.
+    ``p`` cells that overlap it.  ``C``: shape (m, d); ``lo``, ``hi``: shape (n, d); returns
+    shape (m,), bool.
     """
     low, high = C.min(axis=0), C.max(axis=0)
     near = np.flatnonzero((hi[:, 0] >= low[0]) & (lo[:, 0] <= high[0]))

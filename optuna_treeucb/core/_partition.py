@@ -6,10 +6,8 @@ Two tree rules share one interface (``low``/``high``, ``leaf_of`` for the observ
 * :class:`RefitPartition` -- the paper's rule: greedy CART
   (:class:`sklearn.tree.DecisionTreeRegressor`, criterion ``absolute_error`` and
   ``min_impurity_decrease=0.001``) refitted on all observations.  The leaf boxes are read
-  from the fitted ``tree_`` (thresholds narrowed from the root down).  Refits are lazy: the
-  tree is fitted on the first ``m`` observations, ``m`` the last point of a fixed schedule
-  (each point ``refit_fraction`` larger than the one before) not above ``n``, and the later
-  points are routed to its leaves.
+  from the fitted ``tree_`` (thresholds narrowed from the root down).  Refits are lazy
+  (:meth:`RefitPartition.fit_size`); later points are routed to the last fit's leaves.
 * :class:`IncrementalPartition` -- a nested partition grown online that satisfies the
   conditions of the paper's regret theorem (Theorem 1): partitions are nested (leaves are
   only ever split), ``|P_t| <= (2 c + 2^d) t^gamma`` (data-driven splits are allowed only
@@ -46,7 +44,7 @@ import numpy as np
 import sklearn
 from sklearn.tree import DecisionTreeRegressor
 
-# Tuned once by the benchmarks (benchmarks/results/ablation.md); module constants, not options.
+# Tuned once by the ablation (ablation.md at 436ff1b, in git history); constants, not options.
 CRITERION = "absolute_error"  # split criterion of the refit rule (the paper's)
 MIN_IMPURITY_DECREASE = 0.001  # a split must reduce the criterion by this much
 REFIT_FRACTION = 0.05  # the refit rule refits once the data grew by this fraction
@@ -88,31 +86,17 @@ def box_contains(low: np.ndarray, high: np.ndarray, x: np.ndarray | float) -> np
     the left child, so a point on an edge shared by two boxes is in the lower one.  A bound
     on the border of the cube (``low <= 0`` or ``high >= 1``) is no bound: a point at 0 is in
     the boxes that start at 0, and a point at 1 in those that end at 1.  So the leaves of a
-    partition hold every point of [0, 1] exactly once per dimension.
-
-    Args:
-        low, high: Box bounds, values in [0, 1].
-        x: Coordinates; shapes broadcast against ``low`` and ``high``.
-
-    Returns:
-        Booleans, per dimension (the broadcast shape); take ``np.all(..., axis=-1)`` for
-        whole points.
+    partition hold every point of [0, 1] exactly once per dimension.  ``x`` broadcasts
+    against ``low`` and ``high``; the result is per dimension (take ``np.all(..., axis=-1)``
+    for whole points).
     """
     out: np.ndarray = ((low < x) | (low <= 0.0)) & ((x <= high) | (high >= 1.0))
     return out
 
 
 def tree_boxes(tree: Any, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Leaf boxes of a fitted scikit-learn tree.
-
-    Args:
-        tree: ``DecisionTreeRegressor().tree_``.
-        d: Number of features.
-
-    Returns:
-        ``(low, high, node_ids)``: boxes of shape (L, d) and the tree node id of each leaf,
-        shape (L,), in depth-first order.
-    """
+    """Leaf boxes ``(low, high)`` of a fitted ``DecisionTreeRegressor().tree_`` on ``d``
+    features, and the tree node id of each leaf, shape (L,), in depth-first order."""
     left, right = tree.children_left, tree.children_right
     feature, threshold = tree.feature, tree.threshold
     lows: list[np.ndarray] = []
@@ -143,13 +127,7 @@ def apply_tree(tree: Any, X: np.ndarray) -> np.ndarray:
     The walk of scikit-learn's ``Tree.apply``: features as float32, ``x <= threshold`` goes
     left.  It skips scikit-learn's input validation, which costs about 0.1-0.5 ms per call:
     most of the time of locating one new point (an observation, a pending point) per round.
-
-    Args:
-        tree: ``DecisionTreeRegressor().tree_``.
-        X: Shape (n, d), finite.
-
-    Returns:
-        Node ids, shape (n,).
+    ``tree`` is ``DecisionTreeRegressor().tree_``; returns node ids, shape (n,).
     """
     X = np.asarray(X, dtype=np.float32).astype(np.float64)
     left, right = tree.children_left, tree.children_right
@@ -187,24 +165,6 @@ def _cell_indices(cells: np.ndarray) -> np.ndarray:
     if cut.size:
         idx[:, cut] = np.indices(tuple(cells[cut])).reshape(cut.size, -1).T
     return idx
-
-
-def refit_size(n: int, n_fit: int, refit_fraction: float) -> int:
-    """The last point not above ``n`` of the refit schedule ``m -> m + max(1,
-    ceil(refit_fraction * m))`` from 0 (``n`` itself when ``refit_fraction`` is 0).
-
-    ``n_fit``, the size of the last fit, is a point of the schedule: the walk resumes there
-    when it is not above ``n``.  The size depends on ``n`` only, not on how many observations
-    arrived between two calls, so a model rebuilt from the same observations refits alike.
-    """
-    if refit_fraction == 0.0:
-        return n
-    m = n_fit if n_fit <= n else 0
-    while True:
-        following = m + max(1, math.ceil(refit_fraction * m))
-        if following > n:
-            return m
-        m = following
 
 
 class RefitPartition:
@@ -259,10 +219,18 @@ class RefitPartition:
         """Number of observations the tree is fitted on when there are ``n``.
 
         The last point not above ``n`` of the schedule ``m -> m + max(1, ceil(refit_fraction
-        * m))`` from 0, so the partition depends on the observations only, not on how many
-        arrived between updates.
+        * m))`` from 0 (``n`` itself when ``refit_fraction`` is 0), so the partition depends
+        on the observations only, not on how many arrived between updates.  The walk resumes
+        at the last fit's size, a point of the schedule, when it is not above ``n``.
         """
-        return refit_size(n, self._n_fit, self.refit_fraction)
+        if self.refit_fraction == 0.0:
+            return n
+        m = self._n_fit if self._n_fit <= n else 0
+        while True:
+            following = m + max(1, math.ceil(self.refit_fraction * m))
+            if following > n:
+                return m
+            m = following
 
     def update(
         self,

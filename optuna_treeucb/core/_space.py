@@ -9,10 +9,7 @@ Every parameter owns one column of the cube.
   the coordinate reproduces uniform (or log-uniform) sampling of the value, and every
   grid value of a linear grid gets exactly mass 1/K.  A value encodes to the centre of
   its bin; a coordinate decodes to the value whose bin contains it.  Nothing is
-  materialised: grid value ``k``, the edges of bin ``k`` and the bin of a coordinate have
-  closed forms (O(1) in K; int arithmetic is exact, also beyond 2**53).  A grid whose
-  bins a double coordinate cannot tell apart (more than 2**50 values, fewer on a log grid)
-  is rejected when the ParamSpec is built, so that every value round-trips exactly.
+  materialised (closed forms, see :class:`ParamSpec`).
 * Ranges wider than the largest double (``-1e308 .. 1e308``) are mapped with halved
   bounds, so ``high - low`` never overflows.
 * Categoricals use K equal bins in the order the choices were given (this imposes an
@@ -64,6 +61,11 @@ _MAX_GRID_VALUES = 2**50
 _MIN_BIN_WIDTH = 2.0**-51
 _UNIT_ROUNDOFF = 2.0**-53
 _MAX_LISTED_EDGES = 100_000  # bin_edges builds an array only up to this many bins
+
+
+def is_number(value: Any) -> bool:
+    """Whether ``value`` is a real number (a Python or NumPy int or float), ``bool`` excluded."""
+    return not isinstance(value, bool) and isinstance(value, (int, float, np.number))
 
 
 def _whole(value: Any) -> int | None:
@@ -175,7 +177,7 @@ class ParamSpec:
             raise ValueError(f"{owner} is numeric ({self.kind}); 'choices' must be None.")
         for name in ("low", "high"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+            if not is_number(value):
                 raise TypeError(f"The '{name}' of {owner} must be a number. Got {value!r}.")
             try:
                 finite = math.isfinite(float(value))
@@ -206,9 +208,7 @@ class ParamSpec:
     def _init_step(self, owner: str) -> int | float | None:
         """The checked step: a whole number for ints (1 if not given), ``None`` if continuous."""
         step = self.step
-        if step is not None and (
-            isinstance(step, bool) or not isinstance(step, (int, float, np.number))
-        ):
+        if step is not None and not is_number(step):
             raise TypeError(f"The 'step' of {owner} must be a number or None. Got {step!r}.")
         if self.kind == "int":
             if step is None:
@@ -251,13 +251,6 @@ class ParamSpec:
                 f"high={self.high!r}, step={step!r}."
             )
         return n
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        if "_n" not in state:  # pickled before the closed-form grids: rebuild them
-            self.__dict__.pop("_grid", None)
-            self.__dict__.pop("_edges", None)
-            self.__post_init__()
 
     def _set_grid(self, owner: str, n_values: int) -> None:
         if n_values > _MAX_GRID_VALUES:
@@ -341,6 +334,13 @@ class ParamSpec:
                 mid = (self._grid_float(j - 1) + self._grid_float(j)) / 2.0
         return math.log(mid) if self.log else mid
 
+    def _bins(self) -> int:
+        """Number of values of a discrete parameter; a continuous one raises ValueError."""
+        n = self.n_values
+        if n is None:
+            raise ValueError(f"Parameter {self.name!r} is continuous; it has no bins.")
+        return n
+
     def _check_index(self, k: int, n: int, what: str) -> int:
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k <= n:
             raise ValueError(
@@ -361,9 +361,7 @@ class ParamSpec:
         Raises:
             ValueError: If the parameter is continuous or ``k`` is out of range.
         """
-        n = self.n_values
-        if n is None:
-            raise ValueError(f"Parameter {self.name!r} is continuous; it has no value_at(k).")
+        n = self._bins()
         k = self._check_index(k, n - 1, "index")
         if self.kind == "categorical":
             assert self.choices is not None
@@ -385,9 +383,7 @@ class ParamSpec:
         Raises:
             ValueError: If the parameter is continuous or ``j`` is out of range.
         """
-        n = self.n_values
-        if n is None:
-            raise ValueError(f"Parameter {self.name!r} is continuous; it has no bin edges.")
+        n = self._bins()
         j = self._check_index(j, n, "bin edge index")
         if j == 0:
             return 0.0
@@ -409,9 +405,7 @@ class ParamSpec:
         Raises:
             ValueError: If the parameter is continuous.
         """
-        n = self.n_values
-        if n is None:
-            raise ValueError(f"Parameter {self.name!r} is continuous; it has no bins.")
+        n = self._bins()
         u = min(1.0, max(0.0, float(u)))
         if self.kind == "categorical":
             return min(n - 1, int(math.floor(u * n)))
@@ -439,9 +433,7 @@ class ParamSpec:
         Raises:
             ValueError: If the parameter is continuous.
         """
-        n = self.n_values
-        if n is None:
-            raise ValueError(f"Parameter {self.name!r} is continuous; it has no bins.")
+        n = self._bins()
         v = np.clip(np.asarray(u, dtype=float), 0.0, 1.0)
         if self.kind == "categorical":
             out: np.ndarray = np.minimum(n - 1, np.floor(v * n)).astype(np.int64)
@@ -462,9 +454,7 @@ class ParamSpec:
         Raises:
             ValueError: If the parameter is continuous or ``k`` is out of range.
         """
-        n = self.n_values
-        if n is None:
-            raise ValueError(f"Parameter {self.name!r} is continuous; it has no bins.")
+        n = self._bins()
         k = self._check_index(k, n - 1, "index")
         return (self.bin_edge(k) + self.bin_edge(k + 1)) / 2.0
 
@@ -622,7 +612,7 @@ class ParamSpec:
 
     def _check_number(self, value: Any) -> int | float:
         """``value`` as an exact int (int parameter, integral value) or a float, in range."""
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+        if not is_number(value):
             raise TypeError(f"Parameter {self.name!r} needs a number. Got {value!r}.")
         v: int | float
         if self.kind == "int" and isinstance(value, (int, np.integer)):

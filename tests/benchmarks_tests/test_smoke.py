@@ -228,6 +228,7 @@ def test_bandit(results_in_tmp: Path) -> None:
     rows = _rows(text)
     labels = [r[0] for r in rows]
     assert "TreeUCB (default)" in labels and "VHCT (default)" in labels and "Random" in labels
+    assert "VHCT (c=0.01)" in labels and "HCT (c=0.01)" in labels
     # mean ranks over the 5 functions (two significant digits): each function ranks every
     # method once
     n = len(rows)

@@ -17,15 +17,23 @@ from tests.core_tests.partitions import TwoBoxes
 
 
 def test_hoeffding_index_hand_computed() -> None:
-    # U = m + C sqrt(4 log t / n) + M D (Algorithm 1); empty box: m = 1, n = 1
-    means = np.array([0.5, 0.2, np.nan])
-    counts = np.array([4, 1, 0])
-    diam = np.array([0.1, 0.5, 1.0])
-    t, C, M = 10, 0.3, 0.2
-    got = hoeffding_index(np.nan_to_num(means, nan=0.0), counts, diam, t, C, M)
+    # U = m + C sqrt(4 log t / n) + M D (Algorithm 1)
+    got = hoeffding_index(
+        np.array([0.5, 0.2]), np.array([4, 1]), np.array([0.1, 0.5]), 10, 0.3, 0.2
+    )
     b = math.sqrt(4 * math.log(10))
-    expected = [0.5 + 0.3 * b / 2 + 0.02, 0.2 + 0.3 * b + 0.1, 1.0 + 0.3 * b + 0.2]
-    np.testing.assert_allclose(got, expected)
+    np.testing.assert_allclose(got, [0.5 + 0.3 * b / 2 + 0.02, 0.2 + 0.3 * b + 0.1])
+
+
+def test_an_empty_box_has_the_papers_prior() -> None:
+    # an empty box takes m = 1, n = 1 (Algorithm 1); a pending point there adds to n
+    part = TwoBoxes(1)
+    X = np.array([[0.1], [0.2]])
+    r = np.array([0.25, 0.75])
+    part.update(X, r)
+    stats = BoxStats.of(part, r, np.array([0.0, 1.0]), t=10, C=0.3, M=0.0)
+    assert np.isnan(stats.mean[1]) and stats.n_obs[1] == 0
+    np.testing.assert_allclose(stats.index[1], 1.0 + 0.3 * math.sqrt(4 * math.log(10) / 2))
 
 
 def test_box_stats_hand_computed_for_a_known_partition() -> None:
