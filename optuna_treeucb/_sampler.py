@@ -38,6 +38,7 @@ from optuna_treeucb._trial_log import draw_seed
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
 from optuna_treeucb.core import validate_options
+from optuna_treeucb.core._branch import BranchStats
 from optuna_treeucb.core._branch import choose_arm
 from optuna_treeucb.core._fidelity import PrunedRule
 from optuna_treeucb.core._options import face_defaults
@@ -70,6 +71,16 @@ _SHARED_CHUNK = 2045
 _BRANCH_RULE = "share"
 _MISSING = object()  # a parameter a trial does not hold
 _MAX_ARMS = 64  # a branch with more combinations of choices keeps its tree
+_MAX_BRANCH_STATS = 64  # cached (branch, context) summaries per study, oldest dropped first
+
+
+@dataclass
+class _BranchCache:
+    """The share rule's summary of one branch in one context: the logged trials up to ``pos``
+    (a position in the trial log) folded into ``stats``."""
+
+    stats: BranchStats
+    pos: int = 0
 
 
 @dataclass
@@ -253,10 +264,19 @@ class TreeUCBSampler(BaseSampler):
         self._tracker = _SpaceTracker()
         self._models: dict[tuple[Any, ...], list[_Model]] = {}
         self._log = TrialLog()  # the study's finished trials, each logged once
+        self._branch_stats: dict[tuple[Any, ...], _BranchCache] = {}
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        for name in ("_lock", "_study_name", "_tracker", "_models", "_log", "_view_for"):
+        for name in (
+            "_lock",
+            "_study_name",
+            "_tracker",
+            "_models",
+            "_log",
+            "_view_for",
+            "_branch_stats",
+        ):
             del state[name]
         return state
 
@@ -449,27 +469,43 @@ class TreeUCBSampler(BaseSampler):
         n_arms = math.prod(sizes)
         if not names or n_arms > _MAX_ARMS:
             return {}
-        if view.finished is None:
-            observations = [self._log.values[n] for n in self._log.numbers]
-        else:
-            observations = [self._log.values[t.number] for t in view.finished]
-        arms, values = [], []
-        for t, value in observations:
-            if value is None or any(t.distributions.get(n) != d for n, d in zip(names, dists)):
-                continue
+        sign = -1.0 if direction == "minimize" else 1.0
+        rng = np.random.default_rng([self._base_seed, trial.number, k, 1])
+
+        def arm_of(t: FrozenTrial) -> int | None:
+            if any(t.distributions.get(n) != d for n, d in zip(names, dists)):
+                return None
             if any(t.params.get(n, _MISSING) != decided[n] for n in ctx_names):
-                continue
+                return None
             arm = 0
             for name, dist, size in zip(names, dists, sizes):
                 assert dist is not None
                 arm = arm * size + int(dist.to_internal_repr(t.params[name]))
-            arms.append(arm)
-            values.append(value)
-        y = np.asarray(values, dtype=float)
-        rng = np.random.default_rng([self._base_seed, trial.number, k, 1])
-        arm = choose_arm(
-            np.asarray(arms, dtype=int), -y if direction == "minimize" else y, n_arms, rng
-        )
+            return arm
+
+        if view.finished is None:
+            # every logged trial, in log order: fold those logged since the last choice
+            key = (direction, *names, *dists, *((n, decided[n]) for n in ctx_names))
+            cache = self._branch_stats.pop(key, None) or _BranchCache(BranchStats(n_arms))
+            self._branch_stats[key] = cache  # most recently used last
+            if len(self._branch_stats) > _MAX_BRANCH_STATS:
+                del self._branch_stats[next(iter(self._branch_stats))]
+            for number in self._log.numbers[cache.pos :]:
+                t, value = self._log.values[number]
+                arm = None if value is None else arm_of(t)
+                if value is not None and arm is not None:
+                    cache.stats.tell(arm, sign * value)
+            cache.pos = len(self._log.numbers)
+            arm = cache.stats.choose(rng)
+        else:  # a HyperbandPruner bracket: a subset of the trials, read in full
+            arms, scores = [], []
+            for t in view.finished:
+                _, value = self._log.values[t.number]
+                a = None if value is None else arm_of(t)
+                if value is not None and a is not None:
+                    arms.append(a)
+                    scores.append(sign * value)
+            arm = choose_arm(np.asarray(arms, dtype=int), np.asarray(scores), n_arms, rng)
         out: dict[str, Any] = {}
         for name, dist, size in reversed(list(zip(names, dists, sizes))):
             assert isinstance(dist, CategoricalDistribution)

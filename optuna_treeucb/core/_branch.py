@@ -26,6 +26,7 @@ Notations:
 
 from __future__ import annotations
 
+import bisect
 import math
 
 import numpy as np
@@ -37,6 +38,19 @@ GOOD_CAP = 25
 def n_good(n: int) -> int:
     """Number of good trials among ``n`` (TPE's default ``gamma``)."""
     return min(math.ceil(GOOD_SHARE * n), GOOD_CAP)
+
+
+def _draw(counts: np.ndarray, k: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Beta(k + 1, n_a - k + 1) per arm with trials, ``+inf`` for the others, shape (A,)."""
+    out = np.full(counts.size, np.inf)
+    seen = counts > 0
+    out[seen] = rng.beta(k[seen] + 1.0, counts[seen] - k[seen] + 1.0)
+    return out
+
+
+def _pick(index: np.ndarray, rng: np.random.Generator) -> int:
+    best = np.flatnonzero(index == index.max())
+    return int(best[rng.integers(best.size)])
 
 
 def branch_index(
@@ -57,17 +71,45 @@ def branch_index(
     arms = np.asarray(arms, dtype=int)
     scores = np.asarray(scores, dtype=float)
     counts = np.bincount(arms, minlength=n_arms).astype(float)
-    out = np.full(n_arms, np.inf)
-    seen = counts > 0
     good = np.zeros(arms.size, dtype=bool)
     good[np.argsort(-scores, kind="stable")[: n_good(arms.size)]] = True
     k = np.bincount(arms[good], minlength=n_arms).astype(float)
-    out[seen] = rng.beta(k[seen] + 1.0, counts[seen] - k[seen] + 1.0)
-    return out
+    return _draw(counts, k, rng)
 
 
 def choose_arm(arms: np.ndarray, scores: np.ndarray, n_arms: int, rng: np.random.Generator) -> int:
     """The arm of largest :func:`branch_index`, ties (arms without trials) broken at random."""
-    index = branch_index(arms, scores, n_arms, rng)
-    best = np.flatnonzero(index == index.max())
-    return int(best[rng.integers(best.size)])
+    return _pick(branch_index(arms, scores, n_arms, rng), rng)
+
+
+class BranchStats:
+    """:func:`choose_arm` over trials told one at a time: O(log GOOD_CAP) per trial told and
+    O(A) per choice, where :func:`choose_arm` sorts every trial again.
+
+    The good trials are the ``n_good(n)`` first by (score descending, order told), as the stable
+    sort of :func:`branch_index`; at most ``GOOD_CAP`` can ever be good, so only those are kept.
+    Given the same trials in the same order and the same generator, :meth:`choose` returns what
+    :func:`choose_arm` returns.
+    """
+
+    def __init__(self, n_arms: int) -> None:
+        self.n_arms = n_arms
+        self.n = 0
+        self.counts = np.zeros(n_arms)
+        self._top: list[tuple[float, int, int]] = []  # (-score, order told, arm), sorted
+
+    def tell(self, arm: int, score: float) -> None:
+        """Add a trial of ``arm`` (an int in [0, A)) with ``score`` (larger is better)."""
+        if not 0 <= arm < self.n_arms:
+            raise ValueError(f"arm={arm!r} is outside [0, {self.n_arms}).")
+        self.counts[arm] += 1.0
+        bisect.insort(self._top, (-float(score), self.n, arm))
+        del self._top[GOOD_CAP:]
+        self.n += 1
+
+    def choose(self, rng: np.random.Generator) -> int:
+        """The arm :func:`choose_arm` would choose on the trials told."""
+        k = np.zeros(self.n_arms)
+        for _, _, arm in self._top[: n_good(self.n)]:
+            k[arm] += 1.0
+        return _pick(_draw(self.counts, k, rng), rng)

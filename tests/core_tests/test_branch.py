@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import scipy.stats
 
+from optuna_treeucb.core._branch import BranchStats
 from optuna_treeucb.core._branch import branch_index
 from optuna_treeucb.core._branch import choose_arm
 from optuna_treeucb.core._branch import n_good
@@ -41,3 +43,25 @@ def test_the_arm_of_the_good_trials_wins_despite_a_poor_mean() -> None:
     rewards = np.concatenate([np.full(20, 0.6), np.r_[np.full(4, 1.0), np.full(16, 0.0)]])
     picks = [choose_arm(arms, rewards, 2, rng) for _ in range(200)]
     assert np.mean(picks) > 0.8
+
+
+def test_the_incremental_stats_choose_as_choose_arm_on_a_random_sequence() -> None:
+    # ties (scores on a grid of 5 values), several arms, and more than GOOD_CAP good trials
+    data = np.random.default_rng(7)
+    n_arms, n = 4, 400
+    arms = data.integers(n_arms, size=n)
+    scores = data.integers(5, size=n).astype(float) + np.where(data.random(n) < 0.5, 0.0, 0.5)
+    stats = BranchStats(n_arms)
+    picks = []
+    for i in range(n):
+        a = stats.choose(np.random.default_rng([3, i]))
+        b = choose_arm(arms[:i], scores[:i], n_arms, np.random.default_rng([3, i]))
+        assert a == b, i
+        picks.append(a)
+        stats.tell(int(arms[i]), float(scores[i]))
+    assert len(set(picks)) == n_arms  # the sequence exercised every arm's draw
+
+
+def test_the_incremental_stats_reject_an_arm_out_of_range() -> None:
+    with pytest.raises(ValueError, match=r"arm=3 is outside \[0, 3\)"):
+        BranchStats(3).tell(3, 1.0)
