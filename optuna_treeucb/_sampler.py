@@ -64,11 +64,12 @@ _Space = tuple[tuple[str, BaseDistribution], ...]  # (name, distribution), sorte
 _SHARED_KEY = "treeucb:relative_params"
 _SHARED_CHUNK = 2045
 # How the categorical parameters of a branch (a group others are conditional on) are chosen:
-# "share" (core._branch: Thompson sampling on their share of the top trials) or "tree" (the
-# group's own tree, nearly greedy on a choice's mean: it locks in).  Chosen by
-# benchmarks/results/mixed_conditional_branch_tuning.md, where a SMAC-style joint tree with
-# the inactive parameters imputed was second.
-_BRANCH_RULE = "share"
+# "share-capped" (core._branch: Thompson sampling on their share of the top trials, an arm's
+# evidence capped at the good set's size), "share" (uncapped) or "tree" (the group's own tree,
+# nearly greedy on a choice's mean: it locks in).  "share" was chosen over "tree" by
+# benchmarks/results/mixed_conditional_branch_tuning.md (a SMAC-style joint tree with the
+# inactive parameters imputed was second), the cap by mixed_branch_capped_tuning.md.
+_BRANCH_RULE = "share-capped"
 _MISSING = object()  # a parameter a trial does not hold
 _MAX_ARMS = 64  # a branch with more combinations of choices keeps its tree
 _MAX_BRANCH_STATS = 64  # cached (branch, context) summaries per study, oldest dropped first
@@ -122,8 +123,9 @@ class TreeUCBSampler(BaseSampler):
       parameters of a *branch*, a group that other groups depend on (a model choice), are not
       chosen by a tree, which is nearly greedy on a choice's mean and locks onto the branch
       whose random points are best: each combination of their choices is drawn by Thompson
-      sampling on its share of the best trials (TPE's top ``min(ceil(0.1 n), 25)``), so a
-      branch whose good region is small keeps being played.  With ``group=False`` the
+      sampling on its share of the best trials (TPE's top ``min(ceil(0.1 n), 25)``), with a
+      choice's evidence weighed as at most that many trials, so a branch whose good region
+      is small keeps being played.  With ``group=False`` the
       relative search space is the intersection search space and the other parameters are
       sampled by ``independent_sampler``.
     * **Trials.**  ``COMPLETE`` trials are observations.  A ``PRUNED`` trial is an observation
@@ -342,7 +344,7 @@ class TreeUCBSampler(BaseSampler):
             for k, (group, common) in enumerate(groups):
                 ctx_names = sorted(n for n in common if n in decided and n not in group)
                 below = conditional_names(groups, group) if self._branch_rule != "tree" else []
-                if below and self._branch_rule == "share":
+                if below and self._branch_rule in ("share", "share-capped"):
                     # its categorical parameters by their share of the top trials, the others
                     # by the group's tree given them
                     choice = self._choose_branch(
@@ -470,6 +472,7 @@ class TreeUCBSampler(BaseSampler):
         if not names or n_arms > _MAX_ARMS:
             return {}
         sign = -1.0 if direction == "minimize" else 1.0
+        capped = self._branch_rule == "share-capped"
         rng = np.random.default_rng([self._base_seed, trial.number, k, 1])
 
         def arm_of(t: FrozenTrial) -> int | None:
@@ -496,7 +499,7 @@ class TreeUCBSampler(BaseSampler):
                 if value is not None and arm is not None:
                     cache.stats.tell(arm, sign * value)
             cache.pos = len(self._log.numbers)
-            arm = cache.stats.choose(rng)
+            arm = cache.stats.choose(rng, capped)
         else:  # a HyperbandPruner bracket: a subset of the trials, read in full
             arms, scores = [], []
             for t in view.finished:
@@ -505,7 +508,7 @@ class TreeUCBSampler(BaseSampler):
                 if value is not None and a is not None:
                     arms.append(a)
                     scores.append(sign * value)
-            arm = choose_arm(np.asarray(arms, dtype=int), np.asarray(scores), n_arms, rng)
+            arm = choose_arm(np.asarray(arms, dtype=int), np.asarray(scores), n_arms, rng, capped)
         out: dict[str, Any] = {}
         for name, dist, size in reversed(list(zip(names, dists, sizes))):
             assert isinstance(dist, CategoricalDistribution)

@@ -65,3 +65,27 @@ def test_the_incremental_stats_choose_as_choose_arm_on_a_random_sequence() -> No
 def test_the_incremental_stats_reject_an_arm_out_of_range() -> None:
     with pytest.raises(ValueError, match=r"arm=3 is outside \[0, 3\)"):
         BranchStats(3).tell(3, 1.0)
+
+
+def test_capped_draws_weigh_an_arm_as_at_most_n_good_trials() -> None:
+    # 100 trials: n_good = 10, all in arm 1 (90 trials); arm 0 has 0 of 10 (not scaled)
+    arms = np.r_[np.zeros(10, dtype=int), np.ones(90, dtype=int)]
+    rewards = np.r_[np.zeros(10), np.ones(10), np.full(80, 0.5)]
+    rng = np.random.default_rng(2)
+    draws = np.array([branch_index(arms, rewards, 2, rng, capped=True) for _ in range(4000)])
+    s = 10 / 90
+    for a, (k, n) in enumerate([(0.0, 10.0), (10 * s, 90 * s)]):
+        p = scipy.stats.kstest(draws[:, a], scipy.stats.beta(k + 1, n - k + 1).cdf).pvalue
+        assert p > 1e-3
+    stats = BranchStats(2)
+    for a, r in zip(arms, rewards):
+        stats.tell(int(a), float(r))
+    for i in range(50):
+        picks = [
+            f(np.random.default_rng([i, 1]))
+            for f in (
+                lambda g: stats.choose(g, capped=True),
+                lambda g: choose_arm(arms, rewards, 2, g, capped=True),
+            )
+        ]
+        assert picks[0] == picks[1]

@@ -14,7 +14,7 @@ from optuna_treeucb._trial_log import View
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 
 
-def _sampler(rule: str = "share", seed: int = 0) -> TreeUCBSampler:
+def _sampler(rule: str = "share-capped", seed: int = 0) -> TreeUCBSampler:
     sampler = TreeUCBSampler(seed=seed, n_startup_trials=5)
     sampler._branch_rule = rule
     return sampler
@@ -67,11 +67,11 @@ def test_spaces_without_a_branch_are_unchanged(categorical: bool) -> None:
         return x**2 + (c == "b")
 
     runs = []
-    for rule in ("tree", "share"):
+    for rule in ("tree", "share", "share-capped"):
         study = optuna.create_study(sampler=_sampler(rule))
         study.optimize(objective, n_trials=20)
         runs.append([t.params for t in study.trials])
-    assert runs[0] == runs[1]
+    assert runs[0] == runs[1] == runs[2]
 
 
 def test_a_numeric_branch_keeps_its_tree() -> None:
@@ -100,8 +100,9 @@ def test_a_branch_with_too_many_combinations_keeps_its_tree() -> None:
     assert len(study.trials) == 20
 
 
+@pytest.mark.parametrize("rule", ["share", "share-capped"])
 def test_the_cached_branch_rule_chooses_as_the_rule_rereading_every_trial(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, rule: str
 ) -> None:
     """The share rule's incremental summary (per study, as the trial log) against the rule
     that reads every finished trial again, which a HyperbandPruner bracket's view takes: same
@@ -114,7 +115,7 @@ def test_the_cached_branch_rule_chooses_as_the_rule_rereading_every_trial(
         return round(x, 1) + 0.25 * float(noise) + (b == "q")
 
     def params(full_view: bool) -> list[dict[str, object]]:
-        sampler = _sampler(seed=5)
+        sampler = _sampler(rule, seed=5)
         if full_view:
             scan = sampler._scan
 
