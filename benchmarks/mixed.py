@@ -62,8 +62,8 @@ LOCK_IN_TRIALS = 100
 
 def make_sampler(name: str, seed: int) -> Any:
     """``optimize``'s samplers plus ``TPE multivariate``, and ``<TreeUCB name> branch=<rule>``:
-    that TreeUCB with the sampler's private branch rule (``tree`` or ``share``; see
-    ``optuna_treeucb._sampler._BRANCH_RULE``)."""
+    that TreeUCB with the sampler's private branch rule (``tree``, ``share`` or
+    ``share-capped``, the default; see ``optuna_treeucb._sampler._BRANCH_RULE``)."""
     base, _, rule = name.partition(" branch=")
     if rule:
         rules = ("tree", "share", "share-capped")  # joint, quantile, ucb: commit 6b91dc7
