@@ -62,12 +62,13 @@ LOCK_IN_TRIALS = 100
 
 def make_sampler(name: str, seed: int) -> Any:
     """``optimize``'s samplers plus ``TPE multivariate``, and ``<TreeUCB name> branch=<rule>``:
-    that TreeUCB with the sampler's private branch rule (``tree`` or ``share``; see
-    ``optuna_treeucb._sampler._BRANCH_RULE``)."""
+    that TreeUCB with the sampler's private branch rule (``tree``, ``share`` or
+    ``share-capped``, the default; see ``optuna_treeucb._sampler._BRANCH_RULE``)."""
     base, _, rule = name.partition(" branch=")
     if rule:
-        if rule not in ("tree", "share"):  # joint, quantile, ucb: commit 6b91dc7
-            raise ValueError(f"Unknown branch rule {rule!r}; this code has 'tree' and 'share'.")
+        rules = ("tree", "share", "share-capped")  # joint, quantile, ucb: commit 6b91dc7
+        if rule not in rules:
+            raise ValueError(f"Unknown branch rule {rule!r}; this code has {rules}.")
         sampler = optimize_sampler(base, seed)
         sampler._branch_rule = rule
         return sampler

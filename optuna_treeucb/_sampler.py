@@ -43,6 +43,7 @@ from optuna_treeucb._trial_log import violation
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
 from optuna_treeucb.core import validate_options
+from optuna_treeucb.core._branch import BranchStats
 from optuna_treeucb.core._branch import choose_arm
 from optuna_treeucb.core._fidelity import PrunedRule
 from optuna_treeucb.core._objectives import objective_rewards
@@ -77,13 +78,25 @@ _Direction = str | tuple[str, ...]  # the core's direction: one per objective be
 _SHARED_KEY = "treeucb:relative_params"
 _SHARED_CHUNK = 2045
 # How the categorical parameters of a branch (a group others are conditional on) are chosen:
-# "share" (core._branch: Thompson sampling on their share of the top trials) or "tree" (the
-# group's own tree, nearly greedy on a choice's mean: it locks in).  Chosen by
-# benchmarks/results/mixed_conditional_branch_tuning.md, where a SMAC-style joint tree with
-# the inactive parameters imputed was second.
-_BRANCH_RULE = "share"
+# "share-capped" (core._branch: Thompson sampling on their share of the top trials, an arm's
+# evidence capped at the good set's size), "share" (uncapped) or "tree" (the group's own tree,
+# nearly greedy on a choice's mean: it locks in).  "share" was chosen over "tree" by
+# benchmarks/results/mixed_conditional_branch_tuning.md (a SMAC-style joint tree with the
+# inactive parameters imputed was second), the cap by mixed_branch_capped_tuning.md.
+_BRANCH_RULE = "share-capped"
 _MISSING = object()  # a parameter a trial does not hold
 _MAX_ARMS = 64  # a branch with more combinations of choices keeps its tree
+_MAX_BRANCH_STATS = 64  # cached (branch, context) summaries per study, oldest dropped first
+
+
+@dataclass
+class _BranchCache:
+    """The share rule's summary of one branch in one context: the logged trials up to ``pos``
+    (a position in the trial log) folded into ``stats``."""
+
+    stats: BranchStats
+    pos: int = 0
+    constrained: bool = False  # a trial with a violation was seen: read in full from then on
 
 
 @dataclass
@@ -125,8 +138,9 @@ class TreeUCBSampler(BaseSampler):
       parameters of a *branch*, a group that other groups depend on (a model choice), are not
       chosen by a tree, which is nearly greedy on a choice's mean and locks onto the branch
       whose random points are best: each combination of their choices is drawn by Thompson
-      sampling on its share of the best trials (TPE's top ``min(ceil(0.1 n), 25)``), so a
-      branch whose good region is small keeps being played.  With ``group=False`` the
+      sampling on its share of the best trials (TPE's top ``min(ceil(0.1 n), 25)``), with a
+      choice's evidence weighed as at most that many trials, so a branch whose good region
+      is small keeps being played.  With ``group=False`` the
       relative search space is the intersection search space and the other parameters are
       sampled by ``independent_sampler``.
     * **Trials.**  ``COMPLETE`` trials are observations.  A ``PRUNED`` trial is an observation
@@ -302,10 +316,19 @@ class TreeUCBSampler(BaseSampler):
         self._tracker = _SpaceTracker()
         self._models: dict[tuple[Any, ...], list[_Model]] = {}
         self._log = TrialLog()  # the study's finished trials, each logged once
+        self._branch_stats: dict[tuple[Any, ...], _BranchCache] = {}
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        for name in ("_lock", "_study_name", "_tracker", "_models", "_log", "_view_for"):
+        for name in (
+            "_lock",
+            "_study_name",
+            "_tracker",
+            "_models",
+            "_log",
+            "_view_for",
+            "_branch_stats",
+        ):
             del state[name]
         return state
 
@@ -371,7 +394,7 @@ class TreeUCBSampler(BaseSampler):
             for k, (group, common) in enumerate(groups):
                 ctx_names = sorted(n for n in common if n in decided and n not in group)
                 below = conditional_names(groups, group) if self._branch_rule != "tree" else []
-                if below and self._branch_rule == "share":
+                if below and self._branch_rule in ("share", "share-capped"):
                     # its categorical parameters by their share of the top trials, the others
                     # by the group's tree given them
                     choice = self._choose_branch(
@@ -499,26 +522,56 @@ class TreeUCBSampler(BaseSampler):
         n_arms = math.prod(sizes)
         if not names or n_arms > _MAX_ARMS:
             return {}
-        if view.finished is None:
-            observations = [self._log.values[n] for n in self._log.numbers]
-        else:
-            observations = [self._log.values[t.number] for t in view.finished]
-        arms, values, violations = [], [], []
-        for t, value in observations:
-            if value is None or any(t.distributions.get(n) != d for n, d in zip(names, dists)):
-                continue
+        capped = self._branch_rule == "share-capped"
+        rng = np.random.default_rng([self._base_seed, trial.number, k, 1])
+
+        def arm_of(t: FrozenTrial) -> int | None:
+            if any(t.distributions.get(n) != d for n, d in zip(names, dists)):
+                return None
             if any(t.params.get(n, _MISSING) != decided[n] for n in ctx_names):
-                continue
+                return None
             arm = 0
             for name, dist, size in zip(names, dists, sizes):
                 assert dist is not None
                 arm = arm * size + int(dist.to_internal_repr(t.params[name]))
-            arms.append(arm)
-            values.append(value)
-            violations.append(violation(t))
-        rng = np.random.default_rng([self._base_seed, trial.number, k, 1])
-        y = _scores(values, violations, direction)
-        arm = choose_arm(np.asarray(arms, dtype=int), y, n_arms, rng)
+            return arm
+
+        cache = None
+        if view.finished is None and isinstance(direction, str):
+            # every logged trial, in log order: fold those logged since the last choice
+            key = (direction, *names, *dists, *((n, decided[n]) for n in ctx_names))
+            cache = self._branch_stats.pop(key, None) or _BranchCache(BranchStats(n_arms))
+            self._branch_stats[key] = cache  # most recently used last
+            if len(self._branch_stats) > _MAX_BRANCH_STATS:
+                del self._branch_stats[next(iter(self._branch_stats))]
+            sign = -1.0 if direction == "minimize" else 1.0
+            for number in self._log.numbers[cache.pos :]:
+                t, value = self._log.values[number]
+                arm = None if value is None else arm_of(t)
+                if value is not None and arm is not None:
+                    assert not isinstance(value, tuple)  # one objective: one value
+                    cache.constrained = cache.constrained or violation(t) > 0.0
+                    cache.stats.tell(arm, sign * value)
+            cache.pos = len(self._log.numbers)
+        if cache is not None and not cache.constrained:
+            arm = cache.stats.choose(rng, capped)
+        else:
+            # a HyperbandPruner bracket (a subset of the trials), several objectives or a
+            # violation: the rewards of constrained domination and Pareto fronts change with
+            # every new trial, so the observations are read in full
+            if view.finished is None:
+                observations = [self._log.values[n] for n in self._log.numbers]
+            else:
+                observations = [self._log.values[t.number] for t in view.finished]
+            arms, values, violations = [], [], []
+            for t, value in observations:
+                a = None if value is None else arm_of(t)
+                if value is not None and a is not None:
+                    arms.append(a)
+                    values.append(value)
+                    violations.append(violation(t))
+            y = _scores(values, violations, direction)
+            arm = choose_arm(np.asarray(arms, dtype=int), y, n_arms, rng, capped)
         out: dict[str, Any] = {}
         for name, dist, size in reversed(list(zip(names, dists, sizes))):
             assert isinstance(dist, CategoricalDistribution)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import scipy.stats
 
+from optuna_treeucb.core._branch import BranchStats
 from optuna_treeucb.core._branch import branch_index
 from optuna_treeucb.core._branch import choose_arm
 from optuna_treeucb.core._branch import n_good
@@ -41,3 +43,49 @@ def test_the_arm_of_the_good_trials_wins_despite_a_poor_mean() -> None:
     rewards = np.concatenate([np.full(20, 0.6), np.r_[np.full(4, 1.0), np.full(16, 0.0)]])
     picks = [choose_arm(arms, rewards, 2, rng) for _ in range(200)]
     assert np.mean(picks) > 0.8
+
+
+def test_the_incremental_stats_choose_as_choose_arm_on_a_random_sequence() -> None:
+    # ties (scores on a grid of 5 values), several arms, and more than GOOD_CAP good trials
+    data = np.random.default_rng(7)
+    n_arms, n = 4, 400
+    arms = data.integers(n_arms, size=n)
+    scores = data.integers(5, size=n).astype(float) + np.where(data.random(n) < 0.5, 0.0, 0.5)
+    stats = BranchStats(n_arms)
+    picks = []
+    for i in range(n):
+        a = stats.choose(np.random.default_rng([3, i]))
+        b = choose_arm(arms[:i], scores[:i], n_arms, np.random.default_rng([3, i]))
+        assert a == b, i
+        picks.append(a)
+        stats.tell(int(arms[i]), float(scores[i]))
+    assert len(set(picks)) == n_arms  # the sequence exercised every arm's draw
+
+
+def test_the_incremental_stats_reject_an_arm_out_of_range() -> None:
+    with pytest.raises(ValueError, match=r"arm=3 is outside \[0, 3\)"):
+        BranchStats(3).tell(3, 1.0)
+
+
+def test_capped_draws_weigh_an_arm_as_at_most_n_good_trials() -> None:
+    # 100 trials: n_good = 10, all in arm 1 (90 trials); arm 0 has 0 of 10 (not scaled)
+    arms = np.r_[np.zeros(10, dtype=int), np.ones(90, dtype=int)]
+    rewards = np.r_[np.zeros(10), np.ones(10), np.full(80, 0.5)]
+    rng = np.random.default_rng(2)
+    draws = np.array([branch_index(arms, rewards, 2, rng, capped=True) for _ in range(4000)])
+    s = 10 / 90
+    for a, (k, n) in enumerate([(0.0, 10.0), (10 * s, 90 * s)]):
+        p = scipy.stats.kstest(draws[:, a], scipy.stats.beta(k + 1, n - k + 1).cdf).pvalue
+        assert p > 1e-3
+    stats = BranchStats(2)
+    for a, r in zip(arms, rewards):
+        stats.tell(int(a), float(r))
+    for i in range(50):
+        picks = [
+            f(np.random.default_rng([i, 1]))
+            for f in (
+                lambda g: stats.choose(g, capped=True),
+                lambda g: choose_arm(arms, rewards, 2, g, capped=True),
+            )
+        ]
+        assert picks[0] == picks[1]

@@ -9,11 +9,12 @@ import optuna
 import pytest
 
 from optuna_treeucb import TreeUCBSampler
+from optuna_treeucb._trial_log import View
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 
 
-def _sampler(rule: str = "share", seed: int = 0) -> TreeUCBSampler:
+def _sampler(rule: str = "share-capped", seed: int = 0) -> TreeUCBSampler:
     sampler = TreeUCBSampler(seed=seed, n_startup_trials=5)
     sampler._branch_rule = rule
     return sampler
@@ -66,11 +67,11 @@ def test_spaces_without_a_branch_are_unchanged(categorical: bool) -> None:
         return x**2 + (c == "b")
 
     runs = []
-    for rule in ("tree", "share"):
+    for rule in ("tree", "share", "share-capped"):
         study = optuna.create_study(sampler=_sampler(rule))
         study.optimize(objective, n_trials=20)
         runs.append([t.params for t in study.trials])
-    assert runs[0] == runs[1]
+    assert runs[0] == runs[1] == runs[2]
 
 
 def test_a_numeric_branch_keeps_its_tree() -> None:
@@ -97,3 +98,40 @@ def test_a_branch_with_too_many_combinations_keeps_its_tree() -> None:
     study = optuna.create_study(sampler=_sampler())
     study.optimize(objective, n_trials=20)
     assert len(study.trials) == 20
+
+
+@pytest.mark.parametrize("rule", ["share", "share-capped"])
+def test_the_cached_branch_rule_chooses_as_the_rule_rereading_every_trial(
+    monkeypatch: pytest.MonkeyPatch, rule: str
+) -> None:
+    """The share rule's incremental summary (per study, as the trial log) against the rule
+    that reads every finished trial again, which a HyperbandPruner bracket's view takes: same
+    seed, same random objective (ties included), same trials."""
+
+    def objective(trial: optuna.Trial) -> float:
+        b = trial.suggest_categorical("b", ["p", "q", "r"])
+        x = trial.suggest_float(f"x_{b}", 0.0, 1.0)
+        noise = np.random.default_rng([trial.number, 11]).integers(4)
+        return round(x, 1) + 0.25 * float(noise) + (b == "q")
+
+    def params(full_view: bool) -> list[dict[str, object]]:
+        sampler = _sampler(rule, seed=5)
+        if full_view:
+            scan = sampler._scan
+
+            def scan_all(study: optuna.Study) -> View:
+                view = scan(study)
+                logged = sorted(sampler._log.numbers)
+                view.finished = [sampler._log.values[n][0] for n in logged]
+                return view
+
+            monkeypatch.setattr(sampler, "_scan", scan_all)
+        study = optuna.create_study(sampler=sampler)
+        study.optimize(objective, n_trials=60)
+        if not full_view:
+            assert sampler._branch_stats  # the cached path ran
+        return [t.params for t in study.trials]
+
+    cached, reread = params(False), params(True)
+    assert cached == reread
+    assert len({p["b"] for p in cached[30:]}) > 1
