@@ -28,6 +28,7 @@ Usage::
 
 from __future__ import annotations
 
+import math
 import pickle
 import time
 import warnings
@@ -138,22 +139,51 @@ def run_one(job: tuple[str, str, str, int, int]) -> dict[str, Any]:
 
 
 # -- scores ------------------------------------------------------------------------------------
-def hypervolume_regret(F: np.ndarray, problem: Problem, t: int) -> float:
-    """``HV* - HV`` of the first ``t`` trials (>= 0; Optuna's hypervolume)."""
+def hypervolume(F: np.ndarray, reference: np.ndarray) -> float:
+    """The hypervolume of the points ``F`` (n, k) below ``reference`` (Optuna's)."""
     from optuna._hypervolume import compute_hypervolume
 
+    pts = F[np.all(F < reference, axis=1)]
+    return float(compute_hypervolume(pts, reference)) if len(pts) else 0.0
+
+
+def hypervolume_regret(
+    F: np.ndarray, problem: Problem, t: int, optimum: float | None = None
+) -> float:
+    """``HV* - HV`` of the first ``t`` trials (>= 0); ``optimum`` overrides ``HV*``."""
     assert problem.reference is not None
-    pts = F[:t][np.all(F[:t] < problem.reference, axis=1)]
-    hv = float(compute_hypervolume(pts, problem.reference)) if len(pts) else 0.0
-    return max(problem.optimum - hv, 0.0)
+    best = problem.optimum if optimum is None else optimum
+    return max(best - hypervolume(F[:t], problem.reference), 0.0)
 
 
-def best_feasible_regret(F: np.ndarray, G: np.ndarray, problem: Problem, t: int) -> float:
-    """``f - f*`` of the best feasible trial among the first ``t`` (``inf`` if none)."""
+def best_feasible_regret(
+    F: np.ndarray, G: np.ndarray, problem: Problem, t: int, optimum: float | None = None
+) -> float:
+    """``f - f*`` of the best feasible trial among the first ``t`` (``inf`` if none);
+    ``optimum`` overrides ``f*``."""
     feasible = np.all(G[:t] <= 0.0, axis=1)
     if not feasible.any():
         return float("inf")
-    return max(float(F[:t, 0][feasible].min()) - problem.optimum, 0.0)
+    best = problem.optimum if optimum is None else optimum
+    return max(float(F[:t, 0][feasible].min()) - best, 0.0)
+
+
+def best_seen(results: list[dict[str, Any]]) -> dict[str, float]:
+    """``HV*`` or ``f*`` of each real task (optimum NaN): the best over every run given,
+    the hypervolume of their union's front or their best feasible value."""
+    out: dict[str, float] = {}
+    for name in dict.fromkeys(r["problem"] for r in results):
+        runs = [r for r in results if r["problem"] == name]
+        problem = problem_of(runs[0]["mode"], name, runs[0]["seed"])
+        if not math.isnan(problem.optimum):
+            continue
+        if problem.n_objectives > 1:
+            assert problem.reference is not None
+            out[name] = hypervolume(np.concatenate([r["F"] for r in runs]), problem.reference)
+        else:
+            values = [r["F"][np.all(r["G"] <= 0.0, axis=1), 0] for r in runs]
+            out[name] = float(np.concatenate(values).min(initial=np.inf))
+    return out
 
 
 def feasible_fraction(G: np.ndarray, t: int) -> float:
@@ -161,12 +191,14 @@ def feasible_fraction(G: np.ndarray, t: int) -> float:
     return float(np.mean(np.all(G[:t] <= 0.0, axis=1)))
 
 
-def score(result: dict[str, Any], t: int) -> float:
-    """The score of a run after ``t`` trials (lower is better)."""
+def score(result: dict[str, Any], t: int, optima: dict[str, float] | None = None) -> float:
+    """The score of a run after ``t`` trials (lower is better); ``optima`` gives the best
+    seen of the real tasks (:func:`best_seen`)."""
     problem = problem_of(result["mode"], result["problem"], result["seed"])
+    optimum = (optima or {}).get(result["problem"])
     if result["mode"] == "moo":
-        return hypervolume_regret(result["F"], problem, t)
-    return best_feasible_regret(result["F"], result["G"], problem, t)
+        return hypervolume_regret(result["F"], problem, t, optimum)
+    return best_feasible_regret(result["F"], result["G"], problem, t, optimum)
 
 
 # -- report ------------------------------------------------------------------------------------
@@ -174,7 +206,8 @@ def mean_ranks(
     results: list[dict[str, Any]], samplers: list[str], t: int
 ) -> tuple[dict[str, float], dict[tuple[str, str, int], float]]:
     """Mean rank per sampler over (problem, seed) at ``t`` trials, and every score."""
-    scores = {(r["sampler"], r["problem"], r["seed"]): score(r, t) for r in results}
+    optima = best_seen(results)
+    scores = {(r["sampler"], r["problem"], r["seed"]): score(r, t, optima) for r in results}
     cells = sorted({(p, s) for _, p, s in scores})
     ranks: dict[str, list[float]] = {s: [] for s in samplers}
     for p, seed in cells:

@@ -12,8 +12,13 @@ import pytest
 from benchmarks import __main__ as cli
 from benchmarks import moo
 from benchmarks._moo_problems import CONSTRAINED_PROBLEMS
+from benchmarks._moo_problems import DIGITS_BUDGET
+from benchmarks._moo_problems import DIGITS_HIGH
+from benchmarks._moo_problems import DIGITS_LOW
 from benchmarks._moo_problems import MOO_PROBLEMS
+from benchmarks._moo_problems import REAL_PROBLEMS
 from benchmarks._moo_problems import constrained_problem
+from benchmarks._moo_problems import digits_network
 from benchmarks._moo_problems import moo_problem
 
 
@@ -90,7 +95,7 @@ def test_bad_names_stop_with_the_valid_ones(capsys: pytest.CaptureFixture[str]) 
 
 
 # -- the problems ------------------------------------------------------------------------------
-@pytest.mark.parametrize("name", MOO_PROBLEMS)
+@pytest.mark.parametrize("name", [n for n in MOO_PROBLEMS if n not in REAL_PROBLEMS])
 def test_points_of_the_true_front_score_no_regret(name: str) -> None:
     # x_1..x_{k-1} free, the rest at 0 (ZDT) or 0.5 (DTLZ2): points of the true front
     p = moo_problem(name)
@@ -126,7 +131,9 @@ def test_classic_problems_reach_their_optimum_at_their_known_optimiser(name: str
     assert G.shape == (p.n_constraints,) and (G <= 1e-5).all()
 
 
-@pytest.mark.parametrize("name", [n for n in CONSTRAINED_PROBLEMS if "-" in n])
+@pytest.mark.parametrize(
+    "name", [n for n in CONSTRAINED_PROBLEMS if "-" in n and n not in REAL_PROBLEMS]
+)
 def test_bbob_like_optimum_is_feasible_and_beats_feasible_random_points(name: str) -> None:
     p = constrained_problem(name, 3)
     # the unconstrained optimum (x_opt, where the value is 0) is infeasible
@@ -135,3 +142,40 @@ def test_bbob_like_optimum_is_feasible_and_beats_feasible_random_points(name: st
     values = [p.evaluate(x) for x in X]
     feasible = [F[0] for F, G in values if (G <= 0).all()]
     assert feasible and min(feasible) >= p.optimum
+
+
+# -- the real task (digits MLP) ----------------------------------------------------------------
+def test_digits_network_counts_weights_and_biases() -> None:
+    # log2 width 3 (8 units), depth 2: (64+1)*8 + (8+1)*8 + (8+1)*10
+    hidden, lr, alpha, n_params = digits_network(np.array([3.0, 2.2, -2.0, -4.0]))
+    assert hidden == (8, 8) and n_params == 65 * 8 + 9 * 8 + 9 * 10
+    assert lr == pytest.approx(1e-2) and alpha == pytest.approx(1e-4)
+    assert digits_network(DIGITS_HIGH)[3] == 26_122  # the largest network, below 10**4.5
+    assert digits_network(DIGITS_LOW)[0] == (2,)
+
+
+def test_digits_tasks_are_deterministic_and_the_budget_is_a_constraint() -> None:
+    size, budget = moo_problem("digits-mlp-size"), constrained_problem("digits-mlp-budget", 5)
+    small, large = np.array([2.0, 1.0, -2.0, -4.0]), np.array([6.0, 2.0, -2.5, -4.0])
+    F1, _ = size.evaluate(small)
+    F2, G2 = size.evaluate(small)
+    np.testing.assert_array_equal(F1, F2)
+    assert G2.shape == (0,) and F1[1] == pytest.approx(math.log10(digits_network(small)[3]))
+    (f_small,), (g_small,) = budget.evaluate(small)
+    (f_large,), (g_large,) = budget.evaluate(large)
+    assert g_small < 0 < g_large  # 4 units are within the budget, 2 x 64 are not
+    assert g_large == pytest.approx(digits_network(large)[3] / DIGITS_BUDGET - 1)
+    assert f_large < f_small and 0.0 <= f_large < f_small <= 1.0
+    assert math.isnan(size.optimum) and math.isnan(budget.optimum)
+
+
+def test_real_tasks_score_against_the_best_seen_over_the_runs() -> None:
+    runs = [moo.run_one(("constrained", s, "digits-mlp-budget", 0, 6)) for s in ("TPE", "Random")]
+    optima = moo.best_seen(runs)
+    feasible = np.concatenate([r["F"][(r["G"] <= 0).all(axis=1), 0] for r in runs])
+    assert optima == {"digits-mlp-budget": pytest.approx(feasible.min())}
+    assert min(moo.score(r, 6, optima) for r in runs) == 0.0
+    runs = [moo.run_one(("moo", "Random", "digits-mlp-size", s, 5)) for s in (0, 1)]
+    optima = moo.best_seen(runs)
+    regrets = [moo.score(r, 5, optima) for r in runs]
+    assert all(v >= 0.0 for v in regrets) and optima["digits-mlp-size"] > 0.0
