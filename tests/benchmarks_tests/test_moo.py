@@ -35,7 +35,8 @@ def test_moo_writes_ranks_and_hypervolume_regrets(results_in_tmp: Path) -> None:
     text = (results_in_tmp / "moo.md").read_text()
     assert "Command: `python -m benchmarks moo --problems zdt1-5d,dtlz2-6d" in text
     rows = _rows(text)
-    assert rows[0] == ["sampler", "rank @12", "s / trial"]
+    assert rows[0] == ["sampler", "rank @12", "s / trial", "cost / TPE"]
+    assert float(rows[2][3]) == 1.0  # TPE's own cost, per (problem, seed) of the same process
     assert [r[0] for r in rows[1:4]] == ["NSGA-II", "TPE", "Random"]  # loaded rows last
     assert sum(float(r[1]) for r in rows[1:4]) == pytest.approx(6.0)  # ranks 1 + 2 + 3
     assert rows[4] == ["problem", "NSGA-II", "TPE", "Random"]
@@ -47,7 +48,7 @@ def test_constrained_writes_regret_and_feasible_fraction(results_in_tmp: Path) -
     argv = ["--problems", "gramacy,sphere-ball-5d", "--seeds", "1", "--trials", "10"]
     cli.main(["constrained", *argv, "--samplers", "TPE,Random", "--save", str(saved)])
     rows = _rows((results_in_tmp / "constrained.md").read_text())
-    assert rows[0] == ["sampler", "rank @10", "feasible @10", "s / trial"]
+    assert rows[0] == ["sampler", "rank @10", "feasible @10", "s / trial", "cost / TPE"]
     runs = pickle.loads(saved.read_bytes())
     for r in runs:
         fraction = moo.feasible_fraction(r["G"], 10)
@@ -64,6 +65,8 @@ def test_a_run_records_objectives_and_constraints_of_every_trial() -> None:
     assert run["F"].shape == (6, 1) and run["G"].shape == (6, 2)
     run = moo.run_one(("moo", "NSGA-II", "dtlz2-6d", 0, 4))
     assert run["F"].shape == (4, 3) and run["G"].shape == (4, 0)
+    assert 0.0 < run["evaluate"] < run["wall"]
+    assert moo.cost_per_trial(run) == pytest.approx((run["wall"] - run["evaluate"]) / 4)
 
 
 def test_the_samplers_read_the_constraints_the_objective_stores() -> None:
