@@ -55,6 +55,8 @@ from benchmarks._moo_problems import REAL_PROBLEMS
 from benchmarks._moo_problems import Problem
 from benchmarks._moo_problems import constrained_problem
 from benchmarks._moo_problems import moo_problem
+from benchmarks._moo_ray import SEARCHERS as RAY_SEARCHERS
+from benchmarks._moo_ray import run_one as run_one_ray
 
 ConstraintsFunc = Callable[[optuna.trial.FrozenTrial], Sequence[float]]
 
@@ -237,7 +239,10 @@ def report(results: list[dict[str, Any]], samplers: list[str], checkpoints: list
     if mode == "constrained":
         header += [f"feasible @{t}" for t in checkpoints]
     header.append("s / trial")
-    tpe = {(r["problem"], r["seed"]): cost_per_trial(r) for r in results if r["sampler"] == "TPE"}
+    reference = "TPE" if "TPE" in samplers else "OptunaSearch (TPE)"
+    tpe = {
+        (r["problem"], r["seed"]): cost_per_trial(r) for r in results if r["sampler"] == reference
+    }
     if tpe:
         header.append("cost / TPE")
     rows = []
@@ -296,18 +301,35 @@ def run(mode: str, argv: list[str] | None = None) -> None:
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--seed-offset", type=int, default=0, help="first seed")
     p.add_argument("--problems", default=",".join(all_problems), help="comma-separated names")
-    p.add_argument("--samplers", default=",".join(DEFAULT_SAMPLERS), help=f"of {list(SAMPLERS)}")
+    p.add_argument(
+        "--backend",
+        choices=("optuna", "ray"),
+        default="optuna",
+        help="optuna: Optuna studies; ray: real Tune runs of the searchers of "
+        f"benchmarks._moo_ray, {list(RAY_SEARCHERS)} (one process)",
+    )
+    p.add_argument(
+        "--samplers",
+        default=None,
+        help=f"of {list(SAMPLERS)} (default {list(DEFAULT_SAMPLERS)}); with --backend ray, "
+        f"of {list(RAY_SEARCHERS)} (default: both)",
+    )
     p.add_argument("--jobs", type=int, default=1)
-    p.add_argument("--name", default=mode, help="stem of the result file")
+    p.add_argument("--name", default=None, help=f"stem of the result file ({mode} or {mode}_ray)")
     p.add_argument("--save", default=None, help="pickle the raw runs to this path")
     p.add_argument("--load", default=None, help="comma-separated pickles to report with")
     a = p.parse_args(argv)
     require("pymoo", "the ZDT/DTLZ and G-series problems", mode)
-    samplers = [s for s in a.samplers.split(",") if s]
+    ray = a.backend == "ray"
+    known = list(RAY_SEARCHERS if ray else SAMPLERS)
+    default = RAY_SEARCHERS if ray else DEFAULT_SAMPLERS
+    samplers = [s for s in (a.samplers or ",".join(default)).split(",") if s]
     problems = [s for s in a.problems.split(",") if s]
     for s in samplers:
-        if s not in SAMPLERS:
-            p.error(f"unknown sampler {s!r}; use some of {list(SAMPLERS)}")
+        if s not in known:
+            p.error(f"unknown sampler {s!r}; use some of {known}")
+    if ray and a.jobs != 1:
+        p.error(f"--backend ray runs in one process (its own local Ray); got --jobs {a.jobs}")
     for name in problems:
         if name not in all_problems:
             p.error(f"unknown problem {name!r}; use some of {list(all_problems)}")
@@ -317,7 +339,7 @@ def run(mode: str, argv: list[str] | None = None) -> None:
     started = time.time()
     seeds = range(a.seed_offset, a.seed_offset + a.seeds)
     jobs = [(mode, s, pr, seed, a.trials) for pr in problems for seed in seeds for s in samplers]
-    results = pmap(run_one, jobs, a.jobs)
+    results = pmap(run_one_ray if ray else run_one, jobs, a.jobs)
     if a.save:
         with open(a.save, "wb") as fh:
             pickle.dump(results, fh)
@@ -332,6 +354,13 @@ def run(mode: str, argv: list[str] | None = None) -> None:
         else "regret of the best feasible value (none feasible: ranked last)"
     )
     real = [pr for pr in problems if pr in REAL_PROBLEMS]
+    cost_note = (
+        "Real Tune runs (`--backend ray`, benchmarks/_moo_ray.py), one trial at a time on a "
+        "local `ray.init(num_cpus=2)`; s / trial: the searcher's own time (suggest + "
+        "on_trial_complete)"
+        if ray
+        else "s / trial: the study's time without the objective's evaluation"
+    )
     real_note = (
         f" The real task ({', '.join(real)}) is scikit-learn's `MLPClassifier` on the bundled "
         "digits (not the paper's Keras MLP: one trial costs about 0.03 s), scored against the "
@@ -343,15 +372,15 @@ def run(mode: str, argv: list[str] | None = None) -> None:
         f"# {'Several objectives' if mode == 'moo' else 'Constraints'}\n\n"
         f"{len(problems)} problems ({', '.join(problems)}), {a.seeds} seeds ({a.seed_offset}+), "
         f"{a.trials} trials. Rank: mean over (problem, seed) of the rank among samplers of the "
-        f"{what} (1 = best).{real_note} s / trial: the study's time without the objective's "
-        "evaluation; cost / TPE: its geometric mean ratio to TPE's on the same (problem, seed), "
-        "meaningful for samplers run in the same process as TPE. "
+        f"{what} (1 = best).{real_note} {cost_note}; cost / TPE: its geometric mean ratio to "
+        "TPE's on the same (problem, seed), meaningful for samplers run in the same process "
+        "as TPE. "
         f"Command: `{command_line(mode, argv)}`.\n"
         + report(results, samplers, checkpoints)
         + "\n"
         + machine_note(f"{a.seeds} seeds", started)
     )
-    out = results_dir(a.out) / f"{a.name}.md"
+    out = results_dir(a.out) / f"{a.name or (mode + '_ray' if ray else mode)}.md"
     out.write_text(body)
     print(body)
     print(f"wrote {out}", flush=True)
