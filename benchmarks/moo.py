@@ -312,7 +312,7 @@ def run(mode: str, argv: list[str] | None = None) -> None:
         "--samplers",
         default=None,
         help=f"of {list(SAMPLERS)} (default {list(DEFAULT_SAMPLERS)}); with --backend ray, "
-        f"of {list(RAY_SEARCHERS)} (default: both)",
+        f"of {list(RAY_SEARCHERS)} (default: both); '' with --load: report saved runs only",
     )
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--name", default=None, help=f"stem of the result file ({mode} or {mode}_ray)")
@@ -323,7 +323,10 @@ def run(mode: str, argv: list[str] | None = None) -> None:
     ray = a.backend == "ray"
     known = list(RAY_SEARCHERS if ray else SAMPLERS)
     default = RAY_SEARCHERS if ray else DEFAULT_SAMPLERS
-    samplers = [s for s in (a.samplers or ",".join(default)).split(",") if s]
+    given = ",".join(default) if a.samplers is None else a.samplers
+    samplers = [s for s in given.split(",") if s]
+    if not samplers and not a.load:
+        p.error("--samplers '' runs nothing: give --load with it, to report saved runs only")
     problems = [s for s in a.problems.split(",") if s]
     for s in samplers:
         if s not in known:
@@ -345,8 +348,14 @@ def run(mode: str, argv: list[str] | None = None) -> None:
             pickle.dump(results, fh)
     if a.load:
         old = [r for r in _load(a.load, mode, problems, seeds) if r["sampler"] not in samplers]
+        short = [r for r in old if len(r["F"]) < a.trials]
+        if short:  # scored at a.trials they would pass for longer runs
+            print(f"left out {len(short)} saved runs of fewer than {a.trials} trials", flush=True)
+            old = [r for r in old if len(r["F"]) >= a.trials]
         samplers += list(dict.fromkeys(r["sampler"] for r in old))
         results += old
+    if not results:
+        p.error(f"no saved run of {mode} matches these problems and seeds in {a.load}")
     checkpoints = [t for t in (50, 100, 200) if t <= a.trials] or [a.trials]
     what = (
         "hypervolume regret HV* - HV against the true front"

@@ -43,6 +43,22 @@ def test_moo_writes_ranks_and_hypervolume_regrets(results_in_tmp: Path) -> None:
     assert [r[0] for r in rows[5:]] == ["zdt1-5d", "dtlz2-6d"]
 
 
+def test_saved_runs_alone_make_a_report_without_short_runs(
+    results_in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    short, long = str(results_in_tmp / "short.pkl"), str(results_in_tmp / "long.pkl")
+    argv = ["--problems", "zdt1-5d", "--seeds", "1"]
+    cli.main(["moo", *argv, "--trials", "6", "--samplers", "NSGA-II", "--save", short])
+    cli.main(["moo", *argv, "--trials", "8", "--samplers", "TPE,Random", "--save", long])
+    cli.main(["moo", *argv, "--trials", "8", "--samplers", "", "--load", f"{short},{long}"])
+    assert "left out 1 saved runs of fewer than 8 trials" in capsys.readouterr().out
+    rows = _rows((results_in_tmp / "moo.md").read_text())
+    assert [r[0] for r in rows[1:3]] == ["TPE", "Random"] and rows[3][0] == "problem"
+    with pytest.raises(SystemExit):
+        cli.main(["moo", *argv, "--samplers", ""])
+    assert "--samplers '' runs nothing" in capsys.readouterr().err
+
+
 def test_constrained_writes_regret_and_feasible_fraction(results_in_tmp: Path) -> None:
     saved = results_in_tmp / "runs.pkl"
     argv = ["--problems", "gramacy,sphere-ball-5d", "--seeds", "1", "--trials", "10"]
