@@ -11,6 +11,7 @@ import json
 import logging
 import math
 import threading
+import warnings
 from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -20,11 +21,13 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 import numpy as np
+import optuna
 from optuna.distributions import BaseDistribution
 from optuna.distributions import CategoricalDistribution
 from optuna.samplers import BaseSampler
 from optuna.samplers import PartialFixedSampler
 from optuna.samplers import RandomSampler
+from optuna.samplers._base import _process_constraints_after_trial
 from optuna.study import Study
 from optuna.study import StudyDirection
 from optuna.trial import TrialState
@@ -33,13 +36,16 @@ from optuna_treeucb._grouping import _SpaceTracker
 from optuna_treeucb._grouping import conditional_names
 from optuna_treeucb._grouping import to_spec as _to_spec
 from optuna_treeucb._trial_log import TrialLog
+from optuna_treeucb._trial_log import Value
 from optuna_treeucb._trial_log import View
 from optuna_treeucb._trial_log import draw_seed
+from optuna_treeucb._trial_log import violation
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
 from optuna_treeucb.core import validate_options
 from optuna_treeucb.core._branch import choose_arm
 from optuna_treeucb.core._fidelity import PrunedRule
+from optuna_treeucb.core._objectives import objective_rewards
 from optuna_treeucb.core._options import face_defaults
 from optuna_treeucb.core._options import fresh_seed
 from optuna_treeucb.core._options import ignored_options
@@ -55,9 +61,17 @@ _logger = logging.getLogger(__name__)
 
 # The core's options are declared once, in optuna_treeucb.core.OPTIONS (defaults included).
 _DEFAULTS: dict[str, Any] = face_defaults(wrapper=True)
-_OWN_ARGUMENTS = ("self", "group", "independent_sampler", "warn_independent_sampling", "unknown")
+_OWN_ARGUMENTS = (
+    "self",
+    "group",
+    "independent_sampler",
+    "warn_independent_sampling",
+    "constraints_func",
+    "unknown",
+)
 _MAX_MODELS_PER_SPACE = 8  # e.g. one per HyperbandPruner bracket
 _Space = tuple[tuple[str, BaseDistribution], ...]  # (name, distribution), sorted by name
+_Direction = str | tuple[str, ...]  # the core's direction: one per objective beyond one
 # A trial's relative sample, shared with other processes through its system attributes (as
 # TPESampler's constant_liar does), in chunks: RDBStorage keeps values under 2046 characters.
 _SHARED_KEY = "treeucb:relative_params"
@@ -133,6 +147,17 @@ class TreeUCBSampler(BaseSampler):
       only once the objective has suggested every parameter: the sampler stores it in the
       trial's system attributes (key ``"treeucb:relative_params:0"``, as TPESampler's
       ``constant_liar`` does), where other processes sharing the storage read it.
+    * **Constraints and several objectives.**  A trial is feasible when each of its
+      constraint values is <= 0, as for Optuna's own samplers: the values set by
+      :meth:`~optuna.trial.Trial.set_constraint` or stored by ``constraints_func``
+      (:attr:`~optuna.trial.FrozenTrial.constraints`; a trial without any counts as
+      feasible).  Feasible trials rank above infeasible ones, which rank by their total
+      violation (the sum of the positive values); with several objectives
+      (``optuna.create_study(directions=[...])``) the feasible ones rank by Pareto front,
+      then by hypervolume contribution.  The tree and the trust region see those ranks, so
+      the region is centred on a box's best feasible trial (SCBO's centre) or on its front
+      trial of largest contribution (MORBO's).  A study where every trial is feasible runs as
+      an unconstrained one.
     * **Contexts.**  Parameters fixed by :meth:`~optuna.study.Study.enqueue_trial` (a partial
       dict) or by :class:`~optuna.samplers.PartialFixedSampler` are contexts (Contextual
       TreeUCB): the best box containing the fixed values is played and only the free
@@ -181,6 +206,14 @@ class TreeUCBSampler(BaseSampler):
         warn_independent_sampling:
             Log a warning, once per parameter, when a parameter is sampled by
             ``independent_sampler`` after the start-up trials.
+        constraints_func:
+            As in :class:`~optuna.samplers.TPESampler`: a function of a
+            :class:`~optuna.trial.FrozenTrial` returning a sequence of constraint values, each
+            feasible when <= 0, called after each ``COMPLETE`` or ``PRUNED`` trial; the values
+            are stored in the trial, so ``study.best_trials`` and the plots see them.  The
+            number of values must not change between trials.  Optuna 5 deprecates it (with a
+            ``FutureWarning``, as for its samplers) in favour of
+            :meth:`~optuna.trial.Trial.set_constraint`, which needs no sampler argument.
 
     Raises:
         ValueError: If an option is out of its range.
@@ -221,9 +254,25 @@ class TreeUCBSampler(BaseSampler):
         group: bool = True,
         independent_sampler: BaseSampler | None = None,
         warn_independent_sampling: bool = True,
+        constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
         **unknown: Any,
     ) -> None:
         _check_own_arguments(group, warn_independent_sampling, independent_sampler)
+        if constraints_func is not None and not callable(constraints_func):
+            raise TypeError(
+                "The 'constraints_func' parameter of TreeUCBSampler must be a function of a "
+                f"FrozenTrial returning its constraint values, or None. Got {constraints_func!r}."
+            )
+        if constraints_func is not None and int(optuna.__version__.split(".")[0]) >= 5:
+            # the warning of TPESampler and GPSampler in Optuna 5, word for word
+            warnings.warn(
+                "`constraints_func` has been deprecated in v5.0.0. This feature will be removed "
+                "in v7.0.0. See https://github.com/optuna/optuna/releases/tag/v5.0.0. Use "
+                "`optuna.trial.Trial.set_constraint` instead.",
+                FutureWarning,
+                stacklevel=2,
+            )
+        self._constraints_func = constraints_func
         given = {k: v for k, v in locals().items() if k not in _OWN_ARGUMENTS}
         options = validate_options("TreeUCBSampler", {**given, **unknown}, wrapper=True)
         for name in ignored_options(options, wrapper=True):  # warned about: not passed on
@@ -356,7 +405,6 @@ class TreeUCBSampler(BaseSampler):
         param_name: str,
         param_distribution: BaseDistribution,
     ) -> Any:
-        _direction(study)
         if self._warn_independent_sampling and param_name not in self._warned:
             self._warn_once(study, trial, param_name, param_distribution)
         sampler = self._independent_sampler
@@ -412,11 +460,13 @@ class TreeUCBSampler(BaseSampler):
         state: TrialState,
         values: Sequence[float] | None,
     ) -> None:
+        if self._constraints_func is not None:
+            _process_constraints_after_trial(self._constraints_func, study, trial, state)
         if self._independent_sampler is not None:
             self._independent_sampler.after_trial(study, trial, state, values)
 
     # -- the model --------------------------------------------------------------------------------
-    def _new_core(self, space: _Space, direction: str) -> TreeUCB:
+    def _new_core(self, space: _Space, direction: _Direction) -> TreeUCB:
         return TreeUCB(
             UnitCube(_to_spec(name, dist) for name, dist in space),
             seed=self._base_seed,
@@ -433,7 +483,7 @@ class TreeUCBSampler(BaseSampler):
         view: View,
         trial: FrozenTrial,
         k: int,
-        direction: str,
+        direction: _Direction,
     ) -> dict[str, Any]:
         """Values of the categorical parameters of a branch group, by ``core._branch``.
 
@@ -453,7 +503,7 @@ class TreeUCBSampler(BaseSampler):
             observations = [self._log.values[n] for n in self._log.numbers]
         else:
             observations = [self._log.values[t.number] for t in view.finished]
-        arms, values = [], []
+        arms, values, violations = [], [], []
         for t, value in observations:
             if value is None or any(t.distributions.get(n) != d for n, d in zip(names, dists)):
                 continue
@@ -465,11 +515,10 @@ class TreeUCBSampler(BaseSampler):
                 arm = arm * size + int(dist.to_internal_repr(t.params[name]))
             arms.append(arm)
             values.append(value)
-        y = np.asarray(values, dtype=float)
+            violations.append(violation(t))
         rng = np.random.default_rng([self._base_seed, trial.number, k, 1])
-        arm = choose_arm(
-            np.asarray(arms, dtype=int), -y if direction == "minimize" else y, n_arms, rng
-        )
+        y = _scores(values, violations, direction)
+        arm = choose_arm(np.asarray(arms, dtype=int), y, n_arms, rng)
         out: dict[str, Any] = {}
         for name, dist, size in reversed(list(zip(names, dists, sizes))):
             assert isinstance(dist, CategoricalDistribution)
@@ -477,7 +526,7 @@ class TreeUCBSampler(BaseSampler):
             arm //= size
         return out
 
-    def _model(self, space: _Space, direction: str, view: View) -> _Model:
+    def _model(self, space: _Space, direction: _Direction, view: View) -> _Model:
         """The cached core of ``space``, told the observations of ``view`` it has not seen.
 
         With a view of every logged trial, every cached core is usable and only the trials
@@ -517,7 +566,7 @@ class TreeUCBSampler(BaseSampler):
 
         Args:
             study:
-                A single-objective study.
+                A study (with one or several objectives).
             params:
                 Names of the parameters to model, in this order.  ``None`` takes the
                 parameters suggested in every finished trial, sorted by name.
@@ -526,8 +575,8 @@ class TreeUCBSampler(BaseSampler):
             The bandit, a :class:`~optuna_treeucb.core.TreeUCB`.
 
         Raises:
-            ValueError: If the study is multi-objective, has no finished trial with a
-                non-constant parameter, or a name in ``params`` is not modelled.
+            ValueError: If the study has no finished trial with a non-constant parameter, or a
+                name in ``params`` is not modelled.
         """
         direction = _direction(study)
         with self._lock:
@@ -584,16 +633,27 @@ def _reseed(core: TreeUCB, key: tuple[int, ...]) -> None:
     core.reseed(list(key))
 
 
-def _direction(study: Study) -> str:
-    """The core's direction for a single-objective study: the one place the sign is decided."""
-    directions = study.directions
-    if len(directions) != 1:
-        raise ValueError(
-            f"TreeUCBSampler supports single-objective studies only. Got a study with "
-            f"{len(directions)} objectives; use a multi-objective sampler such as "
-            f"optuna.samplers.NSGAIISampler or TPESampler instead."
-        )
-    return "minimize" if directions[0] == StudyDirection.MINIMIZE else "maximize"
+def _direction(study: Study) -> _Direction:
+    """The core's direction, one per objective beyond one: the one place the sign is decided."""
+    minimize = StudyDirection.MINIMIZE
+    out = tuple("minimize" if d == minimize else "maximize" for d in study.directions)
+    return out[0] if len(out) == 1 else out
+
+
+def _scores(values: list[Any], violations: list[float], direction: _Direction) -> np.ndarray:
+    """Scores of observations for :func:`choose_arm`, larger is better, shape (n,): the values
+    of one objective, or the core's rewards with several objectives or a violation."""
+    signs = [-1.0 if d == "minimize" else 1.0 for d in _as_tuple(direction)]
+    Y = np.asarray(values, dtype=float).reshape(len(values), len(signs)) * np.array(signs)
+    v = np.asarray(violations, dtype=float)
+    if len(signs) == 1 and not v.any():
+        out: np.ndarray = Y[:, 0]
+        return out
+    return objective_rewards(Y if len(signs) > 1 else Y[:, 0], v)
+
+
+def _as_tuple(direction: _Direction) -> tuple[str, ...]:
+    return (direction,) if isinstance(direction, str) else direction
 
 
 def _encode(cube: UnitCube, space: _Space, trial: FrozenTrial) -> np.ndarray | None:
@@ -612,14 +672,14 @@ def _encode(cube: UnitCube, space: _Space, trial: FrozenTrial) -> np.ndarray | N
 def _tell_new(
     model: _Model,
     space: _Space,
-    observations: list[tuple[FrozenTrial, float | None]],
+    observations: list[tuple[FrozenTrial, Value]],
 ) -> None:
     """Tell the core the observations it has not been told (in the given order).
 
     A pruned trial carries its last step as its budget; the core says which budget a complete
     one has (:meth:`~optuna_treeucb.core.TreeUCB.budget_of`).
     """
-    rows, values, budgets = [], [], []
+    rows, values, budgets, violations = [], [], [], []
     for t, value in observations:
         if t.number in model.told:
             continue
@@ -630,10 +690,15 @@ def _tell_new(
             values.append(value)
             complete = t.state != TrialState.PRUNED
             budgets.append(model.core.budget_of(t.last_step, complete=complete))
+            violations.append(violation(t))
     if rows:
         # the pending points are the running trials', kept by _sync_pending
         model.core.tell_many(
-            np.array(rows), np.array(values, dtype=float), budgets, drop_pending=False
+            np.array(rows),
+            np.array(values, dtype=float),
+            budgets,
+            violations if any(violations) else None,
+            drop_pending=False,
         )
 
 

@@ -45,17 +45,22 @@ class View:
     running: list[FrozenTrial] | None = None
 
 
+Value = float | tuple[float, ...] | None  # a trial's value(s) for the model
+
+
 class TrialLog:
     """The finished trials of one study, each logged once, with its value for the model.
 
     Attributes:
-        values: Trial number -> (trial, value for the model or ``None``).
+        values: Trial number -> (trial, value(s) for the model or ``None``).
         numbers: Their numbers, in the order logged.
         n_obs: How many have a value.
     """
 
     def __init__(self) -> None:
-        self.values: dict[int, tuple[FrozenTrial, float | None]] = {}
+        self.values: dict[int, tuple[FrozenTrial, Value]] = {}
+        self._constraints: tuple[int, int] | None = None  # (trial, count) of the first
+        self._mismatch = ""  # the error of a changing number of constraints, raised again
         self.numbers: list[int] = []
         self.n_obs = 0
         self._first: tuple[int, Any] | None = None  # key of trial 0
@@ -69,7 +74,13 @@ class TrialLog:
             What the study shows, or ``None`` if its trials are not those this log was built
             on (another storage's study of the same name, or one deleted and created again):
             the caller starts a new log.
+
+        Raises:
+            ValueError: If the number of constraint values changed between trials (at every
+                read from then on).
         """
+        if self._mismatch:
+            raise ValueError(self._mismatch)
         if type(study) is Study:
             trials = study.get_trials(deepcopy=False)
             if not self._built_on(trials):
@@ -128,10 +139,30 @@ class TrialLog:
 
     def _log(self, new: list[FrozenTrial]) -> None:
         for t in new:
+            self._check_constraints(t)
+        for t in new:
             v = value(t)
             self.values[t.number] = (t, v)
             self.numbers.append(t.number)
             self.n_obs += v is not None
+
+    def _check_constraints(self, trial: FrozenTrial) -> None:
+        """ValueError if an observation has another number of constraint values than the
+        first that had any (a trial without any counts as feasible); raised again at every
+        later read."""
+        count = len(constraints(trial))
+        if count == 0 or value(trial) is None:
+            return
+        if self._constraints is None:
+            self._constraints = (trial.number, count)
+        elif self._constraints[1] != count:
+            first, n = self._constraints
+            self._mismatch = (
+                "TreeUCBSampler needs the same number of constraint values in every trial "
+                f"(from 'constraints_func' or Trial.set_constraint). Got {n} in trial {first} "
+                f"and {count} in trial {trial.number}."
+            )
+            raise ValueError(self._mismatch)
 
 
 def key(trial: FrozenTrial) -> tuple[int, Any]:
@@ -139,13 +170,16 @@ def key(trial: FrozenTrial) -> tuple[int, Any]:
     return trial.number, trial.datetime_start
 
 
-def value(trial: FrozenTrial) -> float | None:
+def value(trial: FrozenTrial) -> Value:
     """A finished trial's value for the model, ``None`` if it has none.
 
-    ``COMPLETE``: its value.  ``PRUNED``: its last intermediate value (at its last step).
-    NaN gives ``None``.
+    ``COMPLETE``: its value (its values, a tuple, with several objectives).  ``PRUNED``: its
+    last intermediate value (at its last step).  NaN gives ``None``.
     """
     v: float | None = None
+    if trial.state == TrialState.COMPLETE and trial.values is not None and len(trial.values) > 1:
+        values = tuple(float(u) for u in trial.values)
+        return None if any(math.isnan(u) for u in values) else values
     if trial.state == TrialState.COMPLETE:
         v = trial.value
     elif trial.state == TrialState.PRUNED and trial.last_step is not None:
@@ -162,3 +196,17 @@ def draw_seed(base_seed: int, number: int, param_name: str) -> int:
     digest = hashlib.blake2b(param_name.encode(), digest_size=8).digest()
     k = [base_seed, number, int.from_bytes(digest, "little")]
     return int(np.random.SeedSequence(k).generate_state(1)[0])
+
+
+def constraints(trial: FrozenTrial) -> list[float]:
+    """A trial's constraint values, as Optuna's samplers read them: on Optuna 5
+    ``FrozenTrial.constraints`` (``Trial.set_constraint`` and ``constraints_func``'s tuple),
+    on Optuna 4 the tuple ``constraints_func`` stored; ``[]`` if none."""
+    if hasattr(type(trial), "constraints"):
+        return [float(c) for c in trial.constraints.values()]
+    return [float(c) for c in trial.system_attrs.get("constraints") or ()]
+
+
+def violation(trial: FrozenTrial) -> float:
+    """A trial's total violation: the sum of its positive constraint values (0: feasible)."""
+    return float(sum(c for c in constraints(trial) if c > 0))

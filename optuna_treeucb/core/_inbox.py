@@ -149,14 +149,16 @@ class Snapshot:
     """What an in-box sampler sees of the bandit at one ask.
 
     Attributes:
-        X, y, leaf_of: Observations in the partition's columns (n, d), their values (larger
-            is better) and boxes, each (n,).
+        X, y, leaf_of: Observations in the partition's columns (n, d), what a box's best
+            is chosen by (larger is better: the values, or the rewards with several
+            objectives or constraints) and their boxes, each (n,).
         low, high: The boxes, shape (L, d).
         ctx: Column -> coordinate of the fixed columns (the budget context included).
         rng: The bandit's random generator.
         n_pending: Pending points now; ``pending()``: them, in the partition's columns.
         targets: ``indices ->`` the local GP's targets at those observations.
         repeats: ``points (m, d) ->`` whether each decodes to an observed or pending point.
+        progress: What the trust region's success counter reads, (n,) (``None``: ``y``).
     """
 
     X: np.ndarray
@@ -170,6 +172,11 @@ class Snapshot:
     pending: Callable[[], np.ndarray]
     targets: Callable[[np.ndarray], np.ndarray]
     repeats: Callable[[np.ndarray], np.ndarray]
+    progress: np.ndarray | None = None
+
+    def told(self) -> np.ndarray:
+        """The sequence the trust region consumes: ``progress``, else ``y``."""
+        return self.y if self.progress is None else self.progress
 
 
 class InBoxSampler(Protocol):
@@ -218,7 +225,7 @@ class TrustRegion:
         best = argmax(unit_scale(snap.y[mine])[0], snap.rng)
         # the tree routes float32 copies of the points: keep the centre in the box
         center = np.clip(snap.X[mine[best]], low, high)
-        self.update(snap.y, snap.n_pending)
+        self.update(snap.told(), snap.n_pending)
         lo, hi = self.region(center, low, high)
         pts = sample_in(snap.rng, lo, hi, n, snap.ctx)
         if self.discrete == "region":
@@ -316,7 +323,7 @@ class LocalGP(TrustRegion):
         gp = fit_gp(Z[local], snap.targets(local), dim=None if Z.shape[1] == d else d)
         own = local[snap.leaf_of[local] == b]
         center = np.clip(X[own[argmax(posterior_mean(gp, Z[own]), rng)]], low, high)
-        self.update(snap.y, snap.n_pending)
+        self.update(snap.told(), snap.n_pending)
         lo, hi = self.region(center, low, high)
         for j, u in ctx.items():
             center[j] = lo[j] = hi[j] = u

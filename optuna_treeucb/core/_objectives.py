@@ -19,64 +19,35 @@ partition, the index and the in-box samplers keep seeing one scalar in [0, 1]:
   the single-objective reward, the rewards are invariant to any strictly increasing
   transform of each objective and ``±inf`` are allowed.  Equal objective vectors share
   their reward.  With one objective the rewards are today's rank rewards, bit for bit.
-* **ParEGO** (Knowles 2006; :func:`chebyshev_rewards`): the augmented Chebyshev
-  scalarisation of the per-objective rank rewards under weights drawn per round
-  (:func:`chebyshev_weights`, deterministic given an rng), then ranked as one objective.
+* **ParEGO** (Knowles 2006, a random Chebyshev scalarisation per round) lost to the Pareto
+  rule on the tuning seeds (``benchmarks/results/moo_pilot.md``) and was deleted.
 * **Both**: :func:`objective_rewards` applies constrained domination first, then the rule of
   the objectives to the feasible observations only.
 
 Conventions: every objective is *maximised* (the core stores ``-value`` for a minimised
 direction, as it does today); a violation is >= 0 and 0 exactly when feasible.
 
-Wiring after the split of ``_treeucb.py`` (design note)
--------------------------------------------------------
-* **Core.** ``TreeUCB.tell(x, value, violation=None)`` and ``tell_many(X, values,
-  violations=None)`` accept ``value`` of shape (k,) when the core was built with
-  ``n_objectives=k`` and a violation >= 0 (the frameworks compute it once with
-  :func:`total_violation`, so the core stores one float per observation, never the
-  constraint vector).  ``Observations`` keeps ``y`` of shape (n, k) and ``violation`` of shape
-  (n,); its one reward method calls :func:`objective_rewards` when ``k > 1`` or a violation
-  is stored, else keeps today's incremental ranks (so single-objective fingerprints cannot
-  move).  ParEGO's weights are drawn in ``ask`` from the core's rng, once per round, and
-  passed to the rewards; the Pareto rule needs no state.  The local GP's targets are those
-  rewards too (one method).  ``best`` becomes :func:`best_feasible` (``k == 1``) or
-  :func:`front_indices` (``k > 1``).  Observations stopped early (Optuna stores constraints
-  for PRUNED trials too) are first ranked with the complete ones, as ``pruned="last_value"``
-  does; a budget rule for them is left for later.  ``reward="minmax"`` with constraints or
-  several objectives raises a ValueError (the rules here are rank rules).
-* **Sampler.** It reads each finished trial's ``FrozenTrial.constraints`` (Optuna >= 5: a
-  dict that merges the values set by ``Trial.set_constraint(key, value)``, stored under
-  ``"constraints:<key>"``, and the legacy tuple under ``"constraints"``, Optuna's
-  ``_CONSTRAINTS_KEY``; on Optuna 4 the tuple ``trial.system_attrs.get("constraints")``), so
-  a user who sets constraints in the objective needs no sampler argument, as with every
-  Optuna 5 sampler.  ``TreeUCBSampler(constraints_func=None, ...)`` is accepted for parity
-  with TPE, GPSampler and NSGA-II (Optuna 5.0 deprecates it with a FutureWarning, removal
-  in 7.0; the sampler warns the same): in ``after_trial`` it calls
-  ``optuna.samplers._base._process_constraints_after_trial(constraints_func, study, trial,
-  state)`` as they do, which rejects NaN and stores the tuple, so ``study.best_trials`` and
-  the plots see it.  The violation is :func:`total_violation` of the values; a trial without
-  constraints counts as feasible (TPE's ``_get_infeasible_trial_score`` sums none), and a
-  trial whose number of constraints differs from the first one's raises a ValueError naming
-  ``constraints_func`` (GPSampler raises too).  ``study.directions`` gives ``k``; the one
-  direction function negates each ``MINIMIZE`` column; ``sample_relative`` stops raising for
-  ``len(directions) > 1`` (the conformance suite's ``MultiObjectiveSamplerTestCase``).
-* **Searcher.** ``TreeUCBSearch(metric=["err", "size"], mode=["min", "min"],
-  constraints=["mem_gb_over"])``: the lists are validated as ``OptunaSearch`` does (same
-  length, each mode "min"/"max"); ``on_trial_complete`` reads ``result[m]`` for each metric
-  and constraint name (names only, never evaluated; a missing name or a NaN raises a
-  ValueError naming ``constraints``) and passes the violation to the core.
-* **In-box refinement, constraints (SCBO, Eriksson & Poloczek 2021).** The trust region is
-  centred on :func:`best_feasible` (the least-violating point while none is feasible), and
-  its success counter only counts a new best feasible point.  Because the tree already sees
-  infeasible points as low rewards, leaves inside the infeasible region lose their index;
-  inside a box the local GP is fitted to the constrained rewards, which are low across the
-  infeasible region, so its Thompson draw avoids it without separate constraint GPs.
-  Whether explicit constraint GPs (SCBO's) pay for their cost is a measurement to make.
-* **In-box refinement, several objectives (MORBO, Daulton et al. 2022).** The centre is a
-  point of :func:`front_indices` inside the chosen box, the one with the largest
-  hypervolume contribution (MORBO's rule) or, if the box holds none, the best reward in
-  the box; one trust region per box, its side updated only when the front's hypervolume
-  grows.
+How the core and the faces use it
+---------------------------------
+* **Core.** ``TreeUCB(direction=[...])`` takes one direction per objective; ``tell`` takes
+  ``k`` values and a ``violation`` >= 0 (the faces compute it with :func:`total_violation`,
+  so the core stores one float per observation).  ``Observations`` keeps values of shape
+  (n, k) and violations of shape (n,); its one reward method calls
+  :func:`objective_rewards` when ``k > 1`` or a positive violation was told, else keeps the
+  incremental ranks, so a single-objective run, constrained ones while every point is
+  feasible, is unchanged bit for bit.  The tree, the index, the in-box samplers' box best
+  and the local GP's targets read those rewards: the trust region is centred on the box's
+  best feasible point (SCBO's centre, the least-violating one while the box has none) or,
+  with several objectives, on its front point of largest hypervolume contribution
+  (MORBO's rule); its success counter reads :func:`progress`.  Separate GPs of the
+  constraints (SCBO) are not built.  Observations stopped early are ranked with the
+  complete ones, as ``pruned="last_value"`` does.  ``best_params`` is
+  :func:`best_feasible`; with several objectives ``front_params`` lists
+  :func:`front_indices`.
+* **Faces.** ``TreeUCBSampler`` reads each finished trial's constraints as Optuna's samplers
+  do (``FrozenTrial.constraints``: ``Trial.set_constraint`` and the tuple that
+  ``constraints_func`` stores) and takes ``study.directions``; ``TreeUCBSearch`` takes
+  ``metric`` and ``mode`` lists and ``constraints``, names of result keys.
 """
 
 from __future__ import annotations
@@ -85,16 +56,44 @@ from typing import Literal
 
 import numpy as np
 
-from optuna_treeucb.core._observations import average_ranks
-from optuna_treeucb.core._observations import rank_rewards
-
 TieBreak = Literal["hypervolume", "crowding"]
 TIE_BREAKS = ("hypervolume", "crowding")
 # Exact contributions: ~1 ms per call at 200 trials in 2-D, ~20 ms in 3-D (DTLZ2 histories of
 # NSGA-II, TPE and Random), seconds in 5-D: with more objectives the "hypervolume" tie-break
 # uses the crowding distance (as NSGA-II does).
 HYPERVOLUME_MAX_OBJECTIVES = 3
-CHEBYSHEV_RHO = 0.05  # ParEGO's augmentation weight rho (Knowles 2006, eq. 2)
+
+
+# -- ranks of one objective -------------------------------------------------------------------
+def average_ranks(y: np.ndarray) -> np.ndarray:
+    """1-based ranks of ``y`` (n,), ties sharing their average rank, shape (n,).
+
+    ``scipy.stats.rankdata(y, method="average")`` bit for bit, without its input handling,
+    which costs about 0.2 ms per call: the ranks are taken at every ask.
+    """
+    n = y.shape[0]
+    order = np.argsort(y, kind="mergesort")
+    inverse = np.empty(n, dtype=np.intp)
+    inverse[order] = np.arange(n)
+    ordered = y[order]
+    first = np.concatenate(([True], ordered[1:] != ordered[:-1]))  # first of each tie group
+    dense = np.cumsum(first)[inverse]  # 1-based tie-group of each value
+    ends = np.concatenate((np.flatnonzero(first), [n]))  # group g spans ends[g-1]+1..ends[g]
+    out: np.ndarray = 0.5 * (ends[dense] + ends[dense - 1] + 1)
+    return out
+
+
+def rank_rewards(y: np.ndarray, ranks: np.ndarray | None = None) -> np.ndarray:
+    """Rewards in [0, 1] of ``y`` (larger is better): the mid-ranks ``(rank - 1/2) / n``.
+
+    Invariant to any strictly increasing transform of the objective, so a log-scaled loss and
+    the loss itself give the same run, and ``±inf`` values rank first or last.  ``ranks``:
+    ``average_ranks(y)`` if already known.
+    """
+    n = y.shape[0]
+    if n == 0:
+        return np.zeros(0)
+    return ((average_ranks(y) if ranks is None else ranks) - 0.5) / n
 
 
 # -- input checks ------------------------------------------------------------------------------
@@ -426,99 +425,20 @@ def pareto_rewards(
     return _with_constraints(_pareto_average_ranks(Y[feasible], tie_break), v)
 
 
-# -- ParEGO ------------------------------------------------------------------------------------
-def chebyshev_weights(n_objectives: int, rng: np.random.Generator) -> np.ndarray:
-    """Weights of one ParEGO round, uniform on the simplex, shape (k,), summing to 1.
-
-    ParEGO (Knowles 2006) draws from a lattice of the simplex; a flat Dirichlet is its
-    continuous form (as BoTorch's ``sample_simplex``).  Deterministic given ``rng``.
-
-    Args:
-        n_objectives: ``k >= 1``.
-        rng: The caller's generator (one draw of k gammas).
-
-    Returns:
-        Shape (k,), values in [0, 1].
-    """
-    if n_objectives < 1:
-        raise ValueError(
-            "The 'n_objectives' parameter of chebyshev_weights must be an int >= 1. "
-            f"Got {n_objectives!r} instead."
-        )
-    w: np.ndarray = rng.dirichlet(np.ones(n_objectives))
-    return w
-
-
-def chebyshev_values(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """ParEGO's augmented Chebyshev scalarisation, larger is better, shape (n,).
-
-    ``-(max_j w_j (1 - r_j) + rho * sum_j w_j (1 - r_j))`` (Knowles 2006, eq. 2, with the
-    objectives normalised by their rank rewards ``r_j`` rather than min-max, so that the
-    value is invariant to increasing transforms and ``±inf`` is allowed).
-
-    Args:
-        values: Objective values, larger is better, shape (n, k), no NaN.
-        weights: Shape (k,), values >= 0 (:func:`chebyshev_weights`).
-
-    Returns:
-        Shape (n,).
-    """
-    Y = _objectives_2d("chebyshev_values", values)
-    w = np.asarray(weights, dtype=float)
-    if w.shape != (Y.shape[1],):
-        raise _shape_error("chebyshev_values", "weights", f"(k,) = ({Y.shape[1]},)", w.shape)
-    if not (w >= 0).all():
-        raise ValueError(
-            "The 'weights' parameter of chebyshev_values must hold values >= 0 (no NaN). "
-            f"Got {w.tolist()} instead; draw them with chebyshev_weights."
-        )
-    if Y.shape[0] == 0:
-        return np.zeros(0)
-    gap = w * (1.0 - _column_rewards(Y))
-    out: np.ndarray = -(gap.max(axis=1) + CHEBYSHEV_RHO * gap.sum(axis=1))
-    return out
-
-
-def chebyshev_rewards(
-    values: np.ndarray, weights: np.ndarray, violation: np.ndarray | None = None
-) -> np.ndarray:
-    """Rewards of several objectives under one ParEGO scalarisation, shape (n,), in [0, 1].
-
-    Constrained domination first; the feasible observations are scalarised among themselves
-    (:func:`chebyshev_values`) and ranked as one objective.
-
-    Args:
-        values: Objective values, larger is better, shape (n, k), no NaN.
-        weights: Shape (k,), values >= 0 (:func:`chebyshev_weights`).
-        violation: Total violations (:func:`total_violation`), shape (n,), values >= 0.
-
-    Returns:
-        Shape (n,), values in [0, 1].
-    """
-    Y = _objectives_2d("chebyshev_rewards", values)
-    v = _check_violation("chebyshev_rewards", violation, Y.shape[0])
-    feasible = np.ones(Y.shape[0], dtype=bool) if v is None else v == 0.0
-    s = chebyshev_values(Y[feasible], weights)
-    return _with_constraints(average_ranks(s) if s.size else np.zeros(0), v)
-
-
 def objective_rewards(
     values: np.ndarray,
     violation: np.ndarray | None = None,
     *,
-    weights: np.ndarray | None = None,
     tie_break: TieBreak = "hypervolume",
 ) -> np.ndarray:
     """The reward rule of a study: the one entry point for the core's observations.
 
-    ``values`` of shape (n,) gives :func:`constrained_rewards`; of shape (n, k) it gives
-    :func:`chebyshev_rewards` when ``weights`` are given (ParEGO's round), else
+    ``values`` of shape (n,) gives :func:`constrained_rewards`, of shape (n, k)
     :func:`pareto_rewards`.
 
     Args:
         values: Objective values, larger is better, shape (n,) or (n, k), no NaN.
         violation: Total violations (:func:`total_violation`), shape (n,), values >= 0.
-        weights: This round's ParEGO weights, shape (k,), or ``None`` for the Pareto rule.
         tie_break: The Pareto rule's tie-break inside a front.
 
     Returns:
@@ -527,9 +447,38 @@ def objective_rewards(
     Y = np.asarray(values, dtype=float)
     if Y.ndim == 1:
         return constrained_rewards(Y, violation)
-    if weights is not None:
-        return chebyshev_rewards(Y, weights, violation)
     return pareto_rewards(Y, violation, tie_break=tie_break)
+
+
+def progress(values: np.ndarray, violation: np.ndarray | None = None) -> np.ndarray:
+    """What the trust region's success counter reads, in the order told, shape (n,).
+
+    Its running maximum grows exactly at a new best feasible observation: ``-inf`` for an
+    infeasible one; with one objective the value; with several the number of feasible
+    observations so far that no earlier feasible one weakly dominates (each grows the
+    front's hypervolume, MORBO's success).  Earlier entries never change as observations
+    are appended, so the trust region can consume it incrementally.
+
+    Args:
+        values: Objective values, larger is better, shape (n, k), no NaN.
+        violation: Total violations, shape (n,), values >= 0.
+
+    Returns:
+        Shape (n,).
+    """
+    Y = _objectives_2d("progress", values)
+    v = _check_violation("progress", violation, Y.shape[0])
+    feasible = np.ones(Y.shape[0], dtype=bool) if v is None else v == 0.0
+    if Y.shape[1] == 1:
+        out = Y[:, 0].copy()
+    else:
+        ge = np.ones((Y.shape[0],) * 2, dtype=bool)  # ge[j, i]: j >= i in every objective
+        for j in range(Y.shape[1]):
+            ge &= Y[:, None, j] >= Y[None, :, j]
+        earlier = np.tril(np.ones_like(ge), -1).T & feasible[:, None]  # j < i, j feasible
+        out = np.cumsum(feasible & ~(ge & earlier).any(axis=0)).astype(float)
+    out[~feasible] = -np.inf
+    return out
 
 
 # -- centres of the in-box refinement ----------------------------------------------------------

@@ -1,16 +1,16 @@
 """What TreeUCB was told: observations (values, rewards by rank, budgets, best) and pending points.
 
 :class:`Observations` stores each observation once and derives what the other parts read:
-the rewards of the tree and the index (:meth:`~Observations.rewards`), the local GP's targets
-(:meth:`~Observations.targets`) and the best.  They are the seam for richer observations:
-storing several objectives or a constraint violation (issue #24) changes ``append``,
-``rewards`` and ``targets``; every other part sees rewards in [0, 1] and targets, larger is
-better.  :class:`Pending` is the multiset of points asked and not yet told.
+the rewards of the tree and the index (:meth:`~Observations.rewards`, with several
+objectives or constraint violations by :mod:`._objectives`), what the in-box samplers rank
+and count by, the local GP's targets (:meth:`~Observations.targets`) and the best.  Every
+other part sees rewards in [0, 1] and targets, larger is better.  :class:`Pending` is the
+multiset of points asked and not yet told.
 
 Notations:
     n: observations; d: columns of the cube; p: pending points; L: boxes.
     X: observed points, shape (n, d), values in [0, 1].
-    y: values as the model sees them, larger is better, shape (n,).
+    y: values as the model sees them, larger is better, shape (n,) (Y: (n, k), k objectives).
     r: rewards, shape (n,), values in [0, 1].
 """
 
@@ -19,14 +19,20 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import Literal
 
 import numpy as np
 
 from optuna_treeucb.core._localgp import in_cells
 from optuna_treeucb.core._localgp import unit_scale
+from optuna_treeucb.core._objectives import average_ranks
+from optuna_treeucb.core._objectives import best_feasible
+from optuna_treeucb.core._objectives import front_indices
+from optuna_treeucb.core._objectives import objective_rewards
+from optuna_treeucb.core._objectives import progress
+from optuna_treeucb.core._objectives import rank_rewards
 from optuna_treeucb.core._space import UnitCube
 
 if TYPE_CHECKING:
@@ -35,24 +41,6 @@ if TYPE_CHECKING:
 _logger = logging.getLogger("optuna_treeucb.core._treeucb")  # the facade's, as before
 RANK_UPDATE_MAX = 64  # new values beyond which a full ranking is cheaper than updating
 PENDING_TOL = 1e-9  # a told float coordinate this close to a pending one is the same value
-
-
-def average_ranks(y: np.ndarray) -> np.ndarray:
-    """1-based ranks of ``y`` (n,), ties sharing their average rank, shape (n,).
-
-    ``scipy.stats.rankdata(y, method="average")`` bit for bit, without its input handling,
-    which costs about 0.2 ms per call: the ranks are taken at every ask.
-    """
-    n = y.shape[0]
-    order = np.argsort(y, kind="mergesort")
-    inverse = np.empty(n, dtype=np.intp)
-    inverse[order] = np.arange(n)
-    ordered = y[order]
-    first = np.concatenate(([True], ordered[1:] != ordered[:-1]))  # first of each tie group
-    dense = np.cumsum(first)[inverse]  # 1-based tie-group of each value
-    ends = np.concatenate((np.flatnonzero(first), [n]))  # group g spans ends[g-1]+1..ends[g]
-    out: np.ndarray = 0.5 * (ends[dense] + ends[dense - 1] + 1)
-    return out
 
 
 def update_average_ranks(ranks: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -76,19 +64,6 @@ def update_average_ranks(ranks: np.ndarray, y: np.ndarray) -> np.ndarray:
             np.count_nonzero(equal) + 2
         ) / 2
     return out
-
-
-def rank_rewards(y: np.ndarray, ranks: np.ndarray | None = None) -> np.ndarray:
-    """Rewards in [0, 1] of ``y`` (larger is better): the mid-ranks ``(rank - 1/2) / n``.
-
-    Invariant to any strictly increasing transform of the objective, so a log-scaled loss and
-    the loss itself give the same run, and ``±inf`` values rank first or last.  ``ranks``:
-    ``average_ranks(y)`` if already known.
-    """
-    n = y.shape[0]
-    if n == 0:
-        return np.zeros(0)
-    return ((average_ranks(y) if ranks is None else ranks) - 0.5) / n
 
 
 def as_points(d: int, X: Any, what: str, *, one: bool = False) -> np.ndarray:
@@ -125,19 +100,30 @@ def repeats(P: np.ndarray, obs: Observations, pending: Pending) -> np.ndarray:
 
 class Observations:
     """The told observations of ``space``, in the order told (buffers grow geometrically);
-    the values are stored so that larger is better, whatever the ``direction``."""
+    the values are stored so that larger is better, whatever the ``directions`` (one per
+    objective), with each observation's constraint violation (0: feasible)."""
 
-    def __init__(self, space: UnitCube, direction: Literal["maximize", "minimize"]) -> None:
+    def __init__(self, space: UnitCube, directions: str | Sequence[str]) -> None:
         self.space = space
-        self.sign = 1.0 if direction == "maximize" else -1.0
-        d = space.dim
+        directions = (directions,) if isinstance(directions, str) else directions
+        self.signs = np.array([1.0 if d == "maximize" else -1.0 for d in directions])
+        d, k = space.dim, self.signs.size
         self._X = np.zeros((16, d))
-        self._y = np.zeros(16)  # internal values: larger is better
+        self._y = np.zeros((16, k))  # internal values: larger is better
+        self._v = np.zeros(16)  # total constraint violations
         self._b = np.full(16, np.inf)  # budgets: the step reached, inf for a full evaluation
         self.n = 0
+        self.constrained = False  # whether a positive violation was told
         self._told: dict[int, dict[str, Any]] = {}  # observation -> parameters as told
         self._ranks = np.zeros(0)  # average ranks of the values, kept up to date
+        self._rewards: tuple[int, np.ndarray] = (0, np.zeros(0))  # (n, rewards) of rank rules
         self._cells: tuple[np.ndarray, np.ndarray, int] = (np.zeros((0, d)), np.zeros((0, d)), 0)
+
+    @property
+    def ranked(self) -> bool:
+        """Whether rewards follow :mod:`._objectives` (several objectives or a violation told)
+        rather than the plain ranks of one objective."""
+        return self.signs.size > 1 or self.constrained
 
     @property
     def X(self) -> np.ndarray:
@@ -146,8 +132,18 @@ class Observations:
 
     @property
     def y(self) -> np.ndarray:
-        """Values as the model sees them, larger is better, shape (n,) (a view)."""
+        """The first objective as the model sees it, larger is better, shape (n,) (a view)."""
+        return self._y[: self.n, 0]
+
+    @property
+    def Y(self) -> np.ndarray:
+        """Every objective as the model sees it, shape (n, k) (a view)."""
         return self._y[: self.n]
+
+    @property
+    def violations(self) -> np.ndarray:
+        """Total constraint violation of each observation, shape (n,) (a view)."""
+        return self._v[: self.n]
 
     @property
     def budgets(self) -> np.ndarray:
@@ -156,8 +152,9 @@ class Observations:
 
     @property
     def values(self) -> np.ndarray:
-        """Values as told, shape (n,) (a copy)."""
-        return self.sign * self.y
+        """Values as told, shape (n,) for one objective, else (n, k) (a copy)."""
+        out = self.signs * self.Y
+        return out[:, 0] if self.signs.size == 1 else out
 
     def append(
         self,
@@ -165,39 +162,56 @@ class Observations:
         values: np.ndarray,
         budgets: np.ndarray,
         params: Mapping[str, Any] | None = None,
+        violations: np.ndarray | None = None,
     ) -> None:
-        """Store observations: points (k, d), told values (k,), budgets (k,).
+        """Store observations: points (m, d), told values (m, k) (or (m,) for one objective),
+        budgets (m,), violations (m,) (``None``: feasible).
 
-        NaN values are dropped with a warning.  ``params``: for one observation, the
+        Values with a NaN are dropped with a warning.  ``params``: for one observation, the
         parameters as told (:meth:`best_params` returns them exactly).
         """
-        nan = np.isnan(values)
+        v = np.zeros(X.shape[0]) if violations is None else violations
+        values = values.reshape(X.shape[0], self.signs.size)
+        nan = np.isnan(values).any(axis=1)
         if nan.any():
             if nan.size == 1:
                 at = params if params is not None else self.space.decode(X[0])
                 _logger.warning("TreeUCB ignores a NaN objective value at %s.", at)
                 return
             _logger.warning("TreeUCB ignores %d NaN objective value(s).", int(nan.sum()))
-            X, values, budgets = X[~nan], values[~nan], budgets[~nan]
-        n, k = self.n, X.shape[0]
-        if n + k > self._y.size:
-            size = max(2 * self._y.size, n + k)
-            Xb, yb, bb = np.zeros((size, self.space.dim)), np.zeros(size), np.full(size, np.inf)
-            Xb[:n], yb[:n], bb[:n] = self._X[:n], self._y[:n], self._b[:n]
-            self._X, self._y, self._b = Xb, yb, bb
-        self._X[n : n + k] = X
-        self._y[n : n + k] = values if self.sign > 0 else -values
-        self._b[n : n + k] = budgets
-        if params is not None and k == 1:
+            X, values, budgets, v = X[~nan], values[~nan], budgets[~nan], v[~nan]
+        n, m = self.n, X.shape[0]
+        if n + m > self._b.size:
+            size = max(2 * self._b.size, n + m)
+            Xb, yb = np.zeros((size, self.space.dim)), np.zeros((size, self.signs.size))
+            vb, bb = np.zeros(size), np.full(size, np.inf)
+            Xb[:n], yb[:n], vb[:n], bb[:n] = self._X[:n], self._y[:n], self._v[:n], self._b[:n]
+            self._X, self._y, self._v, self._b = Xb, yb, vb, bb
+        self._X[n : n + m] = X
+        self._y[n : n + m] = values * self.signs
+        self._v[n : n + m] = v
+        self._b[n : n + m] = budgets
+        self.constrained = self.constrained or bool((v > 0).any())
+        if params is not None and m == 1:
             self._told[n] = dict(params)
-        self.n = n + k
+        self.n = n + m
 
     def rewards(self, m: int | None = None) -> np.ndarray:
         """Rewards of the first ``m`` observations on their own (``None``: all), shape (m,).
 
-        The one rule from stored observations to rewards: mid-ranks of the values
-        (:func:`rank_rewards`), whatever the budgets (both ``pruned`` rules rank by value).
+        The one rule from stored observations to rewards, whatever the budgets (both
+        ``pruned`` rules rank by value): :func:`~._objectives.objective_rewards` when
+        :attr:`ranked`, else the mid-ranks of the values (:func:`rank_rewards`).
         """
+        if self.ranked:
+            m = self.n if m is None else m
+            if m == self.n and self._rewards[0] == m:
+                return self._rewards[1]
+            Y = self.Y[:m] if self.signs.size > 1 else self.y[:m]
+            r = objective_rewards(Y, self.violations[:m])
+            if m == self.n:
+                self._rewards = (m, r)
+            return r
         if m is None or m == self.n:
             if self.n == 0:
                 return np.zeros(0)
@@ -205,11 +219,24 @@ class Observations:
             return rank_rewards(self.y, self._ranks)
         return rank_rewards(self.y[:m])
 
+    def scores(self) -> np.ndarray:
+        """What the in-box samplers rank a box's observations by, larger is better, (n,): the
+        values, or the rewards when :attr:`ranked`."""
+        return self.rewards() if self.ranked else self.y
+
+    def progress(self) -> np.ndarray:
+        """What the trust region's success counter reads, (n,): the values, or
+        :func:`~._objectives.progress` when :attr:`ranked`."""
+        return progress(self.Y, self.violations) if self.ranked else self.y
+
     def targets(self, idx: np.ndarray) -> np.ndarray:
         """Targets of the local GP at observations ``idx``, (k,), larger is better: the values,
         infinities clipped to the finite range (their ranks did worse: they flatten the bowl),
         times the power of two that brings the largest into [0.5, 1) (exact, so the draws do
-        not depend on the objective's scale and no variance of values near 1e160 overflows)."""
+        not depend on the objective's scale and no variance of values near 1e160 overflows);
+        when :attr:`ranked`, the rewards so scaled."""
+        if self.ranked:
+            return unit_scale(self.rewards()[idx])[0]
         y = self.y[idx]
         fin = np.isfinite(y)
         if not fin.all():
@@ -217,20 +244,41 @@ class Observations:
             y = np.clip(np.nan_to_num(y, posinf=hi, neginf=lo), lo, hi)
         return unit_scale(y)[0]
 
-    def best(self, what: str) -> int:
-        """The first of the largest values among the observations that went furthest (the
-        full ones, if any); RuntimeError naming ``what`` before any."""
+    def furthest(self, what: str) -> np.ndarray:
+        """Indices of the observations that went furthest (the full ones, if any);
+        RuntimeError naming ``what`` before any."""
         if self.n == 0:
             raise RuntimeError(f"TreeUCB.{what} needs at least one told value.")
-        furthest = np.flatnonzero(self.budgets == np.max(self.budgets))
-        return int(furthest[np.argmax(self.y[furthest])])
+        return np.flatnonzero(self.budgets == np.max(self.budgets))
+
+    def best(self, what: str) -> int:
+        """The first best feasible value (:func:`~._objectives.best_feasible`) among the
+        observations that went furthest; RuntimeError naming ``what`` before any, or with
+        several objectives (there is a front, not a best)."""
+        if self.signs.size > 1:
+            raise RuntimeError(
+                f"TreeUCB.{what} is not defined with several objectives: read "
+                "TreeUCB.front_params, the non-dominated feasible observations, instead."
+            )
+        furthest = self.furthest(what)
+        return int(furthest[best_feasible(self.y[furthest], self.violations[furthest])])
+
+    def front(self) -> list[int]:
+        """The non-dominated feasible observations that went furthest (those of the smallest
+        violation while none is feasible), in the order told."""
+        furthest = self.furthest("front_params")
+        at = front_indices(self.Y[furthest], self.violations[furthest])
+        return furthest[at].tolist()
 
     def best_params(self) -> dict[str, Any]:
-        """Parameters of the best observation, as told if they were told as parameters."""
-        best = self.best("best_params")
-        if best in self._told:
-            return dict(self._told[best])
-        return self.space.decode(self.X[best])
+        """Parameters of the best observation (:meth:`best`)."""
+        return self.params_of(self.best("best_params"))
+
+    def params_of(self, i: int) -> dict[str, Any]:
+        """Parameters of observation ``i``, as told if they were told as parameters."""
+        if i in self._told:
+            return dict(self._told[i])
+        return self.space.decode(self.X[i])
 
     def cells(self) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`UnitCube.value_cells` of the observations, kept up to date, each (n, d)."""

@@ -167,8 +167,9 @@ _OPTIONS = (
         "direction",
         "str",
         "maximize",
-        doc="Whether the told values are maximized or minimized: pass `minimize` for losses "
-        "(the wrappers take it from the study or from `mode`).",
+        doc="Whether the told values are maximized or minimized: pass `minimize` for losses, "
+        "or a list with one per objective for several objectives (the wrappers take it from "
+        "the study or from `mode`).",
         choices=("maximize", "minimize"),
         core_only=True,
     ),

@@ -30,6 +30,7 @@ from optuna_treeucb.core._observations import Observations
 from optuna_treeucb.core._observations import Pending
 from optuna_treeucb.core._observations import as_points
 from optuna_treeucb.core._observations import repeats
+from optuna_treeucb.core._options import OPTIONS
 from optuna_treeucb.core._options import validate_options
 from optuna_treeucb.core._partition import IncrementalPartition
 from optuna_treeucb.core._partition import Partition
@@ -64,7 +65,11 @@ class TreeUCB:
     local GP inside a trust region around the played box's best observation.
 
     Objective values become rewards in [0, 1] by their mid-rank (larger is better).  NaN
-    values are ignored with a warning; ``±inf`` rank as the best/worst values.  An
+    values are ignored with a warning; ``±inf`` rank as the best/worst values.  With several
+    objectives (``direction`` a sequence) or constraints (``tell(..., violation=v)``), the
+    rewards rank feasible observations above infeasible ones (which rank by violation) and
+    the feasible ones by Pareto front, then hypervolume contribution
+    (:mod:`~optuna_treeucb.core._objectives`).  An
     observation may carry a budget: the step its evaluation reached when a pruner or a
     scheduler stopped it early (``None`` or ``inf``: a full evaluation); see ``pruned``.
 
@@ -102,7 +107,7 @@ class TreeUCB:
         space: UnitCube | Sequence[ParamSpec] | int,
         *,
         seed: int | None = None,
-        direction: Direction = "maximize",
+        direction: Direction | Sequence[Direction] = "maximize",
         rule: Rule = "refit",
         index: Index = "hoeffding",
         C: float = 0.01,
@@ -115,10 +120,15 @@ class TreeUCB:
         **unknown: Any,
     ) -> None:
         self.space = as_cube(space)
+        directions = _directions(direction)
         given = {k: v for k, v in locals().items() if k not in ("self", "space", "unknown")}
+        given["direction"] = directions[0]
+        del given["directions"]
         opts = validate_options("TreeUCB", {**given, **unknown})
         self.seed: int | None = opts["seed"]
-        self.direction: Direction = opts["direction"]
+        self.direction: Direction | tuple[Direction, ...] = (
+            opts["direction"] if isinstance(direction, str) else directions
+        )
         self.rule: Rule = opts["rule"]
         self.index: Index = opts["index"]
         self.C: float = opts["C"]
@@ -129,7 +139,7 @@ class TreeUCB:
         self.sampling: Sampling = opts["sampling"]
         self.discrete: Discrete = opts["discrete"]
         self._rng = np.random.default_rng(self.seed)
-        self._obs = Observations(self.space, self.direction)
+        self._obs = Observations(self.space, directions)
         self._pending = Pending(self.space)
         self._context = BudgetContext(self.pruned, self.max_budget)
         self.partition = self._new_partition()
@@ -171,14 +181,27 @@ class TreeUCB:
 
     @property
     def values(self) -> np.ndarray:
-        """Observed values as told (not negated), shape (n,)."""
+        """Observed values as told (not negated), shape (n,), or (n, k) for k objectives."""
         return self._obs.values
 
     @property
+    def violations(self) -> np.ndarray:
+        """Total constraint violation of each observation (0: feasible), shape (n,)."""
+        return self._obs.violations.copy()
+
+    @property
     def best_params(self) -> dict[str, Any]:
-        """Parameters of the best observation among those that went furthest (RuntimeError
-        before any)."""
+        """Parameters of the best feasible observation (the least violating while none is)
+        among those that went furthest (RuntimeError before any, or with several
+        objectives: read :attr:`front_params`)."""
         return self._obs.best_params()
+
+    @property
+    def front_params(self) -> list[dict[str, Any]]:
+        """Parameters of the non-dominated feasible observations among those that went
+        furthest (the least violating while none is feasible), in the order told; with one
+        objective, those of the best value (RuntimeError before any)."""
+        return [self._obs.params_of(i) for i in self._obs.front()]
 
     @property
     def best_x(self) -> np.ndarray:
@@ -202,62 +225,82 @@ class TreeUCB:
         return step if not complete else self._context.complete_budget(step)
 
     def rewards(self) -> np.ndarray:
-        """Rewards of the observations, shape (n,), values in [0, 1] (mid-ranks of the values)."""
+        """Rewards of the observations, shape (n,), values in [0, 1] (mid-ranks of the values;
+        with several objectives or constraints, see the class docstring)."""
         return self._obs.rewards()
 
     def tell(
-        self, params: Mapping[str, Any], value: float, *, budget: float | None = None
+        self,
+        params: Mapping[str, Any],
+        value: float | Sequence[float],
+        *,
+        budget: float | None = None,
+        violation: float | None = None,
     ) -> None:
         """Record the objective value (NaN: ignored, with a warning) of ``params``, a legal
-        value for every parameter; ``budget``: the step reached by an evaluation stopped early
-        (a number >= 0), ``None`` or ``inf`` for a full one."""
-        self._tell(self.space.encode(params), value, budget, params)
+        value for every parameter: a number, or k numbers for k objectives; ``budget``: the
+        step reached by an evaluation stopped early (a number >= 0), ``None`` or ``inf`` for a
+        full one; ``violation``: the total constraint violation, a number >= 0 (0 or
+        ``None``: feasible), e.g. the sum of the positive parts of constraints feasible when
+        <= 0."""
+        self._tell(self.space.encode(params), value, budget, violation, params)
 
     def tell_x(
-        self, x: np.ndarray | Sequence[float], value: float, *, budget: float | None = None
+        self,
+        x: np.ndarray | Sequence[float],
+        value: float | Sequence[float],
+        *,
+        budget: float | None = None,
+        violation: float | None = None,
     ) -> None:
         """:meth:`tell` for a point ``x`` of the cube, shape (d,), values in [0, 1]."""
-        self._tell(
-            as_points(self.space.dim, x, "TreeUCB.tell_x", one=True)[0], value, budget, None
-        )
+        point = as_points(self.space.dim, x, "TreeUCB.tell_x", one=True)[0]
+        self._tell(point, value, budget, violation, None)
 
     def _tell(
-        self, x: np.ndarray, value: Any, budget: Any, params: Mapping[str, Any] | None
+        self,
+        x: np.ndarray,
+        value: Any,
+        budget: Any,
+        violation: Any,
+        params: Mapping[str, Any] | None,
     ) -> None:
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+        if isinstance(value, (bool, str)):
             raise TypeError(f"TreeUCB.tell needs a numeric value. Got {value!r}.")
+        y = _as_values(value, None, self._obs.signs.size)
         b = as_budgets([budget], 1, "TreeUCB.tell")
+        v = _as_violations([violation], 1, "TreeUCB.tell", "violation")
         self._pending.drop(x)
-        self._obs.append(x[None], np.array([float(value)]), b, params)
+        self._obs.append(x[None], y, b, params, v)
 
     def tell_many(
         self,
         X: np.ndarray,
-        values: np.ndarray | Sequence[float],
+        values: np.ndarray | Sequence[float] | Sequence[Sequence[float]],
         budgets: np.ndarray | Sequence[float | None] | None = None,
+        violations: np.ndarray | Sequence[float | None] | None = None,
         *,
         drop_pending: bool = True,
     ) -> None:
-        """Record many observations: ``X`` (n, d) in [0, 1], ``values`` (n,), ``budgets`` (n,)
-        as in :meth:`tell` (``None``: all full).  ``drop_pending=False`` leaves the pending
-        points alone, for a caller that keeps them with :meth:`add_pending` and
-        :meth:`forget_pending`.
+        """Record many observations: ``X`` (n, d) in [0, 1], ``values`` (n,) or (n, k) for k
+        objectives, ``budgets`` (n,) and ``violations`` (n,) as in :meth:`tell` (``None``: all
+        full, all feasible).  ``drop_pending=False`` leaves the pending points alone, for a
+        caller that keeps them with :meth:`add_pending` and :meth:`forget_pending`.
 
         Raises:
-            ValueError: If ``X`` is not of shape (n, d), or ``values`` not of shape (n,).
+            ValueError: If ``X`` is not of shape (n, d), ``values`` not of shape (n,) or
+                (n, k), or a violation is not a number >= 0.
         """
         X = as_points(self.space.dim, X, "TreeUCB.tell_many")
-        v = np.asarray(values, dtype=float)
-        if v.shape != (X.shape[0],):
-            raise ValueError(
-                f"TreeUCB.tell_many needs values of shape ({X.shape[0]},), one per row of X. "
-                f"Got shape {v.shape}."
-            )
-        n = v.shape[0]
+        n = X.shape[0]
+        Y = _as_values(values, n, self._obs.signs.size)
         b = as_budgets([None] * n if budgets is None else budgets, n, "TreeUCB.tell_many")
+        v = _as_violations(
+            [None] * n if violations is None else violations, n, "TreeUCB.tell_many", "violations"
+        )
         for row in X if drop_pending else ():
             self._pending.drop(row)
-        self._obs.append(X, v, b)
+        self._obs.append(X, Y, b, None, v)
 
     # -- pending points -------------------------------------------------------------------------
     @property
@@ -354,8 +397,9 @@ class TreeUCB:
         ctx = self._context.played(ctx, d)  # pruned="context": at the full budget
         obs, part = self._obs, self.partition
         pend = lambda: self._context.at_full(self.pending).reshape(-1, X.shape[1])  # noqa: E731
-        boxes = (X, obs.y, part.leaf_of, stats.low, stats.high, ctx, self._rng, self.n_pending)
-        snap = Snapshot(*boxes, pend, obs.targets, lambda P: repeats(P, obs, self._pending))
+        boxes = (X, obs.scores(), part.leaf_of, stats.low, stats.high, ctx, self._rng)
+        same = lambda P: repeats(P, obs, self._pending)  # noqa: E731
+        snap = Snapshot(*boxes, self.n_pending, pend, obs.targets, same, obs.progress())
         ok = containing(stats.low, stats.high, snap.ctx)
         assert ok.any(), "the leaves tile the cube, so some leaf contains the context"
         index = np.where(ok, stats.index, -np.inf)
@@ -365,3 +409,48 @@ class TreeUCB:
         draw = lambda b, k: self._inbox.draw(snap, b, k)  # noqa: E731
         args = (X, part, r, pend(), t, self.C, self.M, self._rng)
         return self._soft_gp.choose(stats, index, draw, *args)[:d]
+
+
+def _directions(direction: Any) -> tuple[Direction, ...]:
+    """``direction`` as one direction per objective (ValueError/TypeError naming it)."""
+    if isinstance(direction, str) or not isinstance(direction, Sequence):
+        return (OPTIONS["direction"].check("TreeUCB", "direction", direction),)
+    if len(direction) == 0:
+        raise ValueError(
+            "The 'direction' parameter of TreeUCB must be 'maximize', 'minimize' or a "
+            "non-empty sequence of them, one per objective. Got [] instead."
+        )
+    return tuple(OPTIONS["direction"].check("TreeUCB", "direction", d) for d in direction)
+
+
+def _as_values(value: Any, n: int | None, k: int) -> np.ndarray:
+    """The told values as shape (n, k): ``value`` of :meth:`TreeUCB.tell` (``n`` None), a
+    number or k numbers, or ``values`` of :meth:`TreeUCB.tell_many`, (n,) or (n, k)."""
+    try:
+        Y = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):  # e.g. a string or None
+        raise TypeError(f"TreeUCB.tell needs a numeric value. Got {value!r}.") from None
+    if n is None:
+        if Y.shape == (k,) or (k == 1 and Y.shape == ()):
+            return Y.reshape(1, k)
+        per = "a number" if k == 1 else f"{k} numbers, one per objective"
+        raise ValueError(f"TreeUCB.tell needs {per}. Got {value!r}.")
+    if Y.shape == (n, k) or (k == 1 and Y.shape == (n,)):
+        return Y.reshape(n, k)
+    shape = f"({n},), one per row of X" if k == 1 else f"({n}, {k}), a row per row of X"
+    raise ValueError(f"TreeUCB.tell_many needs values of shape {shape}. Got shape {Y.shape}.")
+
+
+def _as_violations(violations: Any, n: int, owner: str, name: str) -> np.ndarray:
+    """``violations`` as a float array of shape (n,), values >= 0 (``None``: 0)."""
+    try:
+        v = np.array([0.0 if u is None else u for u in violations], dtype=float)
+    except (TypeError, ValueError):  # not a sequence, or not numbers
+        v = np.full(0, np.nan)
+    if v.shape != (n,) or np.isnan(v).any() or (v < 0).any():
+        raise ValueError(
+            f"The {name!r} parameter of {owner} must be a number >= 0 per observation "
+            f"(0: feasible; e.g. the sum of the positive parts of constraints feasible when "
+            f"<= 0). Got {violations if n != 1 else violations[0]!r} instead."
+        )
+    return v

@@ -8,9 +8,6 @@ import numpy as np
 import pytest
 
 from optuna_treeucb.core._objectives import best_feasible
-from optuna_treeucb.core._objectives import chebyshev_rewards
-from optuna_treeucb.core._objectives import chebyshev_values
-from optuna_treeucb.core._objectives import chebyshev_weights
 from optuna_treeucb.core._objectives import constrained_rewards
 from optuna_treeucb.core._objectives import crowding_distances
 from optuna_treeucb.core._objectives import front_indices
@@ -19,6 +16,7 @@ from optuna_treeucb.core._objectives import hypervolume_contributions
 from optuna_treeucb.core._objectives import objective_rewards
 from optuna_treeucb.core._objectives import pareto_ranks
 from optuna_treeucb.core._objectives import pareto_rewards
+from optuna_treeucb.core._objectives import progress
 from optuna_treeucb.core._objectives import total_violation
 from optuna_treeucb.core._observations import rank_rewards
 
@@ -48,7 +46,6 @@ def test_one_objective_without_constraints_is_exactly_todays_rank_reward(seed: i
     np.testing.assert_array_equal(constrained_rewards(y, np.zeros(40)), expected)
     np.testing.assert_array_equal(pareto_rewards(y[:, None]), expected)
     np.testing.assert_array_equal(pareto_rewards(y[:, None], tie_break="crowding"), expected)
-    np.testing.assert_array_equal(chebyshev_rewards(y[:, None], np.ones(1)), expected)
     np.testing.assert_array_equal(objective_rewards(y), expected)
 
 
@@ -57,14 +54,7 @@ def test_one_objective_with_constraints_is_the_same_under_every_rule(seed: int) 
     y, v = _values_with_ties(seed, 30, 1), _violation(seed, 30)
     expected = constrained_rewards(y[:, 0], v)
     np.testing.assert_array_equal(pareto_rewards(y, v), expected)
-    np.testing.assert_array_equal(chebyshev_rewards(y, np.ones(1), v), expected)
-
-
-def test_a_weight_on_one_objective_gives_that_objectives_rank_reward() -> None:
-    Y = _values_with_ties(0, 30, 2)
-    np.testing.assert_array_equal(
-        chebyshev_rewards(Y, np.array([1.0, 0.0])), rank_rewards(Y[:, 0])
-    )
+    np.testing.assert_array_equal(objective_rewards(y[:, 0], v), expected)
 
 
 # -- hand-computed values ----------------------------------------------------------------------
@@ -136,13 +126,6 @@ def test_crowding_distance_hand_computed() -> None:
     assert np.isinf(crowding_distances(P[:2])).all()
 
 
-def test_chebyshev_values_hand_computed() -> None:
-    # rank rewards: objective 0 (0.25, 0.75), objective 1 (0.75, 0.25); w = (0.5, 0.5)
-    # gaps: (0.375, 0.125) and (0.125, 0.375): -(0.375 + 0.05 * 0.5) for both
-    Y = np.array([[1.0, 2.0], [2.0, 1.0]])
-    np.testing.assert_allclose(chebyshev_values(Y, np.array([0.5, 0.5])), [-0.4, -0.4])
-
-
 def test_best_feasible_and_front_indices() -> None:
     y = np.array([5.0, 3.0, 4.0, 4.0])
     assert best_feasible(y) == 0
@@ -154,12 +137,22 @@ def test_best_feasible_and_front_indices() -> None:
     np.testing.assert_array_equal(front_indices(Y, np.array([2.0, 1.0, 1.0, 3.0])), [1, 2])
 
 
+def test_progress_grows_exactly_at_a_new_best_feasible_observation() -> None:
+    y = np.array([[1.0], [3.0], [5.0], [2.0], [4.0]])
+    v = np.array([0.0, 0.0, 1.0, 0.0, 0.0])
+    np.testing.assert_array_equal(progress(y, v), [1.0, 3.0, -np.inf, 2.0, 4.0])
+    # two objectives: (2, 2) enters the front, (1, 1) does not, (3, 0) does, (4, 4) is
+    # infeasible, (2, 2) again is weakly dominated
+    Y = np.array([[2.0, 2.0], [1.0, 1.0], [3.0, 0.0], [4.0, 4.0], [2.0, 2.0]])
+    v = np.array([0.0, 0.0, 0.0, 2.0, 0.0])
+    np.testing.assert_array_equal(progress(Y, v), [1.0, 1.0, 2.0, -np.inf, 2.0])
+
+
 # -- invariants --------------------------------------------------------------------------------
 RULES = {
     "constrained": lambda Y, v: constrained_rewards(Y[:, 0], v),
     "pareto-hv": lambda Y, v: pareto_rewards(Y, v),
     "pareto-crowding": lambda Y, v: pareto_rewards(Y, v, tie_break="crowding"),
-    "chebyshev": lambda Y, v: chebyshev_rewards(Y, np.array([0.2, 0.3, 0.5])[: Y.shape[1]], v),
 }
 
 
@@ -203,18 +196,9 @@ def test_rewards_are_invariant_to_increasing_transforms_and_permutations(rule: s
     np.testing.assert_allclose(RULES[rule](Y[perm], v[perm]), r[perm])
 
 
-def test_chebyshev_weights_are_deterministic_given_the_rng() -> None:
-    a = chebyshev_weights(3, np.random.default_rng(5))
-    b = chebyshev_weights(3, np.random.default_rng(5))
-    np.testing.assert_array_equal(a, b)
-    assert a.shape == (3,) and (a >= 0).all()
-    np.testing.assert_allclose(a.sum(), 1.0)
-
-
 def test_empty_inputs() -> None:
     assert constrained_rewards(np.zeros(0), np.zeros(0)).shape == (0,)
     assert pareto_rewards(np.zeros((0, 2))).shape == (0,)
-    assert chebyshev_rewards(np.zeros((0, 2)), np.ones(2)).shape == (0,)
     assert front_indices(np.zeros((0, 2))).shape == (0,)
 
 
@@ -226,8 +210,6 @@ def test_shape_errors_name_the_parameter_and_the_shapes() -> None:
         constrained_rewards(np.zeros(3), np.zeros(2))
     with pytest.raises(ValueError, match=r"'values' .* shape \(n, k\).*Got shape \(3,\)"):
         pareto_rewards(np.zeros(3))
-    with pytest.raises(ValueError, match=r"'weights' .* shape \(k,\) = \(2,\).*Got shape \(3,\)"):
-        chebyshev_rewards(np.zeros((4, 2)), np.ones(3))
     with pytest.raises(ValueError, match=r"'constraints' .* shape \(n, c\).*Got shape \(4,\)"):
         total_violation(np.zeros(4))
     with pytest.raises(ValueError, match=r"'y' parameter of constrained_rewards .*\(n,\)"):
@@ -243,7 +225,3 @@ def test_value_errors() -> None:
         pareto_rewards(np.array([[0.0, np.nan]]))
     with pytest.raises(ValueError, match="'tie_break' .* Got 'knee'"):
         pareto_rewards(np.zeros((2, 2)), tie_break="knee")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match=r"'weights' .* >= 0 \(no NaN\). Got \[1.0, -0.5\]"):
-        chebyshev_rewards(np.zeros((2, 2)), np.array([1.0, -0.5]))
-    with pytest.raises(ValueError, match="'n_objectives' .* >= 1. Got 0"):
-        chebyshev_weights(0, np.random.default_rng(0))

@@ -23,8 +23,8 @@ from optuna.samplers import BaseSampler
 from optuna.storages import JournalStorage
 from optuna.storages.journal import JournalFileBackend
 from optuna.testing.pytest_samplers import BasicSamplerTestCase
+from optuna.testing.pytest_samplers import MultiObjectiveSamplerTestCase
 from optuna.testing.pytest_samplers import RelativeSamplerTestCase
-from optuna.testing.pytest_samplers import SingleOnlySamplerTestCase
 from optuna.trial import TrialState
 
 from optuna_treeucb import TreeUCBSampler
@@ -39,7 +39,9 @@ LOGGER = "optuna_treeucb._sampler"
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
 
-class TestTreeUCBSampler(BasicSamplerTestCase, RelativeSamplerTestCase, SingleOnlySamplerTestCase):
+class TestTreeUCBSampler(
+    BasicSamplerTestCase, RelativeSamplerTestCase, MultiObjectiveSamplerTestCase
+):
     @pytest.fixture
     def sampler(self) -> Callable[[], BaseSampler]:
         return lambda: TreeUCBSampler(seed=0, n_startup_trials=1)
@@ -144,7 +146,7 @@ def test_docstring_describes_only_the_samplers_own_arguments() -> None:
     args = doc[doc.index("Args:") : doc.index("Raises:")]
     described = re.findall(r"^ {8}(\w+):$", args, flags=re.M)
     own = ["seed", "n_startup_trials", "group", "independent_sampler"]
-    assert described == [*own, "warn_independent_sampling"]  # the core's are in its table
+    assert described == [*own, "warn_independent_sampling", "constraints_func"]  # core: table
 
 
 @pytest.mark.parametrize(
@@ -279,21 +281,6 @@ def test_out_of_range_enqueued_value_is_skipped() -> None:
     assert study.trials[4].params["x"] == 100.0
     assert all(t.state == TrialState.COMPLETE for t in study.trials)
     assert study.sampler.build_model(study).n_observations == 5  # trial 4 is not encodable
-
-
-# -- multi-objective, build_model -----------------------------------------------------------------
-def test_multi_objective_errors() -> None:
-    sampler = TreeUCBSampler(seed=0)
-    study = optuna.create_study(directions=["minimize", "minimize"], sampler=sampler)
-    trial = study.ask()
-    with pytest.raises(ValueError, match="single-objective studies only. Got a study with 2"):
-        sampler.sample_relative(study, study.trials[0], {})
-    with pytest.raises(ValueError, match="single-objective"):
-        sampler.sample_independent(study, study.trials[0], "x", FloatDistribution(0, 1))
-    with pytest.raises(ValueError, match="single-objective"):
-        sampler.build_model(study)
-    with pytest.raises(ValueError, match="single-objective"):
-        trial.suggest_float("x", 0, 1)
 
 
 def test_failed_waiting_and_running_trials_around_finished_ones() -> None:

@@ -1,0 +1,188 @@
+"""TreeUCBSampler in constrained and multi-objective studies (issue #24)."""
+
+from __future__ import annotations
+
+import math
+import pickle
+import warnings
+from collections.abc import Callable
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import optuna
+import pytest
+from optuna._hypervolume import compute_hypervolume
+from optuna.storages import JournalStorage
+from optuna.storages.journal import JournalFileBackend
+from optuna.trial import FrozenTrial
+from optuna.trial import TrialState
+
+from optuna_treeucb import TreeUCBSampler
+
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+DEPRECATED = "`constraints_func` has been deprecated in v5.0.0"
+
+
+# -- a constrained problem: the unconstrained optimum (1, 1) is infeasible ----------------------
+def bowl(trial: optuna.Trial) -> float:
+    x = trial.suggest_float("x", -2.0, 2.0)
+    y = trial.suggest_float("y", -2.0, 2.0)
+    return (x - 1.0) ** 2 + (y - 1.0) ** 2
+
+
+def half_plane(trial: FrozenTrial) -> Sequence[float]:
+    return (trial.params["x"] + trial.params["y"],)  # feasible when x + y <= 0
+
+
+def _storage(kind: str, tmp_path: Path) -> optuna.storages.BaseStorage | str | None:
+    if kind == "sqlite":
+        return f"sqlite:///{tmp_path / 'study.db'}"
+    if kind == "journal":
+        return JournalStorage(JournalFileBackend(str(tmp_path / "journal.log")))
+    return None
+
+
+@pytest.mark.parametrize("storage", ["inmemory", "sqlite", "journal"])
+def test_constraints_func_values_are_stored_and_best_trials_are_feasible(
+    storage: str, tmp_path: Path
+) -> None:
+    with pytest.warns(FutureWarning, match=DEPRECATED):  # as TPESampler and GPSampler warn
+        sampler = TreeUCBSampler(seed=0, n_startup_trials=5, constraints_func=half_plane)
+    study = optuna.create_study(storage=_storage(storage, tmp_path), sampler=sampler)
+    study.optimize(bowl, n_trials=25)
+    trials = study.get_trials(states=(TrialState.COMPLETE,))
+    assert len(trials) == 25
+    for t in trials:
+        assert list(t.constraints.values()) == [pytest.approx(half_plane(t)[0])]
+    assert any(half_plane(t)[0] > 0 for t in trials)  # the constraint is active
+    best = study.best_trial
+    assert half_plane(best)[0] <= 0  # Optuna's best_trial sees the stored constraints
+    feasible = [t.value for t in trials if half_plane(t)[0] <= 0]
+    assert best.value == min(feasible)
+
+
+def test_set_constraint_needs_no_sampler_argument_and_no_warning() -> None:
+    def objective(trial: optuna.Trial) -> float:
+        value = bowl(trial)
+        trial.set_constraint("sum", trial.params["x"] + trial.params["y"])
+        return value
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        sampler = TreeUCBSampler(seed=0, n_startup_trials=5)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(objective, n_trials=20)
+    model = sampler.build_model(study)
+    assert (model.violations > 0).any()  # the model was told the violations
+    np.testing.assert_allclose(
+        model.violations, [max(0.0, t.params["x"] + t.params["y"]) for t in study.trials]
+    )
+    assert model.best_params == study.best_params
+
+
+def _feasible_share_and_best(
+    sampler: optuna.samplers.BaseSampler, seed: int
+) -> tuple[float, float]:
+    """A small feasible disc far from the objective's optimum: minimise x + y on [0, 1]^2
+    subject to (x - 0.75)^2 + (y - 0.75)^2 <= 0.15^2 (area 0.07)."""
+
+    def objective(trial: optuna.Trial) -> float:
+        x, y = trial.suggest_float("x", 0.0, 1.0), trial.suggest_float("y", 0.0, 1.0)
+        trial.set_constraint("disc", (x - 0.75) ** 2 + (y - 0.75) ** 2 - 0.15**2)
+        return x + y
+
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(objective, n_trials=60)
+    feasible = [t.value for t in study.trials if t.constraints["disc"] <= 0]
+    return len(feasible) / 60, min(feasible, default=math.inf)
+
+
+def test_treeucb_finds_feasible_points_far_more_often_than_random() -> None:
+    seeds = range(3)
+    tree = [
+        _feasible_share_and_best(TreeUCBSampler(seed=s, n_startup_trials=10), s) for s in seeds
+    ]
+    rand = [_feasible_share_and_best(optuna.samplers.RandomSampler(seed=s), s) for s in seeds]
+    # feasible shares: random ~0.05, TreeUCB ~0.67 (seeds 0-2), refining around feasible points
+    assert np.mean([f for f, _ in tree]) > 5 * np.mean([f for f, _ in rand])
+    assert np.mean([b for _, b in tree]) < np.mean([b for _, b in rand])  # the best feasible
+
+
+def _zdt1(trial: optuna.Trial) -> tuple[float, float]:
+    x = [trial.suggest_float(f"x{i}", 0.0, 1.0) for i in range(4)]
+    g = 1.0 + 9.0 * sum(x[1:]) / 3.0
+    return x[0], g * (1.0 - math.sqrt(x[0] / g))
+
+
+def _hypervolume(study: optuna.Study) -> float:
+    front = np.array([t.values for t in study.best_trials])
+    return float(compute_hypervolume(front, np.array([1.1, 10.0])))
+
+
+def test_two_objective_front_improves_over_random() -> None:
+    tree, rand = [], []
+    for seed in range(3):
+        for sampler, out in (
+            (TreeUCBSampler(seed=seed), tree),
+            (optuna.samplers.RandomSampler(seed=seed), rand),
+        ):
+            study = optuna.create_study(directions=["minimize", "minimize"], sampler=sampler)
+            study.optimize(_zdt1, n_trials=60)
+            out.append(_hypervolume(study))
+    assert np.mean(tree) > np.mean(rand) + 1.0, (tree, rand)  # ~10.6 against ~8.9
+
+
+def test_two_objectives_with_constraints() -> None:
+    def objective(trial: optuna.Trial) -> tuple[float, float]:
+        values = _zdt1(trial)
+        trial.set_constraint("x0", 0.2 - trial.params["x0"])  # feasible when x0 >= 0.2
+        return values
+
+    sampler = TreeUCBSampler(seed=0, n_startup_trials=5)
+    study = optuna.create_study(directions=["minimize", "minimize"], sampler=sampler)
+    study.optimize(objective, n_trials=30)
+    assert all(t.params["x0"] >= 0.2 for t in study.best_trials)
+    front = sampler.build_model(study).front_params
+    assert {tuple(sorted(p.items())) for p in front} == {
+        tuple(sorted(t.params.items())) for t in study.best_trials
+    }
+
+
+# -- bad input ------------------------------------------------------------------------------------
+def _counting(trial: optuna.Trial) -> float:
+    for i in range(1 + (trial.number >= 3)):  # two constraints from trial 3 on
+        trial.set_constraint(f"c{i}", -1.0)
+    return bowl(trial)
+
+
+def test_a_changing_number_of_constraints_raises() -> None:
+    study = optuna.create_study(sampler=TreeUCBSampler(seed=0, n_startup_trials=1))
+    with pytest.raises(ValueError, match="same number of constraint values.*'constraints_func'"):
+        study.optimize(_counting, n_trials=6)
+    with pytest.raises(ValueError, match="Got 1 in trial 0 and 2 in trial 3"):
+        study.optimize(_counting, n_trials=1)  # and at every later trial
+
+
+def test_nan_constraints_are_rejected_as_optuna_does() -> None:
+    def nan_constraint(trial: FrozenTrial) -> Sequence[float]:
+        return (float("nan"),)
+
+    with pytest.warns(FutureWarning):
+        sampler = TreeUCBSampler(seed=0, constraints_func=nan_constraint)
+    study = optuna.create_study(sampler=sampler)
+    with pytest.raises(ValueError, match="Constraint values cannot be NaN"):
+        study.optimize(bowl, n_trials=1)
+
+
+@pytest.mark.parametrize("bad", [1.0, "x + y"])
+def test_constraints_func_must_be_callable(bad: object) -> None:
+    with pytest.raises(TypeError, match="'constraints_func' parameter of TreeUCBSampler.*Got"):
+        TreeUCBSampler(constraints_func=bad)  # type: ignore[arg-type]
+
+
+def test_constraints_func_survives_pickling() -> None:
+    with pytest.warns(FutureWarning):
+        sampler = TreeUCBSampler(seed=0, constraints_func=half_plane)
+    copy: Callable[..., object] = pickle.loads(pickle.dumps(sampler))._constraints_func  # type: ignore[attr-defined]
+    assert copy is half_plane
