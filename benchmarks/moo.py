@@ -16,8 +16,8 @@ objective stores them in a user attribute and the samplers get a ``constraints_f
 reads it, the form Optuna 5 deprecates).  Random ignores them.
 Reported at 50/100/200 trials: the mean rank among samplers over (problem, seed), the
 median score per problem, and the mean wall time per trial.  A sampler is one line of
-:data:`SAMPLERS`; TreeUCB enters with ``"TreeUCB": lambda seed, cf: TreeUCBSampler(seed=seed,
-constraints_func=cf)`` once it takes them (issue #24).
+:data:`SAMPLERS`; TreeUCB runs with its defaults (``TreeUCBSampler(seed=seed)``, Pareto-rank
+rewards with several objectives, constrained domination with constraints).
 
 Usage::
 
@@ -57,6 +57,7 @@ from benchmarks._moo_problems import constrained_problem
 from benchmarks._moo_problems import moo_problem
 from benchmarks._moo_ray import SEARCHERS as RAY_SEARCHERS
 from benchmarks._moo_ray import run_one as run_one_ray
+from optuna_treeucb import TreeUCBSampler
 
 ConstraintsFunc = Callable[[optuna.trial.FrozenTrial], Sequence[float]]
 
@@ -73,8 +74,10 @@ SAMPLERS: dict[str, Callable[[int, ConstraintsFunc | None], optuna.samplers.Base
     ),
     "GP": lambda seed, cf: optuna.samplers.GPSampler(seed=seed, constraints_func=cf),
     "Random": lambda seed, cf: optuna.samplers.RandomSampler(seed=seed),
+    "TreeUCB": lambda seed, cf: TreeUCBSampler(seed=seed, constraints_func=cf),
 }
-DEFAULT_SAMPLERS = ("NSGA-II", "TPE", "Random")  # GP needs torch (the gp extra): name it
+# GP needs torch (the gp extra): name it
+DEFAULT_SAMPLERS = ("TreeUCB", "NSGA-II", "TPE", "Random")
 MODES = ("moo", "constrained")
 
 
