@@ -16,7 +16,6 @@ import pickle
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from typing import Literal
 
 from optuna_treeucb.core import ParamSpec
 from optuna_treeucb.core import TreeUCB
@@ -317,9 +316,11 @@ def _layout(spec: Mapping[str, Any]) -> tuple[list[ParamSpec], _Layout]:
     return params, _Layout(spec, paths, frozenset(inner), frozenset(known))
 
 
-def _direction(mode: str) -> Literal["maximize", "minimize"]:
-    """The sign of the metric: the one place where Ray's ``mode`` meets the core."""
-    return "maximize" if mode == "max" else "minimize"
+def _direction(mode: str | list[str]) -> Any:
+    """The sign of each metric: the one place where Ray's ``mode`` meets the core."""
+    if isinstance(mode, str):
+        return "maximize" if mode == "max" else "minimize"
+    return ["maximize" if m == "max" else "minimize" for m in mode]
 
 
 def _as_float(value: Any) -> float | None:
@@ -366,7 +367,17 @@ class TreeUCBSearch(Searcher):
     there.)  Discrete values get equal shares of the unit interval (log-midpoint bins for log
     scales), so the start-up points are spread like Optuna's rather than by Ray's floor rule.
 
-    Results: a trial that errored, whose result lacks the metric, or whose metric is ``None``,
+    Several metrics and constraints: with ``metric`` and ``mode`` lists (as
+    ``OptunaSearch`` takes them) the results are ranked by Pareto front, then hypervolume
+    contribution.  ``constraints`` names result keys, each satisfied when its value is <= 0
+    (e.g. ``"mem_gb_over"``: memory in GB minus the budget); the names are read from the
+    result dict, never evaluated.  Feasible results rank above infeasible ones, which rank by
+    their total violation (the sum of the positive values).  Every completed result must
+    hold every constraint as a number (else ``ValueError`` naming ``constraints`` and the
+    key); ``evaluated_rewards`` and :meth:`add_evaluated_point` hold no constraint values, so
+    they are refused when ``constraints`` is set.
+
+    Results: a trial that errored, whose result lacks a metric, or whose metric is ``None``,
     not a number or NaN is dropped (logged) and its pending point forgotten; ``+inf`` and
     ``-inf`` are recorded (the core's reward normalisation puts them at the worst or best
     end).  Results for unknown trials are ignored with a warning.
@@ -399,9 +410,10 @@ class TreeUCBSearch(Searcher):
             Tune search space (a dict of domains, possibly nested). If ``None``, it is taken
             from the Tuner's ``param_space`` through ``set_search_properties``.
         metric:
-            Name of the metric in the trials' results.
+            Name of the metric in the trials' results, or a list of names (several
+            objectives).
         mode:
-            ``"min"`` or ``"max"``.
+            ``"min"`` or ``"max"``, or a list of them, one per metric.
         points_to_evaluate:
             Configurations to run first, in order, each exactly once (nested or flat
             ``"a/b"`` keys). A point that gives only some parameters is a context: TreeUCB
@@ -418,6 +430,9 @@ class TreeUCBSearch(Searcher):
         time_attr:
             Key of the results that measures how far a trial went (as the schedulers'
             ``time_attr``); ``None`` records every trial as a full evaluation.
+        constraints:
+            Keys of the results that are constraints, each feasible when <= 0; see
+            "Several metrics and constraints" above.
         **options:
             Further options of the core, by name (``rule``, ``index``, ``C``, ...): see the
             options table in the README (generated from :data:`optuna_treeucb.core.OPTIONS`)
@@ -454,34 +469,36 @@ class TreeUCBSearch(Searcher):
     def __init__(
         self,
         space: dict[str, Any] | None = None,
-        metric: str | None = None,
-        mode: str | None = None,
+        metric: str | list[str] | None = None,
+        mode: str | list[str] | None = None,
         points_to_evaluate: list[dict[str, Any]] | None = None,
-        evaluated_rewards: list[float] | None = None,
+        evaluated_rewards: list[Any] | None = None,
         seed: int | None = None,
         *,
         n_startup_trials: int | None = None,
         time_attr: str | None = "training_iteration",
+        constraints: list[str] | None = None,
         **options: Any,
     ) -> None:
         _check_metric_mode(metric, mode)
+        self._constraints = _check_constraints(constraints, evaluated_rewards)
         if time_attr is not None and not isinstance(time_attr, str):
             raise TypeError(
                 "The 'time_attr' parameter of TreeUCBSearch must be a str (a key of the "
                 f"results, e.g. 'training_iteration') or None. Got {time_attr!r}."
             )
         self._time_attr = time_attr
-        self._last_result: dict[str, tuple[Any, float | None]] = {}  # trial id -> (metric, step)
+        # trial id -> (its last result's metric(s), step, constraint values)
+        self._last_result: dict[str, tuple[Any, float | None, dict[str, Any]]] = {}
         self._max_step = -math.inf  # the largest time_attr value any result showed
-        super().__init__(metric=metric, mode=mode)
+        super().__init__(metric=metric, mode=mode)  # type: ignore[arg-type]  # lists: as Optuna
         if "direction" in options:
             raise TypeError(
                 "TreeUCBSearch sets the core's 'direction' from 'mode'; pass mode='min' or "
                 "mode='max' instead."
             )
         given = dict(options, seed=seed)
-        if n_startup_trials is not None:
-            given["n_startup_trials"] = n_startup_trials
+        given.update({} if n_startup_trials is None else {"n_startup_trials": n_startup_trials})
         # checked now, not at the first trial; keyed by the core's names
         given = validate_options("TreeUCBSearch", given, wrapper=True)
         for name in ignored_options(given, wrapper=True):  # warned about: not passed on
@@ -541,8 +558,14 @@ class TreeUCBSearch(Searcher):
         """Create the core once the space and the mode are known (and queue the points)."""
         if self._cube is None or self._layout is None or not self._mode:
             return
+        if not self._metric and isinstance(self._mode, list):
+            raise ValueError(  # as OptunaSearch
+                "If the 'mode' parameter of TreeUCBSearch is a list (several objectives), "
+                "'metric' must be a list of as many names."
+            )
         if not self._metric:
             self._metric = DEFAULT_METRIC  # Ray's idiom: a mode without a metric
+        _check_metric_mode(self._metric, self._mode)
         self._treeucb = TreeUCB(
             self._cube, seed=self._seed, direction=_direction(self._mode), **self._options
         )
@@ -637,22 +660,59 @@ class TreeUCBSearch(Searcher):
         return copy.deepcopy(self._layout.build(self._live_trial_mapping[trial_id]))
 
     def _record(
-        self, params: dict[str, Any], value: Any, what: str, budget: float | None = None
+        self,
+        params: dict[str, Any],
+        value: Any,
+        what: str,
+        budget: float | None = None,
+        constraints: Mapping[str, Any] | None = None,
     ) -> bool:
-        """Tell the core a result; ``False`` (and a warning) if the value is not a number."""
+        """Tell the core a result (``value``: a list with several metrics, ``constraints``:
+        the values of the constraint keys); ``False`` (and a warning) if a value is not a
+        number.
+
+        Raises:
+            ValueError: If a constraint is missing or not a number.
+        """
         assert self._treeucb is not None
-        v = _as_float(value)
-        if v is None or math.isnan(v):
+        several = isinstance(self._metric, list)
+        values = list(value) if several and isinstance(value, (list, tuple)) else [value]
+        floats = [_as_float(u) for u in values]
+        n = len(self._metric) if isinstance(self._metric, list) else 1
+        if len(floats) != n or any(u is None or math.isnan(u) for u in floats):
             _logger.warning(
-                "TreeUCBSearch drops %s: metric %r is %r, not a number (its configuration is "
+                "TreeUCBSearch drops %s: metric %r is %r, not %s (its configuration is "
                 "not counted).",
                 what,
                 self._metric,
                 value,
+                f"{n} numbers" if several else "a number",
             )
             return False
-        self._treeucb.tell(params, v, budget=budget)
+        violation = 0.0
+        for key in self._constraints:
+            c = _as_float((constraints or {}).get(key))
+            if c is None or math.isnan(c):
+                raise ValueError(
+                    f"The 'constraints' parameter of TreeUCBSearch names {key!r}, but the "
+                    f"result of {what} holds {(constraints or {}).get(key, 'no such key')!r}: "
+                    "every result needs each constraint as a number (<= 0: satisfied)."
+                )
+            violation += max(c, 0.0)
+        told = [float(u) for u in floats if u is not None]
+        self._treeucb.tell(
+            params, told if several else told[0], budget=budget, violation=violation
+        )
         return True
+
+    def _metrics(self, result: Mapping[str, Any]) -> Any:
+        """The metric value(s) of a result: a list with several metrics; ``None`` if one is
+        missing."""
+        names = self._metric if isinstance(self._metric, list) else [str(self._metric)]
+        if any(name not in result for name in names):
+            return None
+        values = [result[name] for name in names]
+        return values if isinstance(self._metric, list) else values[0]
 
     def _step(self, result: Mapping[str, Any]) -> float | None:
         """The value of ``time_attr`` in a result (``None`` if absent or not a number >= 0).
@@ -672,8 +732,10 @@ class TreeUCBSearch(Searcher):
         if trial_id not in self._live_trial_mapping or not isinstance(result, Mapping):
             return
         step = self._step(result)
-        if self._metric is not None and self._metric in result:
-            self._last_result[trial_id] = (result[self._metric], step)
+        value = None if self._metric is None else self._metrics(result)
+        if value is not None:
+            cons = {key: result[key] for key in self._constraints if key in result}
+            self._last_result[trial_id] = (value, step, cons)
 
     def on_trial_complete(
         self, trial_id: str, result: dict[str, Any] | None = None, error: bool = False
@@ -698,16 +760,18 @@ class TreeUCBSearch(Searcher):
             _logger.info("TreeUCBSearch drops trial %s: it errored.", trial_id)
         else:
             assert self._metric is not None  # a trial is live only after suggest checked it
-            if result is not None and self._metric in result:
-                value, step = result[self._metric], self._step(result)
+            value = None if result is None else self._metrics(result)
+            cons: Mapping[str, Any] | None = result
+            if value is not None:
+                step = self._step(result)  # type: ignore[arg-type]
             elif last is not None:  # the last intermediate result stands in for it
-                value, step = last
+                value, step, cons = last
             else:
-                value, step = None, None
+                step = None
             # stopped early if some result went further; complete otherwise
             stopped = step is not None and step < self._max_step
             budget = self._treeucb.budget_of(step, complete=not stopped)
-            told = self._record(params, value, f"trial {trial_id}", budget=budget)
+            told = self._record(params, value, f"trial {trial_id}", budget, cons)
         if not told:  # a told value dropped the trial's pending point itself
             self._treeucb.forget_pending(self._cube.encode(params))
 
@@ -740,6 +804,11 @@ class TreeUCBSearch(Searcher):
         """
         treeucb = self._check_ready()
         assert self._layout is not None
+        if self._constraints:
+            raise ValueError(
+                "TreeUCBSearch.add_evaluated_point cannot record a point when 'constraints' is "
+                "set: it takes no constraint values."
+            )
         if error or (pruned and not intermediate_values):
             _logger.info(
                 "TreeUCBSearch does not record an %s point: %r.",
@@ -772,13 +841,47 @@ class TreeUCBSearch(Searcher):
         self.__dict__.update(state)
 
 
-def _check_metric_mode(metric: Any, mode: Any) -> None:
-    if metric is not None and not isinstance(metric, str):
+def _check_constraints(constraints: Any, evaluated_rewards: Any) -> list[str]:
+    """The ``constraints`` argument as a list of result keys (TypeError/ValueError naming it)."""
+    if constraints is not None and (
+        not isinstance(constraints, (list, tuple))
+        or not all(isinstance(c, str) and c for c in constraints)
+    ):
         raise TypeError(
-            "The 'metric' parameter of TreeUCBSearch must be a str (TreeUCB optimises one "
-            f"metric). Got {metric!r}."
+            "The 'constraints' parameter of TreeUCBSearch must be a list of result keys "
+            f"(non-empty str), each feasible when <= 0, or None. Got {constraints!r}."
         )
-    if mode is not None and mode not in ("min", "max"):
+    if constraints and evaluated_rewards is not None:
         raise ValueError(
-            f"The 'mode' parameter of TreeUCBSearch must be 'min' or 'max'. Got {mode!r}."
+            "TreeUCBSearch cannot take 'evaluated_rewards' with 'constraints': they hold no "
+            "constraint values. Pass the points in 'points_to_evaluate' alone to run them."
+        )
+    return list(constraints or [])
+
+
+def _check_metric_mode(metric: Any, mode: Any) -> None:
+    """``metric`` a name or a list of names, ``mode`` "min"/"max" or a list of them, of the
+    same kind and length when both are given (``OptunaSearch``'s rules)."""
+    names = metric if isinstance(metric, list) else [metric]
+    if metric is not None and (
+        not names or not all(isinstance(n, str) for n in names) or len(set(names)) < len(names)
+    ):
+        raise TypeError(
+            "The 'metric' parameter of TreeUCBSearch must be a str, or a non-empty list of "
+            f"distinct str for several objectives. Got {metric!r}."
+        )
+    modes = mode if isinstance(mode, list) else [mode]
+    if mode is not None and (not modes or any(m not in ("min", "max") for m in modes)):
+        raise ValueError(
+            "The 'mode' parameter of TreeUCBSearch must be 'min' or 'max', or a non-empty list "
+            f"of them, one per metric. Got {mode!r}."
+        )
+    if (
+        metric is not None
+        and mode is not None
+        and (isinstance(metric, list) != isinstance(mode, list) or len(names) != len(modes))
+    ):
+        raise ValueError(
+            "The 'metric' and 'mode' parameters of TreeUCBSearch must both be a str or both "
+            f"lists of the same length. Got metric={metric!r} and mode={mode!r}."
         )

@@ -236,8 +236,24 @@ def test_bad_space_raises(space: Any, error: type[Exception], match: str) -> Non
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"mode": "maximize"}, ValueError, "'mode'.*'min' or 'max'. Got 'maximize'"),
-        ({"metric": ["a", "b"], "mode": ["min", "max"]}, TypeError, "'metric'.*one metric"),
+        ({"mode": "maximize"}, ValueError, "'mode'.*'min' or 'max'.*Got 'maximize'"),
+        ({"metric": ["a", "b"], "mode": ["min"]}, ValueError, "same length. Got metric="),
+        ({"metric": ["a", "b"], "mode": "min"}, ValueError, "'metric' and 'mode' .* both"),
+        ({"metric": ["a", "a"], "mode": ["min", "min"]}, TypeError, "'metric'.*distinct"),
+        ({"metric": [], "mode": []}, TypeError, "'metric'.*non-empty list"),
+        (
+            {"metric": ["a", "b"], "mode": ["min", "obs"]},
+            ValueError,
+            "'mode'.*Got \\['min', 'obs'\\]",
+        ),
+        ({"mode": ["min", "max"]}, ValueError, "'mode' .* is a list .* 'metric' must be"),
+        ({"constraints": "mem_over"}, TypeError, "'constraints' .* list of result keys"),
+        ({"constraints": ["a", 1]}, TypeError, "'constraints' .*Got \\['a', 1\\]"),
+        (
+            {"points_to_evaluate": [{"x": 0.1}], "evaluated_rewards": [1.0], "constraints": ["c"]},
+            ValueError,
+            "'evaluated_rewards' with 'constraints'",
+        ),
         ({"C": -1.0}, ValueError, "'C'"),
         ({"rule": "greedy"}, ValueError, "'rule'"),
         ({"n_startup": -1}, ValueError, "'n_startup'"),
@@ -261,7 +277,7 @@ def test_docstring_describes_only_the_searchers_own_arguments() -> None:
     args = doc[doc.index("Args:") : doc.index("Raises:")]
     described = re.findall(r"^ {8}(\**\w+):$", args, flags=re.M)
     own = ["space", "metric", "mode", "points_to_evaluate", "evaluated_rewards", "seed"]
-    assert described == [*own, "n_startup_trials", "time_attr", "**options"]  # core: its table
+    assert described == [*own, "n_startup_trials", "time_attr", "constraints", "**options"]
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,164 @@
+"""TreeUCBSearch with several metrics (``metric``/``mode`` lists) and ``constraints``."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from ray import tune
+
+from ray_treeucb import TreeUCBSearch
+
+SPACE = {"x": tune.uniform(0.0, 1.0), "y": tune.uniform(0.0, 1.0)}
+
+
+def _result(config: dict[str, Any]) -> dict[str, Any]:
+    """Two losses (a ZDT1-like pair) and one constraint, satisfied when x >= 0.2."""
+    x, y = config["x"], config["y"]
+    g = 1.0 + 9.0 * y
+    return {"f1": x, "f2": g * (1.0 - math.sqrt(x / g)), "x_under": 0.2 - x, "step": 1}
+
+
+def _drive(searcher: TreeUCBSearch, n: int, start: int = 0) -> list[dict[str, Any]]:
+    configs = []
+    for i in range(start, start + n):
+        config = searcher.suggest(f"t{i}")
+        assert config is not None
+        searcher.on_trial_complete(f"t{i}", _result(config))
+        configs.append(config)
+    return configs
+
+
+def _searcher(**kwargs: Any) -> TreeUCBSearch:
+    return TreeUCBSearch(
+        SPACE, metric=["f1", "f2"], mode=["min", "min"], seed=0, n_startup_trials=5, **kwargs
+    )
+
+
+def test_several_metrics_and_constraints_reach_the_core() -> None:
+    searcher = _searcher(constraints=["x_under"])
+    configs = _drive(searcher, 25)
+    core = searcher._treeucb
+    assert core is not None and core.direction == ("minimize", "minimize")
+    expected = np.array([[_result(c)["f1"], _result(c)["f2"]] for c in configs])
+    np.testing.assert_allclose(core.values, expected)
+    np.testing.assert_allclose(core.violations, [max(0.0, 0.2 - c["x"]) for c in configs])
+    assert all(p["x"] >= 0.2 for p in core.front_params)
+    # after start-up feasible points are asked more often than their share of the box, 0.8
+    assert np.mean([c["x"] >= 0.2 for c in configs[5:]]) > 0.9  # 0.95 at seed 0
+
+
+def test_one_metric_with_constraints() -> None:
+    searcher = TreeUCBSearch(
+        SPACE, metric="f1", mode="min", seed=0, n_startup_trials=5, constraints=["x_under"]
+    )
+    _drive(searcher, 20)
+    assert searcher._treeucb is not None
+    assert searcher._treeucb.best_params["x"] >= 0.2  # the smallest feasible x, not the smallest
+
+
+@pytest.mark.parametrize("bad", [{}, {"x_under": float("nan")}, {"x_under": "high"}])
+def test_a_missing_or_non_numeric_constraint_raises(bad: dict[str, Any]) -> None:
+    searcher = _searcher(constraints=["x_under"])
+    config = searcher.suggest("t0")
+    assert config is not None
+    result = {**_result(config), **bad}
+    if not bad:
+        del result["x_under"]
+    with pytest.raises(
+        ValueError, match="'constraints' parameter of TreeUCBSearch names 'x_under'"
+    ):
+        searcher.on_trial_complete("t0", result)
+
+
+def test_a_missing_metric_drops_the_trial_as_for_one_metric(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    searcher = _searcher()
+    config = searcher.suggest("t0")
+    assert config is not None
+    result = _result(config)
+    del result["f2"]
+    searcher.on_trial_complete("t0", result)
+    assert searcher._treeucb is not None and searcher._treeucb.n_observations == 0
+    assert searcher._treeucb.n_pending == 0
+    config = searcher.suggest("t1")
+    assert config is not None
+    searcher.on_trial_complete("t1", {**_result(config), "f1": float("nan")})
+    assert searcher._treeucb.n_observations == 0 and "drops trial t1" in caplog.text
+
+
+def test_a_stopped_trial_uses_its_last_result_with_its_constraints() -> None:
+    searcher = _searcher(constraints=["x_under"])
+    config = searcher.suggest("t0")
+    assert config is not None
+    searcher.on_trial_result("t0", _result(config))
+    searcher.on_trial_complete("t0", {})  # stopped by a scheduler without a final result
+    assert searcher._treeucb is not None
+    np.testing.assert_allclose(searcher._treeucb.violations, [max(0.0, 0.2 - config["x"])])
+
+
+def test_add_evaluated_point_is_refused_with_constraints() -> None:
+    searcher = _searcher(constraints=["x_under"])
+    with pytest.raises(ValueError, match="add_evaluated_point .* 'constraints'"):
+        searcher.add_evaluated_point({"x": 0.5, "y": 0.5}, [1.0, 2.0])
+
+
+def test_several_metrics_from_evaluated_rewards() -> None:
+    searcher = TreeUCBSearch(
+        SPACE,
+        metric=["f1", "f2"],
+        mode=["min", "max"],
+        points_to_evaluate=[{"x": 0.5, "y": 0.5}],
+        evaluated_rewards=[[1.0, 2.0]],
+    )
+    assert searcher._treeucb is not None
+    np.testing.assert_array_equal(searcher._treeucb.values, [[1.0, 2.0]])
+
+
+def test_save_and_restore_keep_metrics_constraints_and_pending(tmp_path: Path) -> None:
+    searcher = _searcher(constraints=["x_under"])
+    _drive(searcher, 10)
+    searcher.suggest("pending")
+    path = str(tmp_path / "ckpt.pkl")
+    searcher.save(path)
+    restored = TreeUCBSearch()
+    restored.restore(path)
+    assert restored._constraints == ["x_under"] and restored.metric == ["f1", "f2"]
+    for s in (searcher, restored):
+        s.on_trial_complete("pending", _result(s._live_trial_mapping["pending"]))
+    np.testing.assert_array_equal(
+        [list(c.values()) for c in _drive(searcher, 5, start=10)],
+        [list(c.values()) for c in _drive(restored, 5, start=10)],
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("ray_session")
+def test_tuner_with_several_metrics_and_constraints(tmp_path: Path) -> None:
+    def trainable(config: dict[str, Any]) -> dict[str, Any]:
+        x, y = config["x"], config["y"]
+        return {"f1": x, "f2": (1.0 + 9.0 * y) - x, "x_under": 0.2 - x}
+
+    searcher = TreeUCBSearch(
+        metric=["f1", "f2"],
+        mode=["min", "min"],
+        seed=0,
+        n_startup_trials=4,
+        constraints=["x_under"],
+    )
+    tuner = tune.Tuner(
+        trainable,
+        param_space=SPACE,
+        tune_config=tune.TuneConfig(search_alg=searcher, num_samples=6, max_concurrent_trials=2),
+        run_config=tune.RunConfig(storage_path=str(tmp_path), name="moo", verbose=0),
+    )
+    results = tuner.fit()
+    assert len(results) == 6 and results.num_errors == 0
+    core = searcher._treeucb
+    assert core is not None and core.n_observations == 6 and core.values.shape == (6, 2)
+    configs = [results[i].config for i in range(6)]
+    assert sorted(core.violations.tolist()) == sorted(max(0.0, 0.2 - c["x"]) for c in configs)
