@@ -284,16 +284,15 @@ def report(results: list[dict[str, Any]], samplers: list[str], checkpoints: list
 
 
 def _load(paths: str, mode: str, problems: list[str], seeds: range) -> list[dict[str, Any]]:
-    """Runs of earlier ``--save`` pickles that match this run's mode, problems and seeds."""
-    out = []
+    """Runs of earlier ``--save`` pickles that match this run's mode, problems and seeds; a
+    (sampler, problem, seed) saved in several pickles is taken from the first one named."""
+    out: dict[tuple[str, str, int], dict[str, Any]] = {}
     for path in paths.split(","):
         with open(path, "rb") as fh:
-            out += [
-                r
-                for r in pickle.load(fh)
-                if r["mode"] == mode and r["problem"] in problems and r["seed"] in seeds
-            ]
-    return out
+            for r in pickle.load(fh):
+                if r["mode"] == mode and r["problem"] in problems and r["seed"] in seeds:
+                    out.setdefault((r["sampler"], r["problem"], r["seed"]), r)
+    return list(out.values())
 
 
 def run(mode: str, argv: list[str] | None = None) -> None:

@@ -52,6 +52,9 @@ def test_saved_runs_alone_make_a_report_without_short_runs(
     cli.main(["moo", *argv, "--trials", "8", "--samplers", "TPE,Random", "--save", long])
     cli.main(["moo", *argv, "--trials", "8", "--samplers", "", "--load", f"{short},{long}"])
     assert "left out 1 saved runs of fewer than 8 trials" in capsys.readouterr().out
+    # a run saved twice is taken once, from the first pickle named
+    runs = moo._load(f"{long},{long}", "moo", ["zdt1-5d"], range(1))
+    assert sorted(r["sampler"] for r in runs) == ["Random", "TPE"]
     rows = _rows((results_in_tmp / "moo.md").read_text())
     assert [r[0] for r in rows[1:3]] == ["TPE", "Random"] and rows[3][0] == "problem"
     with pytest.raises(SystemExit):
