@@ -88,6 +88,15 @@ def test_a_run_records_objectives_and_constraints_of_every_trial() -> None:
     assert moo.cost_per_trial(run) == pytest.approx((run["wall"] - run["evaluate"]) / 4)
 
 
+@pytest.mark.parametrize(
+    ("mode", "problem", "shapes"), [("moo", "zdt2-5d", (2, 0)), ("constrained", "g24", (1, 2))]
+)
+def test_treeucb_runs_in_both_modes(mode: str, problem: str, shapes: tuple[int, int]) -> None:
+    run = moo.run_one((mode, "TreeUCB", problem, 0, 15))
+    assert run["F"].shape == (15, shapes[0]) and run["G"].shape == (15, shapes[1])
+    assert np.isfinite(moo.score(run, 15))
+
+
 def test_the_samplers_read_the_constraints_the_objective_stores() -> None:
     import optuna
 
