@@ -84,6 +84,15 @@ def test_python_block_runs_as_it_stands(
         # sequentially, 300 seeds; 20 trials missed in 1.3%): Ray's order of completion varies.
         assert len(results) == 30 and not results.errors
         assert best.metrics["loss"] < 0.1 and best.config["k"] == 0
+    if "set_constraint" in block:  # the front is x + y = 1; x <= 0.6 cuts it
+        assert len(study.best_trials) >= 3
+        assert all(t.params["x"] <= 0.6 for t in study.best_trials)
+    if "constraints=[" in block:
+        grid = namespace["grid"]
+        assert len(grid) == 6 and not grid.errors
+        core, configs = namespace["searcher"]._treeucb, [grid[i].config for i in range(6)]
+        assert core.values.shape == (6, 2)  # every result told, with its violation
+        assert sorted(core.violations) == sorted(max(0.0, c["x"] - 0.6) for c in configs)
     if "bandit.best_params" in block:
         assert namespace["bandit"].best_params["act"] == "relu"
     if index == 0:

@@ -50,9 +50,9 @@ def test_constraints_func_values_are_stored_and_best_trials_are_feasible(
     with pytest.warns(FutureWarning, match=DEPRECATED):  # as TPESampler and GPSampler warn
         sampler = TreeUCBSampler(seed=0, n_startup_trials=5, constraints_func=half_plane)
     study = optuna.create_study(storage=_storage(storage, tmp_path), sampler=sampler)
-    study.optimize(bowl, n_trials=25)
+    study.optimize(bowl, n_trials=40)
     trials = study.get_trials(states=(TrialState.COMPLETE,))
-    assert len(trials) == 25
+    assert len(trials) == 40
     for t in trials:
         assert list(t.constraints.values()) == [pytest.approx(half_plane(t)[0])]
     assert any(half_plane(t)[0] > 0 for t in trials)  # the constraint is active
@@ -60,6 +60,7 @@ def test_constraints_func_values_are_stored_and_best_trials_are_feasible(
     assert half_plane(best)[0] <= 0  # Optuna's best_trial sees the stored constraints
     feasible = [t.value for t in trials if half_plane(t)[0] <= 0]
     assert best.value == min(feasible)
+    assert best.value < 2.3  # the feasible optimum is 2, at (0, 0); 2.14 at seed 0
 
 
 def test_set_constraint_needs_no_sampler_argument_and_no_warning() -> None:
