@@ -16,8 +16,8 @@ objective stores them in a user attribute and the samplers get a ``constraints_f
 reads it, the form Optuna 5 deprecates).  Random ignores them.
 Reported at 50/100/200 trials: the mean rank among samplers over (problem, seed), the
 median score per problem, and the mean wall time per trial.  A sampler is one line of
-:data:`SAMPLERS`; TreeUCB enters with ``"TreeUCB": lambda seed, cf: TreeUCBSampler(seed=seed,
-constraints_func=cf)`` once it takes them (issue #24).
+:data:`SAMPLERS`; TreeUCB runs with its defaults (``TreeUCBSampler(seed=seed)``, Pareto-rank
+rewards with several objectives, constrained domination with constraints).
 
 Usage::
 
@@ -28,6 +28,7 @@ Usage::
 
 from __future__ import annotations
 
+import math
 import pickle
 import time
 import warnings
@@ -50,9 +51,13 @@ from benchmarks._common import results_dir
 from benchmarks._common import stamp_core
 from benchmarks._moo_problems import CONSTRAINED_PROBLEMS
 from benchmarks._moo_problems import MOO_PROBLEMS
+from benchmarks._moo_problems import REAL_PROBLEMS
 from benchmarks._moo_problems import Problem
 from benchmarks._moo_problems import constrained_problem
 from benchmarks._moo_problems import moo_problem
+from benchmarks._moo_ray import SEARCHERS as RAY_SEARCHERS
+from benchmarks._moo_ray import run_one as run_one_ray
+from optuna_treeucb import TreeUCBSampler
 
 ConstraintsFunc = Callable[[optuna.trial.FrozenTrial], Sequence[float]]
 
@@ -69,8 +74,10 @@ SAMPLERS: dict[str, Callable[[int, ConstraintsFunc | None], optuna.samplers.Base
     ),
     "GP": lambda seed, cf: optuna.samplers.GPSampler(seed=seed, constraints_func=cf),
     "Random": lambda seed, cf: optuna.samplers.RandomSampler(seed=seed),
+    "TreeUCB": lambda seed, cf: TreeUCBSampler(seed=seed, constraints_func=cf),
 }
-DEFAULT_SAMPLERS = ("NSGA-II", "TPE", "Random")  # GP needs torch (the gp extra): name it
+# GP needs torch (the gp extra): name it
+DEFAULT_SAMPLERS = ("TreeUCB", "NSGA-II", "TPE", "Random")
 MODES = ("moo", "constrained")
 
 
@@ -101,6 +108,7 @@ def run_one(job: tuple[str, str, str, int, int]) -> dict[str, Any]:
     problem = problem_of(mode, name, seed)
     Fs: list[np.ndarray] = []
     Gs: list[np.ndarray] = []
+    spent = [0.0]  # seconds inside problem.evaluate, left out of the cost per trial
 
     def objective(trial: optuna.Trial) -> float | tuple[float, ...]:
         x = np.array(
@@ -109,7 +117,9 @@ def run_one(job: tuple[str, str, str, int, int]) -> dict[str, Any]:
                 for i in range(problem.dim)
             ]
         )
+        t0 = time.perf_counter()
         F, G = problem.evaluate(x)
+        spent[0] += time.perf_counter() - t0
         Fs.append(F)
         Gs.append(G)
         if problem.n_constraints:
@@ -134,26 +144,56 @@ def run_one(job: tuple[str, str, str, int, int]) -> dict[str, Any]:
         "F": np.array(Fs),
         "G": np.array(Gs).reshape(len(Gs), problem.n_constraints),
         "wall": wall,
+        "evaluate": spent[0],
     }
 
 
 # -- scores ------------------------------------------------------------------------------------
-def hypervolume_regret(F: np.ndarray, problem: Problem, t: int) -> float:
-    """``HV* - HV`` of the first ``t`` trials (>= 0; Optuna's hypervolume)."""
+def hypervolume(F: np.ndarray, reference: np.ndarray) -> float:
+    """The hypervolume of the points ``F`` (n, k) below ``reference`` (Optuna's)."""
     from optuna._hypervolume import compute_hypervolume
 
+    pts = F[np.all(F < reference, axis=1)]
+    return float(compute_hypervolume(pts, reference)) if len(pts) else 0.0
+
+
+def hypervolume_regret(
+    F: np.ndarray, problem: Problem, t: int, optimum: float | None = None
+) -> float:
+    """``HV* - HV`` of the first ``t`` trials (>= 0); ``optimum`` overrides ``HV*``."""
     assert problem.reference is not None
-    pts = F[:t][np.all(F[:t] < problem.reference, axis=1)]
-    hv = float(compute_hypervolume(pts, problem.reference)) if len(pts) else 0.0
-    return max(problem.optimum - hv, 0.0)
+    best = problem.optimum if optimum is None else optimum
+    return max(best - hypervolume(F[:t], problem.reference), 0.0)
 
 
-def best_feasible_regret(F: np.ndarray, G: np.ndarray, problem: Problem, t: int) -> float:
-    """``f - f*`` of the best feasible trial among the first ``t`` (``inf`` if none)."""
+def best_feasible_regret(
+    F: np.ndarray, G: np.ndarray, problem: Problem, t: int, optimum: float | None = None
+) -> float:
+    """``f - f*`` of the best feasible trial among the first ``t`` (``inf`` if none);
+    ``optimum`` overrides ``f*``."""
     feasible = np.all(G[:t] <= 0.0, axis=1)
     if not feasible.any():
         return float("inf")
-    return max(float(F[:t, 0][feasible].min()) - problem.optimum, 0.0)
+    best = problem.optimum if optimum is None else optimum
+    return max(float(F[:t, 0][feasible].min()) - best, 0.0)
+
+
+def best_seen(results: list[dict[str, Any]]) -> dict[str, float]:
+    """``HV*`` or ``f*`` of each real task (optimum NaN): the best over every run given,
+    the hypervolume of their union's front or their best feasible value."""
+    out: dict[str, float] = {}
+    for name in dict.fromkeys(r["problem"] for r in results):
+        runs = [r for r in results if r["problem"] == name]
+        problem = problem_of(runs[0]["mode"], name, runs[0]["seed"])
+        if not math.isnan(problem.optimum):
+            continue
+        if problem.n_objectives > 1:
+            assert problem.reference is not None
+            out[name] = hypervolume(np.concatenate([r["F"] for r in runs]), problem.reference)
+        else:
+            values = [r["F"][np.all(r["G"] <= 0.0, axis=1), 0] for r in runs]
+            out[name] = float(np.concatenate(values).min(initial=np.inf))
+    return out
 
 
 def feasible_fraction(G: np.ndarray, t: int) -> float:
@@ -161,20 +201,29 @@ def feasible_fraction(G: np.ndarray, t: int) -> float:
     return float(np.mean(np.all(G[:t] <= 0.0, axis=1)))
 
 
-def score(result: dict[str, Any], t: int) -> float:
-    """The score of a run after ``t`` trials (lower is better)."""
+def score(result: dict[str, Any], t: int, optima: dict[str, float] | None = None) -> float:
+    """The score of a run after ``t`` trials (lower is better); ``optima`` gives the best
+    seen of the real tasks (:func:`best_seen`)."""
     problem = problem_of(result["mode"], result["problem"], result["seed"])
+    optimum = (optima or {}).get(result["problem"])
     if result["mode"] == "moo":
-        return hypervolume_regret(result["F"], problem, t)
-    return best_feasible_regret(result["F"], result["G"], problem, t)
+        return hypervolume_regret(result["F"], problem, t, optimum)
+    return best_feasible_regret(result["F"], result["G"], problem, t, optimum)
 
 
 # -- report ------------------------------------------------------------------------------------
+def cost_per_trial(result: dict[str, Any]) -> float:
+    """Seconds per trial of the study without the objective's evaluation (the sampler and
+    Optuna's bookkeeping); runs saved before that was recorded give their whole wall time."""
+    return (result["wall"] - result.get("evaluate", 0.0)) / len(result["F"])
+
+
 def mean_ranks(
     results: list[dict[str, Any]], samplers: list[str], t: int
 ) -> tuple[dict[str, float], dict[tuple[str, str, int], float]]:
     """Mean rank per sampler over (problem, seed) at ``t`` trials, and every score."""
-    scores = {(r["sampler"], r["problem"], r["seed"]): score(r, t) for r in results}
+    optima = best_seen(results)
+    scores = {(r["sampler"], r["problem"], r["seed"]): score(r, t, optima) for r in results}
     cells = sorted({(p, s) for _, p, s in scores})
     ranks: dict[str, list[float]] = {s: [] for s in samplers}
     for p, seed in cells:
@@ -193,6 +242,12 @@ def report(results: list[dict[str, Any]], samplers: list[str], checkpoints: list
     if mode == "constrained":
         header += [f"feasible @{t}" for t in checkpoints]
     header.append("s / trial")
+    reference = "TPE" if "TPE" in samplers else "OptunaSearch (TPE)"
+    tpe = {
+        (r["problem"], r["seed"]): cost_per_trial(r) for r in results if r["sampler"] == reference
+    }
+    if tpe:
+        header.append("cost / TPE")
     rows = []
     for s in samplers:
         mine = [r for r in results if r["sampler"] == s]
@@ -201,7 +256,14 @@ def report(results: list[dict[str, Any]], samplers: list[str], checkpoints: list
             row += [
                 float(np.mean([feasible_fraction(r["G"], t) for r in mine])) for t in checkpoints
             ]
-        row.append(float(np.mean([r["wall"] / len(r["F"]) for r in mine])))
+        row.append(float(np.mean([cost_per_trial(r) for r in mine])))
+        if tpe:
+            ratios = [
+                cost_per_trial(r) / tpe[(r["problem"], r["seed"])]
+                for r in mine
+                if (r["problem"], r["seed"]) in tpe
+            ]
+            row.append(float(np.exp(np.mean(np.log(ratios)))) if ratios else float("nan"))
         rows.append(row)
     last = checkpoints[-1]
     scores = per_t[last][1]
@@ -222,16 +284,15 @@ def report(results: list[dict[str, Any]], samplers: list[str], checkpoints: list
 
 
 def _load(paths: str, mode: str, problems: list[str], seeds: range) -> list[dict[str, Any]]:
-    """Runs of earlier ``--save`` pickles that match this run's mode, problems and seeds."""
-    out = []
+    """Runs of earlier ``--save`` pickles that match this run's mode, problems and seeds; a
+    (sampler, problem, seed) saved in several pickles is taken from the first one named."""
+    out: dict[tuple[str, str, int], dict[str, Any]] = {}
     for path in paths.split(","):
         with open(path, "rb") as fh:
-            out += [
-                r
-                for r in pickle.load(fh)
-                if r["mode"] == mode and r["problem"] in problems and r["seed"] in seeds
-            ]
-    return out
+            for r in pickle.load(fh):
+                if r["mode"] == mode and r["problem"] in problems and r["seed"] in seeds:
+                    out.setdefault((r["sampler"], r["problem"], r["seed"]), r)
+    return list(out.values())
 
 
 def run(mode: str, argv: list[str] | None = None) -> None:
@@ -242,18 +303,38 @@ def run(mode: str, argv: list[str] | None = None) -> None:
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--seed-offset", type=int, default=0, help="first seed")
     p.add_argument("--problems", default=",".join(all_problems), help="comma-separated names")
-    p.add_argument("--samplers", default=",".join(DEFAULT_SAMPLERS), help=f"of {list(SAMPLERS)}")
+    p.add_argument(
+        "--backend",
+        choices=("optuna", "ray"),
+        default="optuna",
+        help="optuna: Optuna studies; ray: real Tune runs of the searchers of "
+        f"benchmarks._moo_ray, {list(RAY_SEARCHERS)} (one process)",
+    )
+    p.add_argument(
+        "--samplers",
+        default=None,
+        help=f"of {list(SAMPLERS)} (default {list(DEFAULT_SAMPLERS)}); with --backend ray, "
+        f"of {list(RAY_SEARCHERS)} (default: both); '' with --load: report saved runs only",
+    )
     p.add_argument("--jobs", type=int, default=1)
-    p.add_argument("--name", default=mode, help="stem of the result file")
+    p.add_argument("--name", default=None, help=f"stem of the result file ({mode} or {mode}_ray)")
     p.add_argument("--save", default=None, help="pickle the raw runs to this path")
     p.add_argument("--load", default=None, help="comma-separated pickles to report with")
     a = p.parse_args(argv)
     require("pymoo", "the ZDT/DTLZ and G-series problems", mode)
-    samplers = [s for s in a.samplers.split(",") if s]
+    ray = a.backend == "ray"
+    known = list(RAY_SEARCHERS if ray else SAMPLERS)
+    default = RAY_SEARCHERS if ray else DEFAULT_SAMPLERS
+    given = ",".join(default) if a.samplers is None else a.samplers
+    samplers = [s for s in given.split(",") if s]
+    if not samplers and not a.load:
+        p.error("--samplers '' runs nothing: give --load with it, to report saved runs only")
     problems = [s for s in a.problems.split(",") if s]
     for s in samplers:
-        if s not in SAMPLERS:
-            p.error(f"unknown sampler {s!r}; use some of {list(SAMPLERS)}")
+        if s not in known:
+            p.error(f"unknown sampler {s!r}; use some of {known}")
+    if ray and a.jobs != 1:
+        p.error(f"--backend ray runs in one process (its own local Ray); got --jobs {a.jobs}")
     for name in problems:
         if name not in all_problems:
             p.error(f"unknown problem {name!r}; use some of {list(all_problems)}")
@@ -263,30 +344,54 @@ def run(mode: str, argv: list[str] | None = None) -> None:
     started = time.time()
     seeds = range(a.seed_offset, a.seed_offset + a.seeds)
     jobs = [(mode, s, pr, seed, a.trials) for pr in problems for seed in seeds for s in samplers]
-    results = pmap(run_one, jobs, a.jobs)
+    results = pmap(run_one_ray if ray else run_one, jobs, a.jobs)
     if a.save:
         with open(a.save, "wb") as fh:
             pickle.dump(results, fh)
     if a.load:
         old = [r for r in _load(a.load, mode, problems, seeds) if r["sampler"] not in samplers]
+        short = [r for r in old if len(r["F"]) < a.trials]
+        if short:  # scored at a.trials they would pass for longer runs
+            print(f"left out {len(short)} saved runs of fewer than {a.trials} trials", flush=True)
+            old = [r for r in old if len(r["F"]) >= a.trials]
         samplers += list(dict.fromkeys(r["sampler"] for r in old))
         results += old
+    if not results:
+        p.error(f"no saved run of {mode} matches these problems and seeds in {a.load}")
     checkpoints = [t for t in (50, 100, 200) if t <= a.trials] or [a.trials]
     what = (
         "hypervolume regret HV* - HV against the true front"
         if mode == "moo"
         else "regret of the best feasible value (none feasible: ranked last)"
     )
+    real = [pr for pr in problems if pr in REAL_PROBLEMS]
+    cost_note = (
+        "Real Tune runs (`--backend ray`, benchmarks/_moo_ray.py), one trial at a time on a "
+        "local `ray.init(num_cpus=2)`; s / trial: the searcher's own time (suggest + "
+        "on_trial_complete)"
+        if ray
+        else "s / trial: the study's time without the objective's evaluation"
+    )
+    real_note = (
+        f" The real task ({', '.join(real)}) is scikit-learn's `MLPClassifier` on the bundled "
+        "digits (not the paper's Keras MLP: one trial costs about 0.03 s), scored against the "
+        "best seen over every run of this table (its true optimum is unknown)."
+        if real
+        else ""
+    )
     body = (
-        f"# {'Several objectives' if mode == 'moo' else 'Constraints'}: Optuna's samplers\n\n"
+        f"# {'Several objectives' if mode == 'moo' else 'Constraints'}\n\n"
         f"{len(problems)} problems ({', '.join(problems)}), {a.seeds} seeds ({a.seed_offset}+), "
         f"{a.trials} trials. Rank: mean over (problem, seed) of the rank among samplers of the "
-        f"{what} (1 = best). Command: `{command_line(mode, argv)}`.\n"
+        f"{what} (1 = best).{real_note} {cost_note}; cost / TPE: its geometric mean ratio to "
+        "TPE's on the same (problem, seed), meaningful for samplers run in the same process "
+        "as TPE. "
+        f"Command: `{command_line(mode, argv)}`.\n"
         + report(results, samplers, checkpoints)
         + "\n"
         + machine_note(f"{a.seeds} seeds", started)
     )
-    out = results_dir(a.out) / f"{a.name}.md"
+    out = results_dir(a.out) / f"{a.name or (mode + '_ray' if ray else mode)}.md"
     out.write_text(body)
     print(body)
     print(f"wrote {out}", flush=True)

@@ -12,8 +12,13 @@ import pytest
 from benchmarks import __main__ as cli
 from benchmarks import moo
 from benchmarks._moo_problems import CONSTRAINED_PROBLEMS
+from benchmarks._moo_problems import DIGITS_BUDGET
+from benchmarks._moo_problems import DIGITS_HIGH
+from benchmarks._moo_problems import DIGITS_LOW
 from benchmarks._moo_problems import MOO_PROBLEMS
+from benchmarks._moo_problems import REAL_PROBLEMS
 from benchmarks._moo_problems import constrained_problem
+from benchmarks._moo_problems import digits_network
 from benchmarks._moo_problems import moo_problem
 
 
@@ -30,11 +35,31 @@ def test_moo_writes_ranks_and_hypervolume_regrets(results_in_tmp: Path) -> None:
     text = (results_in_tmp / "moo.md").read_text()
     assert "Command: `python -m benchmarks moo --problems zdt1-5d,dtlz2-6d" in text
     rows = _rows(text)
-    assert rows[0] == ["sampler", "rank @12", "s / trial"]
+    assert rows[0] == ["sampler", "rank @12", "s / trial", "cost / TPE"]
+    assert float(rows[2][3]) == 1.0  # TPE's own cost, per (problem, seed) of the same process
     assert [r[0] for r in rows[1:4]] == ["NSGA-II", "TPE", "Random"]  # loaded rows last
     assert sum(float(r[1]) for r in rows[1:4]) == pytest.approx(6.0)  # ranks 1 + 2 + 3
     assert rows[4] == ["problem", "NSGA-II", "TPE", "Random"]
     assert [r[0] for r in rows[5:]] == ["zdt1-5d", "dtlz2-6d"]
+
+
+def test_saved_runs_alone_make_a_report_without_short_runs(
+    results_in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    short, long = str(results_in_tmp / "short.pkl"), str(results_in_tmp / "long.pkl")
+    argv = ["--problems", "zdt1-5d", "--seeds", "1"]
+    cli.main(["moo", *argv, "--trials", "6", "--samplers", "NSGA-II", "--save", short])
+    cli.main(["moo", *argv, "--trials", "8", "--samplers", "TPE,Random", "--save", long])
+    cli.main(["moo", *argv, "--trials", "8", "--samplers", "", "--load", f"{short},{long}"])
+    assert "left out 1 saved runs of fewer than 8 trials" in capsys.readouterr().out
+    # a run saved twice is taken once, from the first pickle named
+    runs = moo._load(f"{long},{long}", "moo", ["zdt1-5d"], range(1))
+    assert sorted(r["sampler"] for r in runs) == ["Random", "TPE"]
+    rows = _rows((results_in_tmp / "moo.md").read_text())
+    assert [r[0] for r in rows[1:3]] == ["TPE", "Random"] and rows[3][0] == "problem"
+    with pytest.raises(SystemExit):
+        cli.main(["moo", *argv, "--samplers", ""])
+    assert "--samplers '' runs nothing" in capsys.readouterr().err
 
 
 def test_constrained_writes_regret_and_feasible_fraction(results_in_tmp: Path) -> None:
@@ -42,7 +67,7 @@ def test_constrained_writes_regret_and_feasible_fraction(results_in_tmp: Path) -
     argv = ["--problems", "gramacy,sphere-ball-5d", "--seeds", "1", "--trials", "10"]
     cli.main(["constrained", *argv, "--samplers", "TPE,Random", "--save", str(saved)])
     rows = _rows((results_in_tmp / "constrained.md").read_text())
-    assert rows[0] == ["sampler", "rank @10", "feasible @10", "s / trial"]
+    assert rows[0] == ["sampler", "rank @10", "feasible @10", "s / trial", "cost / TPE"]
     runs = pickle.loads(saved.read_bytes())
     for r in runs:
         fraction = moo.feasible_fraction(r["G"], 10)
@@ -59,6 +84,17 @@ def test_a_run_records_objectives_and_constraints_of_every_trial() -> None:
     assert run["F"].shape == (6, 1) and run["G"].shape == (6, 2)
     run = moo.run_one(("moo", "NSGA-II", "dtlz2-6d", 0, 4))
     assert run["F"].shape == (4, 3) and run["G"].shape == (4, 0)
+    assert 0.0 < run["evaluate"] < run["wall"]
+    assert moo.cost_per_trial(run) == pytest.approx((run["wall"] - run["evaluate"]) / 4)
+
+
+@pytest.mark.parametrize(
+    ("mode", "problem", "shapes"), [("moo", "zdt2-5d", (2, 0)), ("constrained", "g24", (1, 2))]
+)
+def test_treeucb_runs_in_both_modes(mode: str, problem: str, shapes: tuple[int, int]) -> None:
+    run = moo.run_one((mode, "TreeUCB", problem, 0, 15))
+    assert run["F"].shape == (15, shapes[0]) and run["G"].shape == (15, shapes[1])
+    assert np.isfinite(moo.score(run, 15))
 
 
 def test_the_samplers_read_the_constraints_the_objective_stores() -> None:
@@ -90,7 +126,7 @@ def test_bad_names_stop_with_the_valid_ones(capsys: pytest.CaptureFixture[str]) 
 
 
 # -- the problems ------------------------------------------------------------------------------
-@pytest.mark.parametrize("name", MOO_PROBLEMS)
+@pytest.mark.parametrize("name", [n for n in MOO_PROBLEMS if n not in REAL_PROBLEMS])
 def test_points_of_the_true_front_score_no_regret(name: str) -> None:
     # x_1..x_{k-1} free, the rest at 0 (ZDT) or 0.5 (DTLZ2): points of the true front
     p = moo_problem(name)
@@ -126,7 +162,9 @@ def test_classic_problems_reach_their_optimum_at_their_known_optimiser(name: str
     assert G.shape == (p.n_constraints,) and (G <= 1e-5).all()
 
 
-@pytest.mark.parametrize("name", [n for n in CONSTRAINED_PROBLEMS if "-" in n])
+@pytest.mark.parametrize(
+    "name", [n for n in CONSTRAINED_PROBLEMS if "-" in n and n not in REAL_PROBLEMS]
+)
 def test_bbob_like_optimum_is_feasible_and_beats_feasible_random_points(name: str) -> None:
     p = constrained_problem(name, 3)
     # the unconstrained optimum (x_opt, where the value is 0) is infeasible
@@ -135,3 +173,40 @@ def test_bbob_like_optimum_is_feasible_and_beats_feasible_random_points(name: st
     values = [p.evaluate(x) for x in X]
     feasible = [F[0] for F, G in values if (G <= 0).all()]
     assert feasible and min(feasible) >= p.optimum
+
+
+# -- the real task (digits MLP) ----------------------------------------------------------------
+def test_digits_network_counts_weights_and_biases() -> None:
+    # log2 width 3 (8 units), depth 2: (64+1)*8 + (8+1)*8 + (8+1)*10
+    hidden, lr, alpha, n_params = digits_network(np.array([3.0, 2.2, -2.0, -4.0]))
+    assert hidden == (8, 8) and n_params == 65 * 8 + 9 * 8 + 9 * 10
+    assert lr == pytest.approx(1e-2) and alpha == pytest.approx(1e-4)
+    assert digits_network(DIGITS_HIGH)[3] == 26_122  # the largest network, below 10**4.5
+    assert digits_network(DIGITS_LOW)[0] == (2,)
+
+
+def test_digits_tasks_are_deterministic_and_the_budget_is_a_constraint() -> None:
+    size, budget = moo_problem("digits-mlp-size"), constrained_problem("digits-mlp-budget", 5)
+    small, large = np.array([2.0, 1.0, -2.0, -4.0]), np.array([6.0, 2.0, -2.5, -4.0])
+    F1, _ = size.evaluate(small)
+    F2, G2 = size.evaluate(small)
+    np.testing.assert_array_equal(F1, F2)
+    assert G2.shape == (0,) and F1[1] == pytest.approx(math.log10(digits_network(small)[3]))
+    (f_small,), (g_small,) = budget.evaluate(small)
+    (f_large,), (g_large,) = budget.evaluate(large)
+    assert g_small < 0 < g_large  # 4 units are within the budget, 2 x 64 are not
+    assert g_large == pytest.approx(digits_network(large)[3] / DIGITS_BUDGET - 1)
+    assert f_large < f_small and 0.0 <= f_large < f_small <= 1.0
+    assert math.isnan(size.optimum) and math.isnan(budget.optimum)
+
+
+def test_real_tasks_score_against_the_best_seen_over_the_runs() -> None:
+    runs = [moo.run_one(("constrained", s, "digits-mlp-budget", 0, 6)) for s in ("TPE", "Random")]
+    optima = moo.best_seen(runs)
+    feasible = np.concatenate([r["F"][(r["G"] <= 0).all(axis=1), 0] for r in runs])
+    assert optima == {"digits-mlp-budget": pytest.approx(feasible.min())}
+    assert min(moo.score(r, 6, optima) for r in runs) == 0.0
+    runs = [moo.run_one(("moo", "Random", "digits-mlp-size", s, 5)) for s in (0, 1)]
+    optima = moo.best_seen(runs)
+    regrets = [moo.score(r, 5, optima) for r in runs]
+    assert all(v >= 0.0 for v in regrets) and optima["digits-mlp-size"] > 0.0
