@@ -538,46 +538,62 @@ class TreeUCBSampler(BaseSampler):
 
         cache = None
         if view.finished is None and isinstance(direction, str):
-            # every logged trial, in log order: fold those logged since the last choice
             key = (direction, *names, *dists, *((n, decided[n]) for n in ctx_names))
-            cache = self._branch_stats.pop(key, None) or _BranchCache(BranchStats(n_arms))
-            self._branch_stats[key] = cache  # most recently used last
-            if len(self._branch_stats) > _MAX_BRANCH_STATS:
-                del self._branch_stats[next(iter(self._branch_stats))]
-            sign = -1.0 if direction == "minimize" else 1.0
-            for number in self._log.numbers[cache.pos :]:
-                t, value = self._log.values[number]
-                arm = None if value is None else arm_of(t)
-                if value is not None and arm is not None:
-                    assert not isinstance(value, tuple)  # one objective: one value
-                    cache.constrained = cache.constrained or violation(t) > 0.0
-                    cache.stats.tell(arm, sign * value)
-            cache.pos = len(self._log.numbers)
+            cache = self._branch_cache(key, n_arms, direction, arm_of)
         if cache is not None and not cache.constrained:
             arm = cache.stats.choose(rng, capped)
         else:
             # a HyperbandPruner bracket (a subset of the trials), several objectives or a
             # violation: the rewards of constrained domination and Pareto fronts change with
             # every new trial, so the observations are read in full
-            if view.finished is None:
-                observations = [self._log.values[n] for n in self._log.numbers]
-            else:
-                observations = [self._log.values[t.number] for t in view.finished]
-            arms, values, violations = [], [], []
-            for t, value in observations:
-                a = None if value is None else arm_of(t)
-                if value is not None and a is not None:
-                    arms.append(a)
-                    values.append(value)
-                    violations.append(violation(t))
-            y = _scores(values, violations, direction)
-            arm = choose_arm(np.asarray(arms, dtype=int), y, n_arms, rng, capped)
+            arms, y = self._branch_scores(view, direction, arm_of)
+            arm = choose_arm(arms, y, n_arms, rng, capped)
         out: dict[str, Any] = {}
         for name, dist, size in reversed(list(zip(names, dists, sizes))):
             assert isinstance(dist, CategoricalDistribution)
             out[name] = dist.choices[arm % size]
             arm //= size
         return out
+
+    def _branch_cache(
+        self,
+        key: tuple[Any, ...],
+        n_arms: int,
+        direction: str,
+        arm_of: Callable[[FrozenTrial], int | None],
+    ) -> _BranchCache:
+        """The branch's summary, with the trials logged since its last use folded in."""
+        cache = self._branch_stats.pop(key, None) or _BranchCache(BranchStats(n_arms))
+        self._branch_stats[key] = cache  # most recently used last
+        if len(self._branch_stats) > _MAX_BRANCH_STATS:
+            del self._branch_stats[next(iter(self._branch_stats))]
+        sign = -1.0 if direction == "minimize" else 1.0
+        for number in self._log.numbers[cache.pos :]:
+            t, value = self._log.values[number]
+            arm = None if value is None else arm_of(t)
+            if value is not None and arm is not None:
+                assert not isinstance(value, tuple)  # one objective: one value
+                cache.constrained = cache.constrained or violation(t) > 0.0
+                cache.stats.tell(arm, sign * value)
+        cache.pos = len(self._log.numbers)
+        return cache
+
+    def _branch_scores(
+        self, view: View, direction: _Direction, arm_of: Callable[[FrozenTrial], int | None]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Every observation's arm and score (:func:`_scores`) read in full, shapes (n,)."""
+        if view.finished is None:
+            observations = [self._log.values[n] for n in self._log.numbers]
+        else:
+            observations = [self._log.values[t.number] for t in view.finished]
+        arms, values, violations = [], [], []
+        for t, value in observations:
+            a = None if value is None else arm_of(t)
+            if value is not None and a is not None:
+                arms.append(a)
+                values.append(value)
+                violations.append(violation(t))
+        return np.asarray(arms, dtype=int), _scores(values, violations, direction)
 
     def _model(self, space: _Space, direction: _Direction, view: View) -> _Model:
         """The cached core of ``space``, told the observations of ``view`` it has not seen.
