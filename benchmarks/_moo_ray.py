@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-import time
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -100,9 +98,9 @@ def make_searcher(searcher: str, problem: Any, seed: int) -> Any:
 
 def run_one(job: tuple[str, str, str, int, int]) -> dict[str, Any]:
     """One Tune run, in the form of :func:`benchmarks.moo.run_one` (plus ``error``)."""
-    from ray import tune
 
     from benchmarks.moo import problem_of
+    from benchmarks.ray_compare import fit_tuner
     from benchmarks.ray_compare import start_ray
     from benchmarks.ray_compare import timed
 
@@ -114,18 +112,9 @@ def run_one(job: tuple[str, str, str, int, int]) -> dict[str, Any]:
     storage = tempfile.mkdtemp(prefix="treeucb-moo-ray-")
     out: dict[str, Any] = {"mode": mode, "sampler": searcher, "problem": name, "seed": seed}
     try:
-        tuner = tune.Tuner(
-            make_trainable(mode, name, seed),
-            tune_config=tune.TuneConfig(
-                search_alg=search_alg, num_samples=n_trials, reuse_actors=True
-            ),
-            run_config=tune.RunConfig(storage_path=storage, name="run", verbose=0),
+        grid, out["wall_tune"] = fit_tuner(
+            make_trainable(mode, name, seed), search_alg, n_trials, storage
         )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            t0 = time.perf_counter()
-            grid = tuner.fit()
-            out["wall_tune"] = time.perf_counter() - t0
         rows = []
         for i in range(len(grid)):
             m = grid[i].metrics

@@ -183,9 +183,34 @@ def timed(searcher: Any, max_concurrent: int = 1) -> Any:
     return TimedLimiter(searcher, max_concurrent=max_concurrent)
 
 
+def fit_tuner(
+    trainable: Any,
+    search_alg: Any,
+    n_trials: int,
+    storage: str,
+    param_space: dict[str, Any] | None = None,
+    **tune_config: Any,
+) -> tuple[Any, float]:
+    """One ``tune.Tuner`` run, one trial at a time: its result grid and its wall time (s)."""
+    from ray import tune
+
+    tuner = tune.Tuner(
+        trainable,
+        param_space=param_space,
+        tune_config=tune.TuneConfig(
+            search_alg=search_alg, num_samples=n_trials, reuse_actors=True, **tune_config
+        ),
+        run_config=tune.RunConfig(storage_path=storage, name="run", verbose=0),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        start = time.perf_counter()
+        grid = tuner.fit()
+        return grid, time.perf_counter() - start
+
+
 def run_one(name: str, problem: str, seed: int, n_trials: int) -> dict[str, Any]:
     """One Tune run; per trial (in creation order) the observed and the noiseless value."""
-    from ray import tune
 
     fid, dim, noisy = _bbob.parse(problem)
     bbob = BBOBFunction(fid, dim, seed, noisy)
@@ -198,23 +223,15 @@ def run_one(name: str, problem: str, seed: int, n_trials: int) -> dict[str, Any]
     out["group"] = "bbob-noisy" if noisy else f"bbob-{dim}d"
     out["scale"] = bbob.median_random
     try:
-        tuner = tune.Tuner(
+        grid, out["wall"] = fit_tuner(
             make_trainable(fid, dim, bbob.instance, seed, noisy),
+            search_alg,
+            n_trials,
+            storage,
             param_space=None if owns_space else space(dim),
-            tune_config=tune.TuneConfig(
-                search_alg=search_alg,
-                metric="loss",
-                mode="min",
-                num_samples=n_trials,
-                reuse_actors=True,
-            ),
-            run_config=tune.RunConfig(storage_path=storage, name="run", verbose=0),
+            metric="loss",
+            mode="min",
         )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            start = time.perf_counter()
-            grid = tuner.fit()
-            out["wall"] = time.perf_counter() - start
         rows = []
         for i in range(len(grid)):
             result = grid[i]
