@@ -11,7 +11,6 @@ from optuna_treeucb.core._objectives import best_feasible
 from optuna_treeucb.core._objectives import constrained_rewards
 from optuna_treeucb.core._objectives import crowding_distances
 from optuna_treeucb.core._objectives import front_indices
-from optuna_treeucb.core._objectives import hypervolume
 from optuna_treeucb.core._objectives import hypervolume_contributions
 from optuna_treeucb.core._objectives import objective_rewards
 from optuna_treeucb.core._objectives import pareto_ranks
@@ -92,26 +91,26 @@ def test_pareto_rewards_hand_computed() -> None:
     np.testing.assert_allclose(pareto_rewards(Y, v), [0.875, 0.625, 0.125, 0.375])
 
 
-def test_hypervolume_2d_hand_computed() -> None:
+def test_hypervolume_contributions_2d_hand_computed() -> None:
     P = np.array([[3.0, 1.0], [1.0, 3.0], [2.0, 2.0]])
-    assert hypervolume(P, np.zeros(2)) == 6.0
     np.testing.assert_array_equal(hypervolume_contributions(P, np.zeros(2)), [1.0, 1.0, 1.0])
-    assert hypervolume(P, np.array([2.5, 0.0])) == 0.5  # only (3, 1) dominates it
+    # against (0.5, 0.5): (3, 1) keeps 1 x 0.5, (1, 3) 0.5 x 1, the knee 1 x 1
+    np.testing.assert_array_equal(hypervolume_contributions(P, np.full(2, 0.5)), [0.5, 0.5, 1.0])
+
+
+def _unit_cells(P: np.ndarray) -> int:
+    """Hypervolume of integer points in {1..4}^3 against the origin: the unit cells
+    [c, c+1) whose upper corner c+1 some point dominates."""
+    cells = np.array(list(itertools.product(range(4), repeat=3))) + 1.0
+    return int((P[None, :, :] >= cells[:, None, :]).all(axis=2).any(axis=1).sum())
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_hypervolume_3d_counts_unit_cells(seed: int) -> None:
-    # integer points in {1..4}^3 against the origin: the volume is the number of unit cells
-    # [c, c+1) whose upper corner c+1 some point dominates
-    rng = np.random.default_rng(seed)
-    P = rng.integers(1, 5, size=(8, 3)).astype(float)
-    cells = np.array(list(itertools.product(range(4), repeat=3))) + 1.0
-    covered = (P[None, :, :] >= cells[:, None, :]).all(axis=2).any(axis=1)
-    assert hypervolume(P, np.zeros(3)) == covered.sum()
+def test_hypervolume_contributions_3d_count_unit_cells(seed: int) -> None:
+    P = np.random.default_rng(seed).integers(1, 5, size=(8, 3)).astype(float)
     front = np.unique(P[pareto_ranks(P) == 0], axis=0)
     for i, c in enumerate(hypervolume_contributions(front, np.zeros(3))):
-        rest = np.delete(front, i, axis=0)
-        assert c == hypervolume(front, np.zeros(3)) - hypervolume(rest, np.zeros(3))
+        assert c == _unit_cells(front) - _unit_cells(np.delete(front, i, axis=0))
 
 
 def test_beyond_three_objectives_the_hypervolume_tie_break_is_the_crowding_distance() -> None:
