@@ -299,12 +299,19 @@ def crowding_distances(points: np.ndarray) -> np.ndarray:
 
 def _front_tie_break(R: np.ndarray, tie_break: TieBreak) -> np.ndarray:
     """Tie-break of the points of one front (larger is better); equal rows share it."""
-    unique, inverse = np.unique(R, axis=0, return_inverse=True)
+    # np.unique(R, axis=0, return_inverse=True), without its per-call overhead (a fifth of
+    # the sampler's time with two objectives): the distinct rows in lexicographic order
+    order = np.lexsort(R.T[::-1])
+    rows = R[order]
+    new = np.ones(R.shape[0], dtype=bool)
+    new[1:] = np.any(rows[1:] != rows[:-1], axis=1)
+    inverse = np.empty(R.shape[0], dtype=int)
+    inverse[order] = np.cumsum(new) - 1
     if tie_break == "hypervolume" and R.shape[1] <= HYPERVOLUME_MAX_OBJECTIVES:
-        scores = hypervolume_contributions(unique, np.zeros(R.shape[1]))
+        scores = hypervolume_contributions(rows[new], np.zeros(R.shape[1]))
     else:
-        scores = crowding_distances(unique)
-    out: np.ndarray = scores[np.asarray(inverse).reshape(-1)]
+        scores = crowding_distances(rows[new])
+    out: np.ndarray = scores[inverse]
     return out
 
 
