@@ -88,6 +88,39 @@ def as_points(d: int, X: Any, what: str, *, one: bool = False) -> np.ndarray:
     return arr
 
 
+def as_values(value: Any, n: int | None, k: int) -> np.ndarray:
+    """The told values as shape (n, k): ``value`` of :meth:`TreeUCB.tell` (``n`` None), a
+    number or k numbers, or ``values`` of :meth:`TreeUCB.tell_many`, (n,) or (n, k)."""
+    try:
+        Y = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):  # e.g. a string or None
+        raise TypeError(f"TreeUCB.tell needs a numeric value. Got {value!r}.") from None
+    if n is None:
+        if Y.shape == (k,) or (k == 1 and Y.shape == ()):
+            return Y.reshape(1, k)
+        per = "a number" if k == 1 else f"{k} numbers, one per objective"
+        raise ValueError(f"TreeUCB.tell needs {per}. Got {value!r}.")
+    if Y.shape == (n, k) or (k == 1 and Y.shape == (n,)):
+        return Y.reshape(n, k)
+    shape = f"({n},), one per row of X" if k == 1 else f"({n}, {k}), a row per row of X"
+    raise ValueError(f"TreeUCB.tell_many needs values of shape {shape}. Got shape {Y.shape}.")
+
+
+def as_violations(violations: Any, n: int, owner: str, name: str) -> np.ndarray:
+    """``violations`` as a float array of shape (n,), values >= 0 (``None``: 0)."""
+    try:
+        v = np.array([0.0 if u is None else u for u in violations], dtype=float)
+    except (TypeError, ValueError):  # not a sequence, or not numbers
+        v = np.full(0, np.nan)
+    if v.shape != (n,) or np.isnan(v).any() or (v < 0).any():
+        raise ValueError(
+            f"The {name!r} parameter of {owner} must be a number >= 0 per observation "
+            f"(0: feasible; e.g. the sum of the positive parts of constraints feasible when "
+            f"<= 0). Got {violations if n != 1 else violations[0]!r} instead."
+        )
+    return v
+
+
 def repeats(P: np.ndarray, obs: Observations, pending: Pending) -> np.ndarray:
     """Whether each point of ``P`` (p, d or more columns) decodes to an observed or pending
     point (the same value cells), shape (p,)."""

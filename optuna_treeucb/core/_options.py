@@ -14,12 +14,15 @@ import math
 import numbers
 import warnings
 from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 from typing import Literal
 
 import numpy as np
+
+Direction = Literal["maximize", "minimize"]
 
 # Seeds must suit both np.random.default_rng and np.random.RandomState (Optuna's RandomSampler).
 SEED_LIMIT = 2**32
@@ -389,3 +392,15 @@ def splice_table(text: str) -> str:
         raise ValueError(f"The text has no {TABLE_START} ... {TABLE_END} markers.")
     head = text[: start + len(TABLE_START)]
     return f"{head}\n{options_table()}{text[end:]}"
+
+
+def as_directions(direction: Any) -> tuple[Direction, ...]:
+    """``direction`` as one direction per objective (ValueError/TypeError naming it)."""
+    if isinstance(direction, str) or not isinstance(direction, Sequence):
+        return (OPTIONS["direction"].check("TreeUCB", "direction", direction),)
+    if len(direction) == 0:
+        raise ValueError(
+            "The 'direction' parameter of TreeUCB must be 'maximize', 'minimize' or a "
+            "non-empty sequence of them, one per objective. Got [] instead."
+        )
+    return tuple(OPTIONS["direction"].check("TreeUCB", "direction", d) for d in direction)

@@ -29,8 +29,11 @@ from optuna_treeucb.core._index import containing
 from optuna_treeucb.core._observations import Observations
 from optuna_treeucb.core._observations import Pending
 from optuna_treeucb.core._observations import as_points
+from optuna_treeucb.core._observations import as_values
+from optuna_treeucb.core._observations import as_violations
 from optuna_treeucb.core._observations import repeats
-from optuna_treeucb.core._options import OPTIONS
+from optuna_treeucb.core._options import Direction
+from optuna_treeucb.core._options import as_directions
 from optuna_treeucb.core._options import validate_options
 from optuna_treeucb.core._partition import IncrementalPartition
 from optuna_treeucb.core._partition import Partition
@@ -42,7 +45,6 @@ from optuna_treeucb.core._space import as_cube
 _logger = logging.getLogger(__name__)
 Rule = Literal["refit", "incremental"]
 Index = Literal["hoeffding", "soft_gp"]
-Direction = Literal["maximize", "minimize"]
 Sampling = Literal["uniform", "trust_region", "local_gp"]
 Discrete = Literal["box", "region"]
 
@@ -120,7 +122,7 @@ class TreeUCB:
         **unknown: Any,
     ) -> None:
         self.space = as_cube(space)
-        directions = _directions(direction)
+        directions = as_directions(direction)
         given = {k: v for k, v in locals().items() if k not in ("self", "space", "unknown")}
         given["direction"] = directions[0]
         del given["directions"]
@@ -267,9 +269,9 @@ class TreeUCB:
     ) -> None:
         if isinstance(value, (bool, str)):
             raise TypeError(f"TreeUCB.tell needs a numeric value. Got {value!r}.")
-        y = _as_values(value, None, self._obs.signs.size)
+        y = as_values(value, None, self._obs.signs.size)
         b = as_budgets([budget], 1, "TreeUCB.tell")
-        v = _as_violations([violation], 1, "TreeUCB.tell", "violation")
+        v = as_violations([violation], 1, "TreeUCB.tell", "violation")
         self._pending.drop(x)
         self._obs.append(x[None], y, b, params, v)
 
@@ -293,9 +295,9 @@ class TreeUCB:
         """
         X = as_points(self.space.dim, X, "TreeUCB.tell_many")
         n = X.shape[0]
-        Y = _as_values(values, n, self._obs.signs.size)
+        Y = as_values(values, n, self._obs.signs.size)
         b = as_budgets([None] * n if budgets is None else budgets, n, "TreeUCB.tell_many")
-        v = _as_violations(
+        v = as_violations(
             [None] * n if violations is None else violations, n, "TreeUCB.tell_many", "violations"
         )
         for row in X if drop_pending else ():
@@ -409,48 +411,3 @@ class TreeUCB:
         draw = lambda b, k: self._inbox.draw(snap, b, k)  # noqa: E731
         args = (X, part, r, pend(), t, self.C, self.M, self._rng)
         return self._soft_gp.choose(stats, index, draw, *args)[:d]
-
-
-def _directions(direction: Any) -> tuple[Direction, ...]:
-    """``direction`` as one direction per objective (ValueError/TypeError naming it)."""
-    if isinstance(direction, str) or not isinstance(direction, Sequence):
-        return (OPTIONS["direction"].check("TreeUCB", "direction", direction),)
-    if len(direction) == 0:
-        raise ValueError(
-            "The 'direction' parameter of TreeUCB must be 'maximize', 'minimize' or a "
-            "non-empty sequence of them, one per objective. Got [] instead."
-        )
-    return tuple(OPTIONS["direction"].check("TreeUCB", "direction", d) for d in direction)
-
-
-def _as_values(value: Any, n: int | None, k: int) -> np.ndarray:
-    """The told values as shape (n, k): ``value`` of :meth:`TreeUCB.tell` (``n`` None), a
-    number or k numbers, or ``values`` of :meth:`TreeUCB.tell_many`, (n,) or (n, k)."""
-    try:
-        Y = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):  # e.g. a string or None
-        raise TypeError(f"TreeUCB.tell needs a numeric value. Got {value!r}.") from None
-    if n is None:
-        if Y.shape == (k,) or (k == 1 and Y.shape == ()):
-            return Y.reshape(1, k)
-        per = "a number" if k == 1 else f"{k} numbers, one per objective"
-        raise ValueError(f"TreeUCB.tell needs {per}. Got {value!r}.")
-    if Y.shape == (n, k) or (k == 1 and Y.shape == (n,)):
-        return Y.reshape(n, k)
-    shape = f"({n},), one per row of X" if k == 1 else f"({n}, {k}), a row per row of X"
-    raise ValueError(f"TreeUCB.tell_many needs values of shape {shape}. Got shape {Y.shape}.")
-
-
-def _as_violations(violations: Any, n: int, owner: str, name: str) -> np.ndarray:
-    """``violations`` as a float array of shape (n,), values >= 0 (``None``: 0)."""
-    try:
-        v = np.array([0.0 if u is None else u for u in violations], dtype=float)
-    except (TypeError, ValueError):  # not a sequence, or not numbers
-        v = np.full(0, np.nan)
-    if v.shape != (n,) or np.isnan(v).any() or (v < 0).any():
-        raise ValueError(
-            f"The {name!r} parameter of {owner} must be a number >= 0 per observation "
-            f"(0: feasible; e.g. the sum of the positive parts of constraints feasible when "
-            f"<= 0). Got {violations if n != 1 else violations[0]!r} instead."
-        )
-    return v
