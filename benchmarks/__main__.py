@@ -28,6 +28,7 @@ COMMANDS = {
     "mixed": "benchmarks.mixed",
     "moo": "benchmarks.moo",
     "constrained": "benchmarks.constrained",
+    "mixed_ray": "benchmarks.mixed_ray",
 }
 
 

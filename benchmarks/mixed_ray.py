@@ -1,0 +1,193 @@
+"""Conditional spaces on the Ray face (issue #23): the synthetic branch problems of
+``python -m benchmarks mixed`` in real Tune runs.
+
+A conditional (define-by-run) space reaches Tune through Ray's ``OptunaSearch``, given the
+problem's ``objective(trial)`` as its space; the sampler is the only difference between the
+rows: ``TreeUCBSampler`` (the route the README documents for ``TreeUCBSearch`` users) or
+Optuna's default ``TPESampler``.  The define-by-run function runs the objective to learn the
+parameters it suggests and drops the value (the branch problems cost microseconds); the
+trainable evaluates the suggested point again through ``optuna.trial.FixedTrial`` and reports
+it, so the searcher is told the value Tune saw.
+
+Per run: the best value after 50 and all trials and whether the best branch was found; the
+table gives the mean rank of the searchers per (problem, seed) and the share of runs that
+found the best branch (the lock-in statistic of ``mixed``).
+
+Examples:
+    python -m benchmarks mixed_ray                       # branch-3 and branch-4, 3 seeds
+    python -m benchmarks mixed_ray --seeds 5 --trials 100 --out benchmarks/results
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from benchmarks._common import command_line
+from benchmarks._common import machine_note
+from benchmarks._common import make_parser
+from benchmarks._common import md_table
+from benchmarks._common import require
+from benchmarks._common import stamp_core
+from benchmarks._common import write_result
+from benchmarks._mixed_problems import BRANCHES
+from benchmarks._mixed_problems import make_problem
+
+SEARCHERS = ("OptunaSearch (TreeUCB)", "OptunaSearch (TPE)")
+
+
+class _Space:
+    """The define-by-run space: the problem's objective, its value dropped.  A class, not a
+    closure, because ``OptunaSearch`` pickles its space in Tune's checkpoints."""
+
+    def __init__(self, problem_name: str, seed: int) -> None:
+        self.problem_name, self.seed = problem_name, seed
+        self._problem: Any = None
+
+    def __call__(self, trial: Any) -> None:
+        if self._problem is None:
+            self._problem = make_problem(self.problem_name, self.seed)
+        self._problem.objective(trial)  # only its suggestions matter here
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"problem_name": self.problem_name, "seed": self.seed, "_problem": None}
+
+
+def make_searcher(name: str, problem_name: str, seed: int) -> Any:
+    """Ray's ``OptunaSearch`` over the problem's define-by-run space, with ``name``'s sampler."""
+    import optuna
+    from ray.tune.search.optuna import OptunaSearch
+
+    from optuna_treeucb import TreeUCBSampler
+
+    if name not in SEARCHERS:
+        raise ValueError(f"Unknown searcher {name!r}; known: {', '.join(SEARCHERS)}.")
+    space = _Space(problem_name, seed)
+    sampler = (
+        TreeUCBSampler(seed=seed) if "TreeUCB" in name else optuna.samplers.TPESampler(seed=seed)
+    )
+    return OptunaSearch(space=space, sampler=sampler, metric="loss", mode="min", seed=seed)
+
+
+def make_trainable(problem_name: str, seed: int) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A trainable that evaluates the suggested point (``benchmarks`` imported in the worker)."""
+
+    def trainable(config: dict[str, Any]) -> dict[str, Any]:
+        import optuna as _optuna
+
+        from benchmarks._mixed_problems import make_problem as _make
+
+        problem = _make(problem_name, seed)
+        value = problem.objective(_optuna.trial.FixedTrial(config))
+        return {"loss": value, "branch": problem.branches[-1], "start": time.time()}
+
+    return trainable
+
+
+def run_one(searcher: str, problem: str, seed: int, n_trials: int) -> dict[str, Any]:
+    """One Tune run: per trial, in the order trials started, its value and its branch."""
+    from benchmarks.ray_compare import fit_tuner
+    from benchmarks.ray_compare import start_ray
+
+    start_ray()
+    storage = tempfile.mkdtemp(prefix="treeucb-mixed-ray-")
+    try:
+        grid, wall = fit_tuner(
+            make_trainable(problem, seed),
+            make_searcher(searcher, problem, seed),
+            n_trials,
+            storage,
+        )
+        rows = []
+        for i in range(len(grid)):
+            m = grid[i].metrics
+            if grid[i].error is not None or not m or "loss" not in m:
+                raise RuntimeError(f"trial {i} failed: {grid[i].error!r}")
+            rows.append((m["start"], m["loss"], m["branch"]))
+    finally:
+        shutil.rmtree(storage, ignore_errors=True)
+    rows.sort()
+    values = np.array([v for _, v, _ in rows])
+    return {
+        "searcher": searcher,
+        "problem": problem,
+        "seed": seed,
+        "values": values,
+        "branches": [b for _, _, b in rows],
+        "wall": wall,
+    }
+
+
+def report(results: Sequence[dict[str, Any]], budgets: Sequence[int]) -> str:
+    """Mean rank of the best value at each budget, and the share of runs whose best value is
+    in the best branch within the last budget."""
+    header = ["searcher", *(f"rank @{b}" for b in budgets), f"best branch @{budgets[-1]}"]
+    runs = {(r["searcher"], r["problem"], r["seed"]): r for r in results}
+    cases = sorted({(r["problem"], r["seed"]) for r in results})
+    rows = []
+    for name in SEARCHERS:
+        ranks = []
+        for b in budgets:
+            per_case = []
+            for case in cases:
+                best = {s: float(np.min(runs[(s, *case)]["values"][:b])) for s in SEARCHERS}
+                order = sorted(best.values())
+                per_case.append(np.mean([i + 1 for i, v in enumerate(order) if v == best[name]]))
+            ranks.append(float(np.mean(per_case)))
+        found = []
+        for case in cases:
+            r = runs[(name, *case)]
+            head = r["values"][: budgets[-1]]
+            found.append(r["branches"][int(np.argmin(head))] == "best")
+        rows.append([name, *ranks, f"{np.mean(found):.2f}"])
+    return md_table(header, rows)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = make_parser("mixed_ray", __doc__)
+    parser.add_argument("--problems", default="branch-3,branch-4", help="branch problems")
+    parser.add_argument("--seeds", type=int, default=3, help="number of seeds")
+    parser.add_argument("--seed-offset", type=int, default=100, help="first seed (report: 100)")
+    parser.add_argument("--trials", type=int, default=100, help="trials per run")
+    args = parser.parse_args(argv)
+    problems = [p for p in args.problems.split(",") if p]
+    for p in problems:
+        if p not in BRANCHES:
+            parser.error(
+                f"--problems: {p!r} is not a branch problem; known: {', '.join(BRANCHES)}"
+            )
+    if args.seeds < 1 or args.trials < 2:
+        parser.error(f"--seeds must be >= 1 and --trials >= 2; got {args.seeds} and {args.trials}")
+    require("ray", "the Tune runs", "mixed_ray", extra="ray")
+    started = time.time()
+    stamp_core()
+    seeds = range(args.seed_offset, args.seed_offset + args.seeds)
+    results = []
+    for problem in problems:
+        for seed in seeds:
+            for searcher in SEARCHERS:
+                results.append(run_one(searcher, problem, seed, args.trials))
+                print(f"  {searcher} {problem} seed {seed} done", flush=True)
+    budgets = sorted({min(50, args.trials), args.trials})
+    text = (
+        "# Conditional spaces on the Ray face\n\n"
+        f"{len(problems)} problems ({', '.join(problems)}), {args.seeds} seeds "
+        f"({args.seed_offset}+), {args.trials} trials, real `tune.Tuner` runs on "
+        "`ray.init(num_cpus=2)`, one trial at a time; Ray's `OptunaSearch` with the problem's "
+        "define-by-run space, with `TreeUCBSampler` or Optuna's default `TPESampler`. Rank: "
+        "mean over (problem, seed) of the rank of the best value (1 = best); best branch: share "
+        "of runs whose best value is in the problem's best branch. "
+        f"Command: `{command_line('mixed_ray', argv)}`.\n\n"
+        f"{report(results, budgets)}\n{machine_note(f'{args.seeds} seeds', started)}"
+    )
+    write_result(args.out, "mixed_ray", text)
+
+
+if __name__ == "__main__":
+    main()
