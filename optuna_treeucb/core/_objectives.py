@@ -418,14 +418,30 @@ def progress(values: np.ndarray, violation: np.ndarray | None = None) -> np.ndar
     Y = _objectives_2d("progress", values)
     v = _check_violation("progress", violation, Y.shape[0])
     feasible = np.ones(Y.shape[0], dtype=bool) if v is None else v == 0.0
-    if Y.shape[1] == 1:
-        out = Y[:, 0].copy()
-    else:
-        ge = np.ones((Y.shape[0],) * 2, dtype=bool)  # ge[j, i]: j >= i in every objective
-        for j in range(Y.shape[1]):
-            ge &= Y[:, None, j] >= Y[None, :, j]
-        earlier = np.tril(np.ones_like(ge), -1).T & feasible[:, None]  # j < i, j feasible
-        out = np.cumsum(feasible & ~(ge & earlier).any(axis=0)).astype(float)
+    if Y.shape[1] > 1:
+        return progress_of(improvements(Y, feasible), feasible)
+    out = Y[:, 0].copy()
+    out[~feasible] = -np.inf
+    return out
+
+
+def improvements(Y: np.ndarray, feasible: np.ndarray, start: int = 0) -> np.ndarray:
+    """Whether each observation from ``start`` on is feasible and weakly dominated by no
+    earlier feasible one, shape (n - start,): it depends on earlier observations only, so
+    a caller that appends can compute the new rows alone (O(n) each, not O(n^2) per call)."""
+    n = Y.shape[0]
+    new = Y[start:]
+    ge = np.ones((n, new.shape[0]), dtype=bool)  # ge[j, i]: j >= start + i in every objective
+    for j in range(Y.shape[1]):
+        ge &= Y[:, None, j] >= new[None, :, j]
+    earlier = np.arange(n)[:, None] < np.arange(start, n)[None, :]  # j < start + i
+    out: np.ndarray = feasible[start:] & ~(ge & earlier & feasible[:, None]).any(axis=0)
+    return out
+
+
+def progress_of(improved: np.ndarray, feasible: np.ndarray) -> np.ndarray:
+    """:func:`progress` with several objectives from :func:`improvements` of every row."""
+    out = np.cumsum(improved).astype(float)
     out[~feasible] = -np.inf
     return out
 

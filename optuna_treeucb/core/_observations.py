@@ -30,8 +30,10 @@ from optuna_treeucb.core._localgp import unit_scale
 from optuna_treeucb.core._objectives import average_ranks
 from optuna_treeucb.core._objectives import best_feasible
 from optuna_treeucb.core._objectives import front_indices
+from optuna_treeucb.core._objectives import improvements
 from optuna_treeucb.core._objectives import objective_rewards
 from optuna_treeucb.core._objectives import progress
+from optuna_treeucb.core._objectives import progress_of
 from optuna_treeucb.core._objectives import rank_rewards
 from optuna_treeucb.core._space import UnitCube
 
@@ -150,6 +152,7 @@ class Observations:
         self._told: dict[int, dict[str, Any]] = {}  # observation -> parameters as told
         self._ranks = np.zeros(0)  # average ranks of the values, kept up to date
         self._rewards: tuple[int, np.ndarray] = (0, np.zeros(0))  # (n, rewards) of rank rules
+        self._improved = np.zeros(0, dtype=bool)  # improvements() of the first rows so far
         self._cells: tuple[np.ndarray, np.ndarray, int] = (np.zeros((0, d)), np.zeros((0, d)), 0)
 
     @property
@@ -259,8 +262,17 @@ class Observations:
 
     def progress(self) -> np.ndarray:
         """What the trust region's success counter reads, (n,): the values, or
-        :func:`~._objectives.progress` when :attr:`ranked`."""
-        return progress(self.Y, self.violations) if self.ranked else self.y
+        :func:`~._objectives.progress` when :attr:`ranked` (with several objectives from
+        :func:`~._objectives.improvements` kept up to date, the new rows only)."""
+        if not self.ranked:
+            return self.y
+        if self.signs.size == 1:
+            return progress(self.Y, self.violations)
+        feasible = self.violations == 0.0
+        k = self._improved.size
+        if k < self.n:
+            self._improved = np.concatenate((self._improved, improvements(self.Y, feasible, k)))
+        return progress_of(self._improved, feasible)
 
     def targets(self, idx: np.ndarray) -> np.ndarray:
         """Targets of the local GP at observations ``idx``, (k,), larger is better: the values,

@@ -17,7 +17,9 @@ from optuna_treeucb.core._objectives import pareto_ranks
 from optuna_treeucb.core._objectives import pareto_rewards
 from optuna_treeucb.core._objectives import progress
 from optuna_treeucb.core._objectives import total_violation
+from optuna_treeucb.core._observations import Observations
 from optuna_treeucb.core._observations import rank_rewards
+from optuna_treeucb.core._space import as_cube
 
 
 def _values_with_ties(seed: int, n: int, k: int) -> np.ndarray:
@@ -224,3 +226,15 @@ def test_value_errors() -> None:
         pareto_rewards(np.array([[0.0, np.nan]]))
     with pytest.raises(ValueError, match="'tie_break' .* Got 'knee'"):
         pareto_rewards(np.zeros((2, 2)), tie_break="knee")  # type: ignore[arg-type]
+
+
+def test_observations_keep_progress_up_to_date_as_the_pure_function_computes_it() -> None:
+    # the store extends improvements() by the new rows only; it must equal a full recompute
+    rng = np.random.default_rng(0)
+    obs = Observations(as_cube(2), ("maximize", "minimize", "maximize"))
+    for m in (1, 3, 1, 7, 2, 10):
+        Y = np.round(rng.random((m, 3)) * 4)  # ties, so weak domination matters
+        v = np.where(rng.random(m) < 0.3, rng.random(m), 0.0)
+        obs.append(rng.random((m, 2)), Y, np.full(m, np.inf), violations=v)
+        np.testing.assert_array_equal(obs.progress(), progress(obs.Y, obs.violations))
+    assert obs.progress()[np.isfinite(obs.progress())].max() > 1  # the front grew
