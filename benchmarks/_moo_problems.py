@@ -49,6 +49,7 @@ import math
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -119,6 +120,16 @@ class Problem:
     @property
     def dim(self) -> int:
         return int(self.low.shape[0])
+
+
+def _from_pymoo(
+    name: str, pm: Any, optimum: float, reference: np.ndarray | None = None
+) -> Problem:
+    """A :class:`Problem` of pymoo's problem ``pm``: its bounds, objectives and inequality
+    constraints."""
+    low, high = np.asarray(pm.xl, dtype=float), np.asarray(pm.xu, dtype=float)
+    n_obj, n_constr = int(pm.n_obj), int(pm.n_ieq_constr)
+    return Problem(name, low, high, n_obj, n_constr, _pymoo_evaluate(pm), optimum, reference)
 
 
 def _pymoo_evaluate(problem: object) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
@@ -218,16 +229,7 @@ def moo_problem(name: str) -> Problem:
             base
         ) or _zdt3_hypervolume()
         ref = np.full(2, ZDT_REFERENCE)
-    return Problem(
-        name,
-        np.asarray(pm.xl, dtype=float),
-        np.asarray(pm.xu, dtype=float),
-        int(pm.n_obj),
-        0,
-        _pymoo_evaluate(pm),
-        hv,
-        ref,
-    )
+    return _from_pymoo(name, pm, hv, ref)
 
 
 def _gardner(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -297,15 +299,7 @@ def constrained_problem(name: str, seed: int) -> Problem:
         return Problem(name, DIGITS_LOW, DIGITS_HIGH, 1, 1, _digits_budget, math.nan)
     if name in ("g4", "g24"):
         pm = get_problem(name)
-        return Problem(
-            name,
-            np.asarray(pm.xl, dtype=float),
-            np.asarray(pm.xu, dtype=float),
-            1,
-            int(pm.n_ieq_constr),
-            _pymoo_evaluate(pm),
-            float(np.asarray(pm.pareto_front()).ravel()[0]),
-        )
+        return _from_pymoo(name, pm, float(np.asarray(pm.pareto_front()).ravel()[0]))
     if name in CONSTRAINED_PROBLEMS:
         return _bbob_constrained(name, seed)
     raise ValueError(f"Unknown constrained problem {name!r}; use one of {CONSTRAINED_PROBLEMS}.")
