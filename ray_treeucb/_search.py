@@ -623,6 +623,18 @@ class TreeUCBSearch(Searcher):
         self._setup()
         return True
 
+    @property
+    def model(self) -> TreeUCB | None:
+        """The core model that suggests the configurations, for reading.
+
+        ``None`` until the search space, metric and mode are known. It is the live model:
+        read it (``best_params``, ``front_params``, ``n_observations``, or draw it with
+        :func:`optuna_treeucb.visualization.plot_bandit_partition`), but do not ask or tell it
+        directly, which would put it out of step with the trials Tune runs. Its parameters are
+        named by their paths in the search space (``"a/b"`` for a nested key).
+        """
+        return self._treeucb
+
     # -- suggest and results --------------------------------------------------------------------
     def _check_ready(self) -> TreeUCB:
         if self._cube is None:

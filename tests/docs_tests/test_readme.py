@@ -90,7 +90,7 @@ def test_python_block_runs_as_it_stands(
     if "constraints=[" in block:
         grid = namespace["grid"]
         assert len(grid) == 6 and not grid.errors
-        core, configs = namespace["searcher"]._treeucb, [grid[i].config for i in range(6)]
+        core, configs = namespace["searcher"].model, [grid[i].config for i in range(6)]
         assert core.values.shape == (6, 2)  # every result told, with its violation
         assert sorted(core.violations) == sorted(max(0.0, c["x"] - 0.6) for c in configs)
     if "bandit.best_params" in block:

@@ -44,7 +44,7 @@ def _searcher_core(options: dict[str, Any]) -> TreeUCB:
     names = {OPTIONS[k].face_name: v for k, v in options.items()}
     searcher = TreeUCBSearch({"x": tune.uniform(0.0, 1.0)}, "loss", "min", seed=0, **names)
     searcher.suggest("t0")
-    core = searcher._treeucb  # the searcher exposes no model: its one private member here
+    core = searcher.model
     assert core is not None
     return core
 

@@ -169,7 +169,8 @@ def test_choice_returns_the_very_values() -> None:
         seen.add(matches[0])
     assert seen == set(range(len(choices)))
     assert mutated > 0  # and the searcher's choices stayed intact
-    assert searcher._cube is not None and searcher._cube.params[0].choices == tuple(original)
+    assert searcher.model is not None
+    assert searcher.model.space.params[0].choices == tuple(original)
 
 
 def test_nested_space_is_flattened_and_rebuilt() -> None:
@@ -303,10 +304,10 @@ def test_option_errors_name_the_searcher(
 @pytest.mark.parametrize("name", ["n_startup_trials", "n_startup"])
 def test_n_startup_trials_and_its_alias_set_the_start_up(name: str) -> None:
     searcher = TreeUCBSearch(SPACE, metric="loss", mode="min", seed=0, **{name: 7})
-    assert searcher._treeucb is not None and searcher._treeucb.n_startup == 7
+    assert searcher.model is not None and searcher.model.n_startup == 7
     default = TreeUCBSearch(SPACE, metric="loss", mode="min", seed=0, n_startup_trials=None)
-    assert default._treeucb is not None
-    assert default._treeucb.n_startup == OPTIONS["n_startup"].default
+    assert default.model is not None
+    assert default.model.n_startup == OPTIONS["n_startup"].default
 
 
 def test_suggest_before_space_or_metric_raises() -> None:
@@ -318,6 +319,25 @@ def test_suggest_before_space_or_metric_raises() -> None:
         TreeUCBSearch({"x": tune.uniform(0.0, 1.0)}).suggest("t0")
     with pytest.raises(RuntimeError, match=no_mode):
         TreeUCBSearch({"x": tune.uniform(0.0, 1.0)}).add_evaluated_point({"x": 0.5}, 1.0)
+
+
+def test_model_is_none_until_ready_then_the_live_core_that_can_be_plotted() -> None:
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    from optuna_treeucb.visualization import plot_bandit_partition
+
+    space = {"a": {"x": tune.uniform(0.0, 1.0)}, "y": tune.uniform(-1.0, 1.0)}
+    searcher = TreeUCBSearch(space, seed=0)
+    assert searcher.model is None  # no metric and mode yet
+    searcher.set_search_properties("loss", "min", {})
+    model = searcher.model
+    assert model is not None and model.n_observations == 0
+    _run(searcher, 12, lambda c: (c["a"]["x"] - 0.3) ** 2 + c["y"] ** 2)
+    assert searcher.model is model and model.n_observations == 12  # live, not a copy
+    assert model.best_params.keys() == {"a/x", "y"}  # named by their paths
+    ax = plot_bandit_partition(model, ["a/x", "y"])
+    assert ax.get_xlabel() == "a/x" and ax.get_ylabel() == "y"
+    matplotlib.pyplot.close("all")
 
 
 def test_set_search_properties() -> None:
@@ -347,8 +367,8 @@ def test_mode_sets_the_direction() -> None:
             config = searcher.suggest(f"t{i}")
             assert config is not None
             searcher.on_trial_complete(f"t{i}", {"v": config["x"]})
-        assert searcher._treeucb is not None
-        best[mode] = searcher._treeucb.best_params["x"]
+        assert searcher.model is not None
+        best[mode] = searcher.model.best_params["x"]
     assert best["min"] < -0.8 and best["max"] > 0.8
 
 
@@ -398,7 +418,7 @@ def test_unusable_result_is_dropped(
     searcher = TreeUCBSearch({"x": tune.uniform(0.0, 1.0)}, metric="loss", mode="min", seed=0)
     _run(searcher, 5, _noise(4))
     assert searcher.suggest("bad") is not None
-    core = searcher._treeucb
+    core = searcher.model
     assert core is not None and core.pending.shape == (1, 1)
     with caplog.at_level(logging.INFO, logger="ray_treeucb._search"):
         searcher.on_trial_complete("bad", result, error=error)
@@ -432,7 +452,7 @@ def test_infinite_results_are_recorded(mode: str) -> None:
             value = -sign * float("inf")
         values.append(value)
         searcher.on_trial_complete(f"t{i}", {"loss": value})
-    core = searcher._treeucb
+    core = searcher.model
     assert core is not None
     assert core.n_observations == sum(not math.isnan(v) for v in values)
     assert np.isinf(core.values).sum() == sum(math.isinf(v) for v in values)
@@ -452,7 +472,7 @@ def test_unknown_or_repeated_completion_is_ignored(caplog: pytest.LogCaptureFixt
     with caplog.at_level(logging.WARNING, logger="ray_treeucb._search"):
         searcher.on_trial_complete("never-suggested", {"loss": 1.0})
         searcher.on_trial_complete("t0", {"loss": 1.0})
-    assert searcher._treeucb is not None and searcher._treeucb.n_observations == 2
+    assert searcher.model is not None and searcher.model.n_observations == 2
     assert "never-suggested" in caplog.text and "t0" in caplog.text
 
 
@@ -472,9 +492,9 @@ def test_running_trials_are_pending_and_spread(C: float | None) -> None:
     )
     _run(searcher, 30, lambda c: (c["x"] - 0.3) ** 2 + (c["y"] + 0.2) ** 2)
     configs = [searcher.suggest(f"p{i}") for i in range(8)]
-    core = searcher._treeucb
-    assert core is not None and searcher._cube is not None
-    expected = np.array([searcher._cube.encode(c) for c in configs if c is not None])
+    core = searcher.model
+    assert core is not None
+    expected = np.array([core.space.encode(c) for c in configs if c is not None])
     np.testing.assert_allclose(np.sort(core.pending, axis=0), np.sort(expected, axis=0))
     leaves = core.fit_leaves()
     assert leaves.n_pending.sum() == 8
@@ -512,7 +532,7 @@ def test_full_points_first_in_order_exactly_once() -> None:
     assert configs[1] == {"x": -1.0, "n": 0, "opt": {"name": "adam", "momentum": 0.9}}
     assert configs[2] == configs[0]
     assert all(c["x"] not in (0.5, -1.0) for c in configs[3:])
-    assert searcher._treeucb is not None and searcher._treeucb.n_observations == 20
+    assert searcher.model is not None and searcher.model.n_observations == 20
 
 
 def test_partial_points_are_contexts() -> None:
@@ -539,7 +559,7 @@ def test_evaluated_rewards_are_recorded_not_run() -> None:
         evaluated_rewards=[1.0, 2.0, float("nan"), float("inf"), 0.5],
         seed=0,
     )
-    assert searcher._treeucb is not None and searcher._treeucb.n_observations == 4
+    assert searcher.model is not None and searcher.model.n_observations == 4
     config = searcher.suggest("t0")
     assert config is not None and config["x"] not in [p["x"] for p in points]
     with pytest.raises(ValueError, match=r"points_to_evaluate\[0\] must give every parameter"):
@@ -573,7 +593,7 @@ def test_bad_point_raises(point: dict[str, Any], match: str) -> None:
 
 def test_add_evaluated_point(caplog: pytest.LogCaptureFixture) -> None:
     searcher = TreeUCBSearch(SPACE, metric="loss", mode="max", seed=0)
-    core = searcher._treeucb
+    core = searcher.model
     assert core is not None
     searcher.add_evaluated_point({"x": 0.2, "n": 4, "opt": {"name": "sgd"}, "extra": 1}, 3.0)
     searcher.add_evaluated_point({"x": 0.3, "n": 5, "opt/name": "adam"}, -float("inf"))
@@ -608,7 +628,7 @@ def test_save_restore_with_pending_trial(tmp_path: Path) -> None:
     assert restored._cube == searcher._cube
     assert restored._queue == searcher._queue == []
     assert set(restored._live_trial_mapping) == {"pending-1", "pending-2"}
-    core, restored_core = searcher._treeucb, restored._treeucb
+    core, restored_core = searcher.model, restored.model
     assert core is not None and restored_core is not None
     np.testing.assert_array_equal(restored_core.pending, core.pending)
     np.testing.assert_array_equal(restored_core.X, core.X)
@@ -670,7 +690,7 @@ def test_concurrency_limiter() -> None:
     assert limited.suggest("c") is None  # the limiter holds back the third trial
     limited.on_trial_complete("a", {"loss": 1.0})
     assert limited.suggest("c") is not None
-    assert searcher._treeucb is not None and searcher._treeucb.pending.shape == (2, 1)
+    assert searcher.model is not None and searcher.model.pending.shape == (2, 1)
 
 
 def test_repeater_averages_repeats() -> None:
@@ -681,7 +701,7 @@ def test_repeater_averages_repeats() -> None:
     scores = [1.0, 2.0, 6.0, 4.0, float("nan"), 8.0]
     for i, score in enumerate(scores):
         repeater.on_trial_complete(f"t{i}", {"loss": score})
-    core = searcher._treeucb
+    core = searcher.model
     assert core is not None and core.n_observations == 2
     np.testing.assert_allclose(core.values, [3.0, 6.0])
 

@@ -23,8 +23,8 @@ def _searcher(**kwargs: Any) -> TreeUCBSearch:
 
 
 def _budgets(searcher: TreeUCBSearch) -> list[float]:
-    assert searcher._treeucb is not None
-    return searcher._treeucb.budgets.tolist()
+    assert searcher.model is not None
+    return searcher.model.budgets.tolist()
 
 
 def test_a_trial_stopped_before_another_went_further_is_told_with_its_step() -> None:
@@ -38,9 +38,9 @@ def test_a_trial_stopped_before_another_went_further_is_told_with_its_step() -> 
     searcher.on_trial_complete("b", {"loss": 0.1, "training_iteration": 1})
     searcher.on_trial_complete("a", {"loss": 0.3, "training_iteration": 3})
     assert _budgets(searcher) == [1.0, math.inf]
-    np.testing.assert_allclose(searcher._treeucb.values, [0.1, 0.3])  # type: ignore[union-attr]
+    np.testing.assert_allclose(searcher.model.values, [0.1, 0.3])  # type: ignore[union-attr]
     # under "last_value" its last value counts as if final
-    np.testing.assert_allclose(searcher._treeucb.rewards(), [0.75, 0.25])  # type: ignore[union-attr]
+    np.testing.assert_allclose(searcher.model.rewards(), [0.75, 0.25])  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(("max_budget", "full"), [(None, 3.0), (9, 9.0)])
@@ -48,7 +48,7 @@ def test_context_rule_tells_every_trial_at_its_step_and_plays_at_the_full_budget
     max_budget: int | None, full: float
 ) -> None:
     searcher = _searcher(pruned="context", max_budget=max_budget, n_startup_trials=4)
-    core = searcher._treeucb
+    core = searcher.model
     assert core is not None
     for i in range(12):
         tid = str(i)
@@ -75,7 +75,7 @@ def test_a_paused_trial_stopped_without_a_result_uses_its_last_intermediate_resu
     searcher.on_trial_result("b", {"loss": 0.6, "training_iteration": 2})
     searcher.on_trial_complete("b")  # HyperBand stops a paused trial: no result
     assert _budgets(searcher) == [2.0]
-    np.testing.assert_allclose(searcher._treeucb.values, [0.6])  # type: ignore[union-attr]
+    np.testing.assert_allclose(searcher.model.values, [0.6])  # type: ignore[union-attr]
     assert "b" not in searcher._last_result
 
 

@@ -41,7 +41,7 @@ def _searcher(**kwargs: Any) -> TreeUCBSearch:
 def test_several_metrics_and_constraints_reach_the_core() -> None:
     searcher = _searcher(constraints=["x_under"])
     configs = _drive(searcher, 25)
-    core = searcher._treeucb
+    core = searcher.model
     assert core is not None and core.direction == ("minimize", "minimize")
     expected = np.array([[_result(c)["f1"], _result(c)["f2"]] for c in configs])
     np.testing.assert_allclose(core.values, expected)
@@ -56,8 +56,8 @@ def test_one_metric_with_constraints() -> None:
         SPACE, metric="f1", mode="min", seed=0, n_startup_trials=5, constraints=["x_under"]
     )
     _drive(searcher, 20)
-    assert searcher._treeucb is not None
-    assert searcher._treeucb.best_params["x"] >= 0.2  # the smallest feasible x, not the smallest
+    assert searcher.model is not None
+    assert searcher.model.best_params["x"] >= 0.2  # the smallest feasible x, not the smallest
 
 
 @pytest.mark.parametrize("bad", [{}, {"x_under": float("nan")}, {"x_under": "high"}])
@@ -83,12 +83,12 @@ def test_a_missing_metric_drops_the_trial_as_for_one_metric(
     result = _result(config)
     del result["f2"]
     searcher.on_trial_complete("t0", result)
-    assert searcher._treeucb is not None and searcher._treeucb.n_observations == 0
-    assert searcher._treeucb.n_pending == 0
+    assert searcher.model is not None and searcher.model.n_observations == 0
+    assert searcher.model.n_pending == 0
     config = searcher.suggest("t1")
     assert config is not None
     searcher.on_trial_complete("t1", {**_result(config), "f1": float("nan")})
-    assert searcher._treeucb.n_observations == 0 and "drops trial t1" in caplog.text
+    assert searcher.model.n_observations == 0 and "drops trial t1" in caplog.text
 
 
 def test_a_stopped_trial_uses_its_last_result_with_its_constraints() -> None:
@@ -97,8 +97,8 @@ def test_a_stopped_trial_uses_its_last_result_with_its_constraints() -> None:
     assert config is not None
     searcher.on_trial_result("t0", _result(config))
     searcher.on_trial_complete("t0", {})  # stopped by a scheduler without a final result
-    assert searcher._treeucb is not None
-    np.testing.assert_allclose(searcher._treeucb.violations, [max(0.0, 0.2 - config["x"])])
+    assert searcher.model is not None
+    np.testing.assert_allclose(searcher.model.violations, [max(0.0, 0.2 - config["x"])])
 
 
 def test_add_evaluated_point_is_refused_with_constraints() -> None:
@@ -115,8 +115,8 @@ def test_several_metrics_from_evaluated_rewards() -> None:
         points_to_evaluate=[{"x": 0.5, "y": 0.5}],
         evaluated_rewards=[[1.0, 2.0]],
     )
-    assert searcher._treeucb is not None
-    np.testing.assert_array_equal(searcher._treeucb.values, [[1.0, 2.0]])
+    assert searcher.model is not None
+    np.testing.assert_array_equal(searcher.model.values, [[1.0, 2.0]])
 
 
 def test_save_and_restore_keep_metrics_constraints_and_pending(tmp_path: Path) -> None:
@@ -158,7 +158,7 @@ def test_tuner_with_several_metrics_and_constraints(tmp_path: Path) -> None:
     )
     results = tuner.fit()
     assert len(results) == 6 and results.num_errors == 0
-    core = searcher._treeucb
+    core = searcher.model
     assert core is not None and core.n_observations == 6 and core.values.shape == (6, 2)
     configs = [results[i].config for i in range(6)]
     assert sorted(core.violations.tolist()) == sorted(max(0.0, 0.2 - c["x"]) for c in configs)

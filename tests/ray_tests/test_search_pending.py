@@ -12,7 +12,7 @@ from ray_treeucb import TreeUCBSearch
 
 
 def _pending_configs(searcher: TreeUCBSearch) -> list[tuple[float, int]]:
-    core = searcher._treeucb
+    core = searcher.model
     assert core is not None
     return sorted((p["x"], p["n"]) for p in (core.space.decode(row) for row in core.pending))
 
@@ -33,14 +33,14 @@ def test_duplicate_live_points_errors_and_evaluated_points() -> None:
     )
     for i in range(3):
         searcher.suggest(f"same-{i}")
-    assert searcher._treeucb is not None and searcher._treeucb.n_pending == 3
+    assert searcher.model is not None and searcher.model.n_pending == 3
     searcher.on_trial_complete("same-0", error=True)
     searcher.on_trial_complete("same-1", {"loss": math.nan})
     assert _pending_configs(searcher) == [(0.25, 2)]
     searcher.add_evaluated_point(point, 1.0)  # equal to a live trial's point: still pending
     assert _pending_configs(searcher) == [(0.25, 2)]
     searcher.on_trial_complete("same-2", {"loss": 0.5})
-    assert searcher._treeucb.n_pending == 0 and searcher._treeucb.n_observations == 2
+    assert searcher.model.n_pending == 0 and searcher.model.n_observations == 2
 
 
 @pytest.mark.parametrize("seed", [0, 1])

@@ -57,8 +57,8 @@ def _results(grid: Any) -> list[Any]:
 
 
 def _observations(searcher: TreeUCBSearch) -> int:
-    assert searcher._treeucb is not None
-    return searcher._treeucb.n_observations
+    assert searcher.model is not None
+    return searcher.model.n_observations
 
 
 def test_tuner_mode_min_with_concurrency(tmp_path: Path) -> None:
@@ -176,8 +176,8 @@ def test_tuner_searcher_restored_from_a_finished_run(tmp_path: Path) -> None:
     ).fit()
     assert len(results) == 4 and results.num_errors == 0
     assert _observations(second) == 8
-    assert second._cube is not None and second._treeucb is not None
-    assert len({tuple(row) for row in second._treeucb.X}) == 8  # no configuration re-run
+    assert second.model is not None
+    assert len({tuple(row) for row in second.model.X}) == 8  # no configuration re-run
 
 
 class _InterruptOnce(tune.Callback):
@@ -235,5 +235,5 @@ def test_tuner_restore_continues_an_interrupted_run(tmp_path: Path) -> None:
     restored = TreeUCBSearch()
     restored.restore_from_dir(path)
     assert _observations(restored) == 8 and restored._live_trial_mapping == {}
-    assert restored._treeucb is not None
-    assert len({tuple(row) for row in restored._treeucb.X}) == 8
+    assert restored.model is not None
+    assert len({tuple(row) for row in restored.model.X}) == 8
