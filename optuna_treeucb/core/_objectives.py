@@ -1,53 +1,14 @@
 """Rewards of constrained and multi-objective observations: pure functions on arrays.
 
-TreeUCB (Wang, Ye, Geng, Rudin, arXiv:1901.09277) needs one reward in [0, 1] per observation
-(larger is better); today it is the mid-rank of the objective value, ``(rank - 0.5) / n``
-(:func:`~optuna_treeucb.core._observations.rank_rewards`).  This module extends that reward,
-and only that reward, to studies with constraints and with several objectives, so that the
-partition, the index and the in-box samplers keep seeing one scalar in [0, 1]:
-
-* **Constraints** (constrained domination, Deb 2000; NSGA-II and c-TPE use it): an
-  observation is feasible when every constraint value is <= 0; its *violation* is the sum of
-  the positive parts (:func:`total_violation`).  Feasible observations rank above infeasible
-  ones, infeasible ones rank by violation (smaller first), feasible ones by value; ties share
-  their average rank and the reward is the mid-rank over all ``n`` observations.  With every
-  observation feasible the rewards are today's rank rewards, bit for bit.
-* **Several objectives** (:func:`pareto_rewards`): non-dominated sorting (NSGA-II, MOTPE);
-  a better front always ranks higher, and inside a front the exclusive hypervolume
-  contribution (or NSGA-II's crowding distance, always beyond 3 objectives) breaks the
-  ties.  Both are computed on the per-objective rank rewards (reference point 0), so, as
-  the single-objective reward, the rewards are invariant to any strictly increasing
-  transform of each objective and ``±inf`` are allowed.  Equal objective vectors share
-  their reward.  With one objective the rewards are today's rank rewards, bit for bit.
-* **ParEGO** (Knowles 2006, a random Chebyshev scalarisation per round) lost to the Pareto
-  rule on the tuning seeds (``benchmarks/results/moo_pilot.md``) and was deleted.
-* **Both**: :func:`objective_rewards` applies constrained domination first, then the rule of
-  the objectives to the feasible observations only.
+TreeUCB (arXiv:1901.09277) needs one reward in [0, 1] per observation: the mid-rank
+``(rank - 0.5) / n`` of its value (:func:`rank_rewards`).  Constraints rank feasible observations
+above infeasible ones, which rank by violation (constrained domination, Deb 2000).  Several
+objectives rank by Pareto front (NSGA-II, MOTPE), with ties inside a front broken on the
+per-objective rank rewards, so rewards are invariant to any strictly increasing transform of each
+objective.  With one objective and every observation feasible they are the plain rank rewards.
 
 Conventions: every objective is *maximised* (the core stores ``-value`` for a minimised
-direction, as it does today); a violation is >= 0 and 0 exactly when feasible.
-
-How the core and the faces use it
----------------------------------
-* **Core.** ``TreeUCB(direction=[...])`` takes one direction per objective; ``tell`` takes
-  ``k`` values and a ``violation`` >= 0 (the faces compute it with :func:`total_violation`,
-  so the core stores one float per observation).  ``Observations`` keeps values of shape
-  (n, k) and violations of shape (n,); its one reward method calls
-  :func:`objective_rewards` when ``k > 1`` or a positive violation was told, else keeps the
-  incremental ranks, so a single-objective run, constrained ones while every point is
-  feasible, is unchanged bit for bit.  The tree, the index, the in-box samplers' box best
-  and the local GP's targets read those rewards: the trust region is centred on the box's
-  best feasible point (SCBO's centre, the least-violating one while the box has none) or,
-  with several objectives, on its front point of largest hypervolume contribution
-  (MORBO's rule); its success counter reads :func:`progress`.  Separate GPs of the
-  constraints (SCBO) are not built.  Observations stopped early are ranked with the
-  complete ones, as ``pruned="last_value"`` does.  ``best_params`` is
-  :func:`best_feasible`; with several objectives ``front_params`` lists
-  :func:`front_indices`.
-* **Faces.** ``TreeUCBSampler`` reads each finished trial's constraints as Optuna's samplers
-  do (``FrozenTrial.constraints``: ``Trial.set_constraint`` and the tuple that
-  ``constraints_func`` stores) and takes ``study.directions``; ``TreeUCBSearch`` takes
-  ``metric`` and ``mode`` lists and ``constraints``, names of result keys.
+direction); a violation is >= 0 and 0 exactly when feasible.
 """
 
 from __future__ import annotations
@@ -59,9 +20,7 @@ import numpy as np
 
 TieBreak = Literal["hypervolume", "crowding"]
 TIE_BREAKS = ("hypervolume", "crowding")
-# Exact contributions cost ~0.01-0.02 ms per front with moocore in 2-D and 3-D; their cost
-# grows fast with the number of objectives, so beyond 3 the "hypervolume" tie-break uses the
-# crowding distance (as NSGA-II does).
+# exact contributions get costly beyond 3 objectives: there the crowding distance is used
 HYPERVOLUME_MAX_OBJECTIVES = 3
 
 
@@ -69,8 +28,7 @@ HYPERVOLUME_MAX_OBJECTIVES = 3
 def average_ranks(y: np.ndarray) -> np.ndarray:
     """1-based ranks of ``y`` (n,), ties sharing their average rank, shape (n,).
 
-    ``scipy.stats.rankdata(y, method="average")`` bit for bit, without its input handling,
-    which costs about 0.2 ms per call: the ranks are taken at every ask.
+    ``scipy.stats.rankdata(y, method="average")`` bit for bit, without its input checks.
     """
     n = y.shape[0]
     order = np.argsort(y, kind="mergesort")
@@ -87,9 +45,8 @@ def average_ranks(y: np.ndarray) -> np.ndarray:
 def rank_rewards(y: np.ndarray, ranks: np.ndarray | None = None) -> np.ndarray:
     """Rewards in [0, 1] of ``y`` (larger is better): the mid-ranks ``(rank - 1/2) / n``.
 
-    Invariant to any strictly increasing transform of the objective, so a log-scaled loss and
-    the loss itself give the same run, and ``±inf`` values rank first or last.  ``ranks``:
-    ``average_ranks(y)`` if already known.
+    Invariant to any strictly increasing transform of ``y``; ``±inf`` rank first or last.
+    ``ranks``: ``average_ranks(y)`` if already known.
     """
     n = y.shape[0]
     if n == 0:
@@ -130,8 +87,7 @@ def _check_violation(func: str, violation: np.ndarray | None, n: int) -> np.ndar
 def total_violation(constraints: np.ndarray) -> np.ndarray:
     """Total constraint violation of each observation: the sum of the positive parts.
 
-    The convention of Optuna's ``constraints_func`` (NSGA-II, TPE, GPSampler): a constraint is
-    satisfied when its value is <= 0, so the violation is 0 exactly when every constraint is.
+    As Optuna's ``constraints_func``, a constraint is satisfied when its value is <= 0.
 
     Args:
         constraints: Shape (n, c), c >= 1, no NaN.
@@ -167,12 +123,8 @@ def _lex_average_ranks(primary: np.ndarray, secondary: np.ndarray) -> np.ndarray
 
 
 def _with_constraints(ranks_feasible: np.ndarray, violation: np.ndarray | None) -> np.ndarray:
-    """Rewards in [0, 1] from the average ranks among the feasible and the violations.
-
-    ``ranks_feasible`` holds the 1-based ranks of the feasible observations among themselves
-    (in the order they appear); the infeasible ones take ranks ``1..n_i`` by violation
-    (largest violation lowest) and the feasible ones ``n_i + rank``.
-    """
+    """Rewards in [0, 1]: infeasible observations take ranks ``1..n_i`` by violation (largest
+    lowest), feasible ones ``n_i +`` their rank among themselves (``ranks_feasible``)."""
     if violation is None or not violation.any():
         n = ranks_feasible.shape[0]
         return (ranks_feasible - 0.5) / n if n else np.zeros(0)
@@ -188,10 +140,9 @@ def _with_constraints(ranks_feasible: np.ndarray, violation: np.ndarray | None) 
 def constrained_rewards(y: np.ndarray, violation: np.ndarray | None = None) -> np.ndarray:
     """Rewards of one objective under constrained domination, shape (n,), values in [0, 1].
 
-    Feasible observations (violation 0) rank above infeasible ones; infeasible ones rank by
-    violation, the smallest highest; feasible ones by value.  Ties share their average rank
-    and the reward is ``(rank - 0.5) / n``.  Without a violation, or with every observation
-    feasible, the result is ``rank_rewards(y)`` bit for bit.
+    Feasible observations (violation 0) rank above infeasible ones, which rank by violation,
+    the smallest highest; ties share their average rank.  With every observation feasible the
+    result is ``rank_rewards(y)``.
 
     Args:
         y: Objective values, larger is better, shape (n,), no NaN (``±inf`` allowed).
@@ -252,11 +203,7 @@ def pareto_ranks(values: np.ndarray) -> np.ndarray:
 
 
 def hypervolume_contributions(points: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """Exclusive hypervolume contribution of each of mutually non-dominated, distinct points.
-
-    ``HV(S) - HV(S without p)``, by moocore's exact algorithms (López-Ibáñez et al.; the
-    library behind pymoo's indicators): in 3-D it is 100-300x faster than the WFG
-    limited-set recursion this module held before, and equal to it within 1e-16.
+    """Exclusive hypervolume contribution ``HV(S) - HV(S without p)`` of each point (moocore).
 
     Args:
         points: Larger is better, shape (m, k), finite, pairwise distinct and non-dominated.
@@ -315,16 +262,11 @@ def _front_tie_break(R: np.ndarray, tie_break: TieBreak) -> np.ndarray:
     return out
 
 
-def _column_rewards(Y: np.ndarray) -> np.ndarray:
-    """Each objective's rank rewards, shape (n, k), values in (0, 1)."""
-    return np.column_stack([rank_rewards(Y[:, j]) for j in range(Y.shape[1])])
-
-
 def _pareto_average_ranks(Y: np.ndarray, tie_break: TieBreak) -> np.ndarray:
     """1-based average ranks by (front, tie-break within the front), shape (n,)."""
     if Y.shape[0] == 0:
         return np.zeros(0)
-    R = _column_rewards(Y)  # same fronts as Y; ±inf become finite
+    R = np.column_stack([rank_rewards(Y[:, j]) for j in range(Y.shape[1])])  # ±inf: finite
     fronts = pareto_ranks(R)
     within = np.empty(Y.shape[0])
     for f in range(int(fronts.max()) + 1):
@@ -341,13 +283,11 @@ def pareto_rewards(
 ) -> np.ndarray:
     """Rewards of several objectives by Pareto front, shape (n,), values in [0, 1].
 
-    Constrained domination first (see :func:`constrained_rewards`); the feasible observations
-    are then sorted into fronts (:func:`pareto_ranks`), a better front ranking higher, and
-    ranked inside a front by ``tie_break`` on the per-objective rank rewards (reference
-    point 0): ``"hypervolume"`` (the exclusive contribution, MOTPE's and SMS-EMOA's; the
-    crowding distance beyond :data:`HYPERVOLUME_MAX_OBJECTIVES` objectives) or
-    ``"crowding"`` (NSGA-II's).  Equal vectors share their reward; with one objective the
-    result is ``constrained_rewards(values[:, 0], violation)``.
+    Constrained domination first (:func:`constrained_rewards`), then a better front ranks
+    higher, and inside a front ``tie_break`` on the per-objective rank rewards (reference
+    point 0) decides: ``"hypervolume"`` (MOTPE's; crowding beyond
+    :data:`HYPERVOLUME_MAX_OBJECTIVES` objectives) or ``"crowding"`` (NSGA-II's).  Equal
+    vectors share their reward.
 
     Args:
         values: Objective values, larger is better, shape (n, k), no NaN.
@@ -380,10 +320,7 @@ def objective_rewards(
     *,
     tie_break: TieBreak = "hypervolume",
 ) -> np.ndarray:
-    """The reward rule of a study: the one entry point for the core's observations.
-
-    ``values`` of shape (n,) gives :func:`constrained_rewards`, of shape (n, k)
-    :func:`pareto_rewards`.
+    """:func:`constrained_rewards` for values of shape (n,), else :func:`pareto_rewards`.
 
     Args:
         values: Objective values, larger is better, shape (n,) or (n, k), no NaN.
@@ -404,9 +341,7 @@ def progress(values: np.ndarray, violation: np.ndarray | None = None) -> np.ndar
 
     Its running maximum grows exactly at a new best feasible observation: ``-inf`` for an
     infeasible one; with one objective the value; with several the number of feasible
-    observations so far that no earlier feasible one weakly dominates (each grows the
-    front's hypervolume, MORBO's success).  Earlier entries never change as observations
-    are appended, so the trust region can consume it incrementally.
+    observations so far that no earlier feasible one weakly dominates (MORBO's success).
 
     Args:
         values: Objective values, larger is better, shape (n, k), no NaN.
@@ -427,8 +362,7 @@ def progress(values: np.ndarray, violation: np.ndarray | None = None) -> np.ndar
 
 def improvements(Y: np.ndarray, feasible: np.ndarray, start: int = 0) -> np.ndarray:
     """Whether each observation from ``start`` on is feasible and weakly dominated by no
-    earlier feasible one, shape (n - start,): it depends on earlier observations only, so
-    a caller that appends can compute the new rows alone (O(n) each, not O(n^2) per call)."""
+    earlier feasible one, shape (n - start,)."""
     n = Y.shape[0]
     new = Y[start:]
     ge = np.ones((n, new.shape[0]), dtype=bool)  # ge[j, i]: j >= start + i in every objective
@@ -448,9 +382,7 @@ def progress_of(improved: np.ndarray, feasible: np.ndarray) -> np.ndarray:
 
 # -- centres of the in-box refinement ----------------------------------------------------------
 def best_feasible(y: np.ndarray, violation: np.ndarray | None = None) -> int:
-    """Index of SCBO's centre: the best feasible value, else the smallest violation.
-
-    Ties go to the first index.
+    """Index of SCBO's centre: the best feasible value, else the smallest violation (first).
 
     Args:
         y: Objective values, larger is better, shape (n,), n >= 1, no NaN.
@@ -470,9 +402,8 @@ def best_feasible(y: np.ndarray, violation: np.ndarray | None = None) -> int:
 
 
 def front_indices(values: np.ndarray, violation: np.ndarray | None = None) -> np.ndarray:
-    """Indices of MORBO's candidate centres: the non-dominated feasible observations.
-
-    While no observation is feasible, those of the smallest violation.
+    """Indices of MORBO's candidate centres: the non-dominated feasible observations (those of
+    the smallest violation while none is feasible).
 
     Args:
         values: Objective values, larger is better, shape (n, k), no NaN.

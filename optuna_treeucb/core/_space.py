@@ -1,20 +1,10 @@
-"""Map a mixed search space onto the unit cube [0, 1]^d and back.
+"""Map a mixed search space onto the unit cube [0, 1]^d and back, one column per parameter.
 
-Every parameter owns one column of the cube.
-
-* Continuous floats map linearly (or linearly in ``log``) onto [0, 1].
-* Discrete numbers (ints, floats with a ``step``) are a finite grid of values
-  ``v_0 < ... < v_{K-1}``.  The coordinate axis is cut into K bins whose edges are
-  the (log-)midpoints between neighbouring grid values, so that uniform sampling of
-  the coordinate reproduces uniform (or log-uniform) sampling of the value, and every
-  grid value of a linear grid gets exactly mass 1/K.  A value encodes to the centre of
-  its bin; a coordinate decodes to the value whose bin contains it.  Nothing is
-  materialised (closed forms, see :class:`ParamSpec`).
-* Ranges wider than the largest double (``-1e308 .. 1e308``) are mapped with halved
-  bounds, so ``high - low`` never overflows.
-* Categoricals use K equal bins in the order the choices were given (this imposes an
-  order on the choices, which the tree may exploit or split around).  Decoding returns
-  the very object that was given.
+Continuous floats map linearly (or linearly in ``log``).  A discrete number (an int, a float
+with a ``step``) with K grid values cuts its axis into K bins whose edges are the (log-)midpoints
+between neighbouring values, so a uniform coordinate gives a uniform (or log-uniform) value; a
+value encodes to its bin's centre.  A categorical uses K equal bins in the order of its choices
+and decodes to the very object given.
 
 Notations:
     d: number of parameters (columns of the cube).
@@ -54,9 +44,7 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
-# Closed-form grids: every bin of a grid must contain doubles strictly inside, so that a value
-# encodes to a coordinate that decodes back to it.  A linear grid of K values has bins 1 / K
-# wide, so K <= 2**50 keeps 8 doubles in each bin next to 1.
+# every bin must hold doubles strictly inside, so that a value's coordinate decodes back to it
 _MAX_GRID_VALUES = 2**50
 _MIN_BIN_WIDTH = 2.0**-51
 _UNIT_ROUNDOFF = 2.0**-53
@@ -96,11 +84,9 @@ def _ratio(v: float, a: float, b: float) -> float:
 class ParamSpec:
     """One parameter of a search space.
 
-    A discrete numeric parameter (an int, or a float with a ``step``) costs O(1) memory and
-    time whatever its number of values: its grid values, bin edges and the bin of a coordinate
-    have closed forms (:meth:`value_at`, :meth:`bin_edge`, :meth:`bin_index`).  Int arithmetic
-    is exact, also beyond 2**53.  A grid whose bins are too narrow to be told apart by a double
-    coordinate (more than about 2**50 values, fewer on a log grid) is rejected.
+    A discrete grid costs O(1) whatever its number of values (closed forms, exact int
+    arithmetic); one with more values than a double coordinate can tell apart (about 2**50,
+    fewer on a log grid) is rejected.
 
     Args:
         name:
@@ -114,8 +100,8 @@ class ParamSpec:
         log:
             Sample on a log scale (requires ``low > 0``).
         step:
-            Grid spacing of a discrete numeric parameter: values are ``low + k * step``
-            up to ``high``.  Ints default to 1; ``None`` makes a float continuous.
+            Grid spacing: values are ``low + k * step`` up to ``high``.  ``None`` makes a float
+            continuous and an int's step 1.
         choices:
             The values of a categorical parameter (any objects, in a fixed order).
 
@@ -131,8 +117,8 @@ class ParamSpec:
     log: bool = False
     step: float | None = None
     choices: tuple[Any, ...] | None = None
-    # grids: number of values, scale of the value axis (1, or 1/4 near the limits of a
-    # double), and the two ends of the axis of the bin edges (scaled, in log for log=True)
+    # grids: number of values, scale of the value axis (1/4 near the limits of a double), and
+    # the ends of the axis of the bin edges (scaled, in log for log=True)
     _n: int | None = field(default=None, init=False, repr=False, compare=False)
     _scale: float = field(default=1.0, init=False, repr=False, compare=False)
     _t0: float = field(default=0.0, init=False, repr=False, compare=False)
@@ -158,7 +144,6 @@ class ParamSpec:
             self._set_grid(owner, self._n_steps(owner) + 1)
 
     def _init_choices(self, owner: str) -> None:
-        """Check a categorical's fields and store its choices as a tuple."""
         if self.choices is None:
             raise ValueError(f"{owner} is categorical and needs 'choices'.")
         choices = tuple(self.choices)
@@ -172,7 +157,6 @@ class ParamSpec:
         object.__setattr__(self, "choices", choices)
 
     def _init_bounds(self, owner: str) -> None:
-        """Check a numeric parameter's bounds and store them as floats (exact ints for ints)."""
         if self.choices is not None:
             raise ValueError(f"{owner} is numeric ({self.kind}); 'choices' must be None.")
         for name in ("low", "high"):
@@ -226,7 +210,6 @@ class ParamSpec:
         return step
 
     def _n_steps(self, owner: str) -> int:
-        """Number of steps from ``low`` to ``high`` (checked bounds and step), a whole one."""
         assert self.low is not None and self.high is not None and self.step is not None
         low, high, step = self.low, self.high, self.step
         if self.kind == "int":
@@ -240,8 +223,8 @@ class ParamSpec:
             if not math.isfinite(k) or k > _MAX_GRID_VALUES:
                 self._too_many(owner, k + 1)
             n = int(round(k))
-            # a multiple up to rounding: 1e-8 relative for short grids, at most 1 % of a step
-            # for long ones, never below the rounding error of the bounds and the ratio
+            # a multiple up to rounding: 1e-8 relative, at most 1 % of a step, never below the
+            # rounding error of the bounds and the ratio
             rounding = 4 * _UNIT_ROUNDOFF * ((abs(low) + abs(high)) / step + 2 * k)
             tol = max(min(1e-8 * max(1.0, k), 1e-2), rounding)
             off_grid = abs(k - n) > tol
@@ -272,8 +255,7 @@ class ParamSpec:
         else:  # rounding of the grid values, midpoints and logarithms, relative to the span
             magnitude = max(abs(t0), abs(tk))
             delta = (4.0 * magnitude + 4.0) * _UNIT_ROUNDOFF / span + 2.0 * _UNIT_ROUNDOFF
-        # the first two and last two bins are the narrowest (log grids narrow upwards, the
-        # first log bin may be halved, the last float bin absorbs the rounding of high)
+        # the first two and last two bins are the narrowest
         ends = {1, min(2, n_values), max(1, n_values - 1), n_values}
         width = min(self.bin_edge(j) - self.bin_edge(j - 1) for j in ends)
         if not width >= 4.0 * delta + _MIN_BIN_WIDTH:
@@ -291,7 +273,7 @@ class ParamSpec:
 
     # -- closed forms of a grid -----------------------------------------------------------
     def _grid_float(self, k: int) -> float:
-        """Grid value ``k`` of a float grid, times ``self._scale`` (as the array form did)."""
+        """Grid value ``k`` of a float grid, times ``self._scale``."""
         assert self._n is not None and self.low is not None and self.high is not None
         s = self._scale
         if k == self._n - 1:
@@ -302,11 +284,9 @@ class ParamSpec:
         return float(self.low) * s + (float(self.step) * s) * float(k)
 
     def _edge_t(self, j: int) -> float:
-        """Value-space edge ``j`` (0..K) of the bins, times the scale, in log for log=True.
-
-        Edge 0 is ``low - step / 2`` (``low`` on a log grid where that is <= 0), edge ``K`` is
-        ``high + step / 2``, and the others are the midpoints between neighbouring values.
-        """
+        """Value-space edge ``j`` (0..K) of the bins, times the scale, in log for log=True:
+        ``low - step / 2`` (or ``low`` if that is <= 0 on a log grid), the midpoints between
+        neighbouring values, then ``high + step / 2``."""
         n = self._n
         assert n is not None and self.low is not None and self.high is not None
         assert self.step is not None
@@ -335,7 +315,6 @@ class ParamSpec:
         return math.log(mid) if self.log else mid
 
     def _bins(self) -> int:
-        """Number of values of a discrete parameter; a continuous one raises ValueError."""
         n = self.n_values
         if n is None:
             raise ValueError(f"Parameter {self.name!r} is continuous; it has no bins.")
@@ -351,12 +330,9 @@ class ParamSpec:
     def value_at(self, k: int) -> Any:
         """Value ``k`` of a discrete parameter: its ``k``-th grid value or choice.
 
-        Args:
-            k: An index in ``[0, n_values - 1]``.
-
         Returns:
-            An ``int`` for an int parameter (exact), a ``float`` for a float grid, the very
-            object given for a categorical.
+            An ``int`` for an int parameter, a ``float`` for a float grid, the very object
+            given for a categorical.
 
         Raises:
             ValueError: If the parameter is continuous or ``k`` is out of range.
@@ -375,10 +351,7 @@ class ParamSpec:
     def bin_edge(self, j: int) -> float:
         """Edge ``j`` in [0, 1] of the bins of a discrete parameter (edge 0 is 0, edge K is 1).
 
-        Bin ``k`` is ``[bin_edge(k), bin_edge(k + 1))`` and holds value ``k``.  Costs O(1).
-
-        Args:
-            j: An index in ``[0, n_values]``.
+        Bin ``k`` is ``[bin_edge(k), bin_edge(k + 1))`` and holds value ``k``.
 
         Raises:
             ValueError: If the parameter is continuous or ``j`` is out of range.
@@ -399,8 +372,7 @@ class ParamSpec:
         """Index of the bin (and value) of a discrete parameter containing coordinate ``u``.
 
         ``u`` is clipped to [0, 1]; the result is the largest ``k <= K - 1`` with
-        ``bin_edge(k) <= u``, exact at the edges.  Costs O(1) (a closed-form guess corrected by
-        a few edge evaluations).
+        ``bin_edge(k) <= u``, exact at the edges.
 
         Raises:
             ValueError: If the parameter is continuous.
@@ -419,10 +391,6 @@ class ParamSpec:
 
     def bin_indices(self, u: np.ndarray) -> np.ndarray:
         """:meth:`bin_index` of every coordinate of ``u``, for arrays.
-
-        Categoricals and linear int grids (bin edges ``j / K``) take a vectorised closed form,
-        corrected at the edges as :meth:`bin_index` is; other grids call :meth:`bin_index`
-        per coordinate.
 
         Args:
             u: Coordinates, any shape (clipped to [0, 1]).
@@ -449,8 +417,6 @@ class ParamSpec:
     def bin_centre(self, k: int) -> float:
         """Coordinate of value ``k`` of a discrete parameter: the centre of its bin.
 
-        :meth:`encode` maps value ``k`` there, and :meth:`decode` maps it back to value ``k``.
-
         Raises:
             ValueError: If the parameter is continuous or ``k`` is out of range.
         """
@@ -462,29 +428,12 @@ class ParamSpec:
         """The largest ``k`` in [0, K - 1] with ``bin_edge(k) <= u``, searched from ``guess``."""
         n = self.n_values
         assert n is not None
-        # bracket lo < hi with edge(lo) <= u < edge(hi) (edge(K) counts as above any u),
-        # doubling the stride from the guess, then bisect
-        reach = 1
-        if self.bin_edge(guess) <= u:
-            lo = guess
-            while True:
-                hi = lo + reach
-                if hi >= n:
-                    hi = n
-                    break
-                if self.bin_edge(hi) > u:
-                    break
-                lo, reach = hi, 2 * reach
-        else:
-            hi = guess
-            while True:
-                lo = hi - reach
-                if lo <= 0:
-                    lo = 0
-                    break
-                if self.bin_edge(lo) <= u:
-                    break
-                hi, reach = lo, 2 * reach
+        # bracket edge(lo) <= u < edge(hi) (edge(K) above any u) by doubling strides, then bisect
+        lo, hi, reach = guess, guess + 1, 1
+        while lo > 0 and self.bin_edge(lo) > u:
+            lo, hi, reach = max(0, lo - reach), lo, 2 * reach
+        while hi < n and self.bin_edge(hi) <= u:
+            lo, hi, reach = hi, min(n, hi + reach), 2 * reach
         while hi - lo > 1:
             mid = (lo + hi) // 2
             if self.bin_edge(mid) <= u:
@@ -496,11 +445,8 @@ class ParamSpec:
     def axis_value(self, u: np.ndarray | float) -> np.ndarray:
         """Position of coordinates ``u`` on the numeric axis, not rounded to the grid.
 
-        The map is linear in the value (or in its logarithm for ``log=True``), from ``low`` to
-        ``high`` for a continuous parameter and from the outer bin edges (``low - step / 2``,
-        or ``low`` on a log grid where that is <= 0, to ``high + step / 2``) for a grid, so
-        grid value ``k`` sits in bin ``k``.  Plots use it to draw unit coordinates in the
-        parameter's units.
+        Linear in the value (or its log), from ``low`` to ``high`` when continuous, between the
+        outer bin edges for a grid, so grid value ``k`` sits in bin ``k``.
 
         Args:
             u: Coordinates, any shape (clipped to [0, 1]).
@@ -551,9 +497,6 @@ class ParamSpec:
     @property
     def bin_edges(self) -> np.ndarray | None:
         """Bin edges on [0, 1] of a discrete parameter, shape (K + 1,); ``None`` if continuous.
-
-        Only for grids of at most 100,000 values; :meth:`bin_edge` and :meth:`bin_index` cost
-        O(1) on any grid.
 
         Raises:
             ValueError: If the grid has more than 100,000 values.
@@ -630,8 +573,7 @@ class ParamSpec:
     def encode(self, value: Any) -> float:
         """Coordinate in [0, 1] of a legal value (the bin centre for a discrete one)."""
         if self.is_discrete:
-            i = self.index_of(value)
-            return self.bin_centre(i)
+            return self.bin_centre(self.index_of(value))
         v = float(self._check_number(value))
         assert self.low is not None and self.high is not None
         if self.low == self.high:
@@ -761,11 +703,9 @@ class UnitCube:
     def value_cells(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The coordinates that decode to the same values as the points ``X``, column by column.
 
-        A coordinate ``u`` of column ``j`` decodes to the value of ``X[i, j]`` if
-        ``lo[i, j] <= u < hi[i, j]``, or ``u == lo[i, j]``: a discrete column's cell is the
-        bin of the point (``-inf`` and ``inf`` at the cube's ends, since decoding clips), a
-        continuous column's is the point itself (``lo = hi``), and a parameter with
-        ``low == high`` has the whole line.  Costs O(1) per point and discrete column.
+        ``u`` decodes as ``X[i, j]`` if ``lo[i, j] <= u < hi[i, j]`` or ``u == lo[i, j]``: a
+        discrete column's bin (infinite at the cube's ends), a continuous column's point, or
+        the whole line when ``low == high``.
 
         Args:
             X: Shape (n, d), values in [0, 1].
