@@ -1,10 +1,6 @@
 """The options of TreeUCB, declared once: type, allowed values, default per face, meaning.
 
-Every face checks its options with :func:`validate_options`, naming the class the user called
-(``TypeError`` for a wrong type or an unknown name, ``ValueError`` for a value out of range),
-and :func:`options_table` renders :data:`OPTIONS` as the README's "Options" section
-(``python -m optuna_treeucb.core --write README.md``).  The model is scikit-learn's
-``_parameter_constraints`` (``sklearn/utils/_param_validation.py``), kept small and typed.
+:data:`OPTIONS` also renders the README's "Options" table (``python -m optuna_treeucb.core``).
 """
 
 from __future__ import annotations
@@ -24,7 +20,6 @@ import numpy as np
 
 Direction = Literal["maximize", "minimize"]
 
-# Seeds must suit both np.random.default_rng and np.random.RandomState (Optuna's RandomSampler).
 SEED_LIMIT = 2**32
 TABLE_START = "<!-- options-table:start -->"
 TABLE_END = "<!-- options-table:end -->"
@@ -48,8 +43,7 @@ class Option:
         wrapper_name, aliases: The name in ``TreeUCBSampler`` and ``TreeUCBSearch`` if it
             differs, and further names ``TreeUCBSearch`` accepts.
         core_only: The wrappers set it themselves (from the study or ``mode``).
-        wrapper_default: The wrappers' default, when it differs from the core's (the core is
-            the paper's bandit, the wrappers optimise).
+        wrapper_default: The wrappers' default, when it differs from the core's.
     """
 
     name: str
@@ -101,8 +95,7 @@ class Option:
         return ""
 
     def check(self, owner: str, key: str, value: Any) -> Any:
-        """``value`` as a plain ``int``/``float``/``str``/``None``; the errors (TypeError,
-        ValueError) name ``owner``, the class the user called, and ``key``, the name given."""
+        """``value`` as a plain int, float, str or None; errors name ``owner`` and ``key``."""
         if value is None and self.none:
             return None
         message = f"The {key!r} parameter of {owner} must be {self.allowed()}. Got {value!r}"
@@ -287,15 +280,13 @@ def _names(wrapper: bool) -> dict[str, Option]:
 def validate_options(
     owner: str, options: Mapping[str, Any], *, wrapper: bool = False
 ) -> dict[str, Any]:
-    """The ``options`` given to ``owner`` (the class the user called, named in every error),
-    checked against :data:`OPTIONS`, by the core's names; options not given are not filled in.
+    """The ``options`` given to ``owner`` (named in every error), checked, by the core's names.
 
-    With ``wrapper`` the names are the wrappers' (``n_startup_trials`` and its aliases) and
-    ``direction`` is refused.  An option that has no effect under the others warns.
+    With ``wrapper`` the names are the wrappers'.  An option that has no effect warns.
 
     Raises:
-        TypeError: If an option is unknown (the message names the options and the closest
-            one), given twice (by a name and an alias), or of the wrong type.
+        TypeError: If an option is unknown, given twice (by a name and an alias), or of the
+            wrong type.
         ValueError: If an option is out of range.
     """
     names = _names(wrapper)
@@ -330,11 +321,8 @@ def validate_options(
 
 
 def _has_effect(option: Option, options: Mapping[str, Any]) -> bool:
-    """Whether ``option`` has an effect under ``options`` (core names, defaults filled in).
-
-    ``option.applies`` is ``"always"`` or clauses ``name="value"`` joined by ``" or "``, all
-    written in this module (never user input).
-    """
+    """Whether ``option`` has an effect under ``options`` (core names, defaults filled in);
+    ``option.applies`` is ``"always"`` or clauses ``name="value"`` joined by ``" or "``."""
     if option.applies == "always":
         return True
     for clause in option.applies.split(" or "):
@@ -350,8 +338,7 @@ def face_defaults(*, wrapper: bool) -> dict[str, Any]:
 
 
 def ignored_options(options: Mapping[str, Any], *, wrapper: bool = False) -> list[str]:
-    """The validated ``options`` set to a value other than their (wrapper's) default that
-    have no effect, e.g. ``max_budget`` without ``pruned="context"``; in the table's order."""
+    """The validated ``options`` set off their default that have no effect, in table order."""
     full = face_defaults(wrapper=wrapper) | dict(options)
     return [
         name
