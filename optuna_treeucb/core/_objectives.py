@@ -61,12 +61,12 @@ def _shape_error(func: str, name: str, expected: str, got: tuple[int, ...]) -> V
     )
 
 
-def _objectives_2d(func: str, values: np.ndarray) -> np.ndarray:
+def _matrix(func: str, values: np.ndarray, name: str = "values", k: str = "k") -> np.ndarray:
     Y = np.asarray(values, dtype=float)
     if Y.ndim != 2 or Y.shape[1] < 1:
-        raise _shape_error(func, "values", "(n, k) with k >= 1", Y.shape)
+        raise _shape_error(func, name, f"(n, {k}) with {k} >= 1", Y.shape)
     if np.isnan(Y).any():
-        raise ValueError(f"The 'values' parameter of {func} must not contain NaN.")
+        raise ValueError(f"The '{name}' parameter of {func} must not contain NaN.")
     return Y
 
 
@@ -85,27 +85,9 @@ def _check_violation(func: str, violation: np.ndarray | None, n: int) -> np.ndar
 
 
 def total_violation(constraints: np.ndarray) -> np.ndarray:
-    """Total constraint violation of each observation: the sum of the positive parts.
-
-    As Optuna's ``constraints_func``, a constraint is satisfied when its value is <= 0.
-
-    Args:
-        constraints: Shape (n, c), c >= 1, no NaN.
-
-    Returns:
-        Shape (n,), values >= 0.
-
-    Raises:
-        ValueError: ``constraints`` is not 2-D with at least one column, or holds NaN.
-    """
-    c = np.asarray(constraints, dtype=float)
-    if c.ndim != 2 or c.shape[1] < 1:
-        raise _shape_error("total_violation", "constraints", "(n, c) with c >= 1", c.shape)
-    if np.isnan(c).any():
-        raise ValueError(
-            "The 'constraints' parameter of total_violation must not contain NaN "
-            "(Optuna rejects NaN constraint values as well)."
-        )
+    """Total violation of each observation, shape (n,): the sum of the positive parts of the
+    ``constraints``, shape (n, c), no NaN (satisfied when <= 0, as Optuna's)."""
+    c = _matrix("total_violation", constraints, "constraints", "c")
     out: np.ndarray = np.sum(np.maximum(c, 0.0), axis=1)
     return out
 
@@ -168,18 +150,11 @@ def constrained_rewards(y: np.ndarray, violation: np.ndarray | None = None) -> n
 
 # -- Pareto fronts -----------------------------------------------------------------------------
 def pareto_ranks(values: np.ndarray) -> np.ndarray:
-    """Non-dominated sorting: the front of each observation, 0 for the non-dominated ones.
+    """Non-dominated sorting (Deb et al. 2002) of ``values`` (n, k): each one's front, (n,).
 
-    ``a`` dominates ``b`` when it is at least as large in every objective and larger in one
-    (NSGA-II's fast non-dominated sort, Deb et al. 2002); equal vectors share their front.
-
-    Args:
-        values: Objective values, larger is better, shape (n, k), no NaN.
-
-    Returns:
-        Shape (n,), ints >= 0.
+    Front 0 is the non-dominated one; equal vectors share their front.
     """
-    Y = _objectives_2d("pareto_ranks", values)
+    Y = _matrix("pareto_ranks", values)
     n = Y.shape[0]
     ge = np.ones((n, n), dtype=bool)
     gt = np.zeros((n, n), dtype=bool)
@@ -203,14 +178,9 @@ def pareto_ranks(values: np.ndarray) -> np.ndarray:
 
 
 def hypervolume_contributions(points: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """Exclusive hypervolume contribution ``HV(S) - HV(S without p)`` of each point (moocore).
+    """Exclusive hypervolume contribution of each point (moocore), shape (m,).
 
-    Args:
-        points: Larger is better, shape (m, k), finite, pairwise distinct and non-dominated.
-        reference: Shape (k,), below every point in every objective.
-
-    Returns:
-        Shape (m,), values >= 0.
+    ``points`` (m, k) are finite, distinct and non-dominated; ``reference`` (k,) is below all.
     """
     out: np.ndarray = np.asarray(
         moocore.hv_contributions(points, ref=reference, maximise=True), dtype=float
@@ -219,17 +189,7 @@ def hypervolume_contributions(points: np.ndarray, reference: np.ndarray) -> np.n
 
 
 def crowding_distances(points: np.ndarray) -> np.ndarray:
-    """NSGA-II's crowding distance of each of distinct points (Deb et al. 2002).
-
-    Per objective, the extreme points get ``inf`` and the others the gap between their two
-    neighbours divided by the objective's range; the distances sum over objectives.
-
-    Args:
-        points: Shape (m, k), finite, pairwise distinct.
-
-    Returns:
-        Shape (m,), values >= 0 or ``inf``.
-    """
+    """NSGA-II's crowding distance of each of distinct finite ``points`` (m, k), shape (m,)."""
     m, k = points.shape
     out = np.zeros(m)
     if m <= 2:
@@ -306,7 +266,7 @@ def pareto_rewards(
             "The 'tie_break' parameter of pareto_rewards must be 'hypervolume' or 'crowding'. "
             f"Got {tie_break!r} instead."
         )
-    Y = _objectives_2d("pareto_rewards", values)
+    Y = _matrix("pareto_rewards", values)
     v = _check_violation("pareto_rewards", violation, Y.shape[0])
     if Y.shape[1] == 1:
         return constrained_rewards(Y[:, 0], v)
@@ -320,16 +280,7 @@ def objective_rewards(
     *,
     tie_break: TieBreak = "hypervolume",
 ) -> np.ndarray:
-    """:func:`constrained_rewards` for values of shape (n,), else :func:`pareto_rewards`.
-
-    Args:
-        values: Objective values, larger is better, shape (n,) or (n, k), no NaN.
-        violation: Total violations (:func:`total_violation`), shape (n,), values >= 0.
-        tie_break: The Pareto rule's tie-break inside a front.
-
-    Returns:
-        Shape (n,), values in [0, 1].
-    """
+    """:func:`constrained_rewards` for values of shape (n,), else :func:`pareto_rewards`."""
     Y = np.asarray(values, dtype=float)
     if Y.ndim == 1:
         return constrained_rewards(Y, violation)
@@ -342,15 +293,9 @@ def progress(values: np.ndarray, violation: np.ndarray | None = None) -> np.ndar
     Its running maximum grows exactly at a new best feasible observation: ``-inf`` for an
     infeasible one; with one objective the value; with several the number of feasible
     observations so far that no earlier feasible one weakly dominates (MORBO's success).
-
-    Args:
-        values: Objective values, larger is better, shape (n, k), no NaN.
-        violation: Total violations, shape (n,), values >= 0.
-
-    Returns:
-        Shape (n,).
+    ``values``: shape (n, k), no NaN; ``violation``: shape (n,), values >= 0.
     """
-    Y = _objectives_2d("progress", values)
+    Y = _matrix("progress", values)
     v = _check_violation("progress", violation, Y.shape[0])
     feasible = np.ones(Y.shape[0], dtype=bool) if v is None else v == 0.0
     if Y.shape[1] > 1:
@@ -382,15 +327,8 @@ def progress_of(improved: np.ndarray, feasible: np.ndarray) -> np.ndarray:
 
 # -- centres of the in-box refinement ----------------------------------------------------------
 def best_feasible(y: np.ndarray, violation: np.ndarray | None = None) -> int:
-    """Index of SCBO's centre: the best feasible value, else the smallest violation (first).
-
-    Args:
-        y: Objective values, larger is better, shape (n,), n >= 1, no NaN.
-        violation: Total violations, shape (n,), values >= 0.
-
-    Returns:
-        An index in ``range(n)``.
-    """
+    """Index of SCBO's centre: the first best feasible ``y`` (n,), n >= 1, else the first
+    smallest ``violation`` (n,)."""
     y = np.asarray(y, dtype=float)
     if y.ndim != 1 or y.shape[0] == 0:
         raise _shape_error("best_feasible", "y", "(n,) with n >= 1", y.shape)
@@ -402,17 +340,9 @@ def best_feasible(y: np.ndarray, violation: np.ndarray | None = None) -> int:
 
 
 def front_indices(values: np.ndarray, violation: np.ndarray | None = None) -> np.ndarray:
-    """Indices of MORBO's candidate centres: the non-dominated feasible observations (those of
-    the smallest violation while none is feasible).
-
-    Args:
-        values: Objective values, larger is better, shape (n, k), no NaN.
-        violation: Total violations, shape (n,), values >= 0.
-
-    Returns:
-        Increasing indices, shape (m,), m >= 1 when n >= 1.
-    """
-    Y = _objectives_2d("front_indices", values)
+    """Increasing indices of MORBO's candidate centres among ``values`` (n, k): the
+    non-dominated feasible ones, else those of the smallest ``violation`` (n,)."""
+    Y = _matrix("front_indices", values)
     v = _check_violation("front_indices", violation, Y.shape[0])
     if Y.shape[0] == 0:
         return np.zeros(0, dtype=np.intp)

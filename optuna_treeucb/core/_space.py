@@ -742,20 +742,11 @@ class UnitCube:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, UnitCube):
             return NotImplemented
+        fields = ("name", "kind", "low", "high", "log", "step")
         return len(self.params) == len(other.params) and all(
-            a.name == b.name
-            and a.kind == b.kind
-            and a.low == b.low
-            and a.high == b.high
-            and a.log == b.log
-            and a.step == b.step
-            and (
-                a.choices is None
-                if b.choices is None
-                else a.choices is not None
-                and len(a.choices) == len(b.choices)
-                and all(_same(p, q) for p, q in zip(a.choices, b.choices))
-            )
+            all(getattr(a, f) == getattr(b, f) for f in fields)
+            and len(a.choices or ()) == len(b.choices or ())  # None for numeric kinds
+            and all(_same(p, q) for p, q in zip(a.choices or (), b.choices or ()))
             for a, b in zip(self.params, other.params)
         )
 
