@@ -266,17 +266,6 @@ OPTIONS: Mapping[str, Option] = MappingProxyType({o.name: o for o in _OPTIONS})
 """Every option of :class:`~optuna_treeucb.core.TreeUCB`, by name, in the README's order."""
 
 
-def _names(wrapper: bool) -> dict[str, Option]:
-    """Every accepted name -> its option, for the core or for the wrappers."""
-    if not wrapper:
-        return dict(OPTIONS)
-    names: dict[str, Option] = {}
-    for option in OPTIONS.values():
-        if not option.core_only:
-            names.update(dict.fromkeys((option.face_name, *option.aliases), option))
-    return names
-
-
 def validate_options(
     owner: str, options: Mapping[str, Any], *, wrapper: bool = False
 ) -> dict[str, Any]:
@@ -289,7 +278,12 @@ def validate_options(
             wrong type.
         ValueError: If an option is out of range.
     """
-    names = _names(wrapper)
+    names = {  # every accepted name -> its option
+        name: o
+        for o in OPTIONS.values()
+        if not (wrapper and o.core_only)
+        for name in ((o.face_name, *o.aliases) if wrapper else (o.name,))
+    }
     out: dict[str, Any] = {}
     given: dict[str, str] = {}  # core name -> the name the user gave
     for key, value in options.items():

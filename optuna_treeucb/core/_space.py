@@ -195,14 +195,11 @@ class ParamSpec:
         if step is not None and not is_number(step):
             raise TypeError(f"The 'step' of {owner} must be a number or None. Got {step!r}.")
         if self.kind == "int":
+            step = _whole(1 if step is None else step)
             if step is None:
-                step = 1
-            step_i = _whole(step)
-            if step_i is None:
                 raise ValueError(
                     f"The 'step' of int {owner} must be a whole number. Got {self.step!r}."
                 )
-            step = step_i
         if step is None:
             return None
         if not math.isfinite(float(step)) or float(step) <= 0:
