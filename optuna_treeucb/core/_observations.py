@@ -357,12 +357,8 @@ class Pending:
 
     def drop(self, x: np.ndarray) -> bool:
         """Drop the oldest pending point equal to ``x``, else the oldest in its cell, if any."""
-        key = (np.asarray(x, dtype=float) + 0.0).tobytes()
-        ids = self._ids.get(key)
-        if ids:
-            self._remove(ids[0], key)
-            return True
-        i = self._same_cell(np.asarray(x, dtype=float))
+        ids = self._ids.get((np.asarray(x, dtype=float) + 0.0).tobytes())
+        i = ids[0] if ids else self._same_cell(np.asarray(x, dtype=float))
         if i is None:
             return False
         self._remove(i, self._points[i].tobytes())

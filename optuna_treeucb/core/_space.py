@@ -384,16 +384,23 @@ class ParamSpec:
             guess = (mid - float(self.low)) / float(self.step) + 0.5
         else:
             guess = u * n
-        return self._search_bin(u, min(n - 1, max(0, int(guess))))
+        # bracket edge(lo) <= u < edge(hi) (edge(K) above any u) by doubling strides, then bisect
+        lo = min(n - 1, max(0, int(guess)))
+        hi, reach = lo + 1, 1
+        while lo > 0 and self.bin_edge(lo) > u:
+            lo, hi, reach = max(0, lo - reach), lo, 2 * reach
+        while hi < n and self.bin_edge(hi) <= u:
+            lo, hi, reach = hi, min(n, hi + reach), 2 * reach
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if self.bin_edge(mid) <= u:
+                lo = mid
+            else:
+                hi = mid
+        return lo
 
     def bin_indices(self, u: np.ndarray) -> np.ndarray:
-        """:meth:`bin_index` of every coordinate of ``u``, for arrays.
-
-        Args:
-            u: Coordinates, any shape (clipped to [0, 1]).
-
-        Returns:
-            Bin indices in ``[0, K - 1]``, same shape, dtype int64.
+        """:meth:`bin_index` of every coordinate of ``u`` (any shape): int64, the same shape.
 
         Raises:
             ValueError: If the parameter is continuous.
@@ -420,24 +427,6 @@ class ParamSpec:
         n = self._bins()
         k = self._check_index(k, n - 1, "index")
         return (self.bin_edge(k) + self.bin_edge(k + 1)) / 2.0
-
-    def _search_bin(self, u: float, guess: int) -> int:
-        """The largest ``k`` in [0, K - 1] with ``bin_edge(k) <= u``, searched from ``guess``."""
-        n = self.n_values
-        assert n is not None
-        # bracket edge(lo) <= u < edge(hi) (edge(K) above any u) by doubling strides, then bisect
-        lo, hi, reach = guess, guess + 1, 1
-        while lo > 0 and self.bin_edge(lo) > u:
-            lo, hi, reach = max(0, lo - reach), lo, 2 * reach
-        while hi < n and self.bin_edge(hi) <= u:
-            lo, hi, reach = hi, min(n, hi + reach), 2 * reach
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if self.bin_edge(mid) <= u:
-                lo = mid
-            else:
-                hi = mid
-        return lo
 
     def axis_value(self, u: np.ndarray | float) -> np.ndarray:
         """Position of coordinates ``u`` on the numeric axis, not rounded to the grid.
