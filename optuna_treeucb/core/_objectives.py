@@ -24,12 +24,8 @@ TIE_BREAKS = ("hypervolume", "crowding")
 HYPERVOLUME_MAX_OBJECTIVES = 3
 
 
-# -- ranks of one objective -------------------------------------------------------------------
 def average_ranks(y: np.ndarray) -> np.ndarray:
-    """1-based ranks of ``y`` (n,), ties sharing their average rank, shape (n,).
-
-    ``scipy.stats.rankdata(y, method="average")`` bit for bit, without its input checks.
-    """
+    """1-based ranks of ``y`` (n,), ties averaged: ``scipy.stats.rankdata`` bit for bit, (n,)."""
     n = y.shape[0]
     order = np.argsort(y, kind="mergesort")
     inverse = np.empty(n, dtype=np.intp)
@@ -54,7 +50,6 @@ def rank_rewards(y: np.ndarray, ranks: np.ndarray | None = None) -> np.ndarray:
     return ((average_ranks(y) if ranks is None else ranks) - 0.5) / n
 
 
-# -- input checks ------------------------------------------------------------------------------
 def _shape_error(func: str, name: str, expected: str, got: tuple[int, ...]) -> ValueError:
     return ValueError(
         f"The '{name}' parameter of {func} must have shape {expected}. Got shape {got} instead."
@@ -92,7 +87,6 @@ def total_violation(constraints: np.ndarray) -> np.ndarray:
     return out
 
 
-# -- ranks -------------------------------------------------------------------------------------
 def _lex_average_ranks(primary: np.ndarray, secondary: np.ndarray) -> np.ndarray:
     """1-based average ranks of the pairs ``(primary, secondary)`` in lexicographic order."""
     n = primary.shape[0]
@@ -130,9 +124,6 @@ def constrained_rewards(y: np.ndarray, violation: np.ndarray | None = None) -> n
         y: Objective values, larger is better, shape (n,), no NaN (``±inf`` allowed).
         violation: Total violations (:func:`total_violation`), shape (n,), values >= 0.
 
-    Returns:
-        Shape (n,), values in [0, 1].
-
     Raises:
         ValueError: A shape does not match, or a value is NaN or a violation negative.
     """
@@ -148,7 +139,6 @@ def constrained_rewards(y: np.ndarray, violation: np.ndarray | None = None) -> n
     return _with_constraints(average_ranks(y[feasible]), v)
 
 
-# -- Pareto fronts -----------------------------------------------------------------------------
 def pareto_ranks(values: np.ndarray) -> np.ndarray:
     """Non-dominated sorting (Deb et al. 2002) of ``values`` (n, k): each one's front, (n,).
 
@@ -254,9 +244,6 @@ def pareto_rewards(
         violation: Total violations (:func:`total_violation`), shape (n,), values >= 0.
         tie_break: ``"hypervolume"`` or ``"crowding"``.
 
-    Returns:
-        Shape (n,), values in [0, 1].
-
     Raises:
         ValueError: A shape does not match, a value is NaN, a violation negative, or
             ``tie_break`` unknown.
@@ -325,7 +312,6 @@ def progress_of(improved: np.ndarray, feasible: np.ndarray) -> np.ndarray:
     return out
 
 
-# -- centres of the in-box refinement ----------------------------------------------------------
 def best_feasible(y: np.ndarray, violation: np.ndarray | None = None) -> int:
     """Index of SCBO's centre: the first best feasible ``y`` (n,), n >= 1, else the first
     smallest ``violation`` (n,)."""

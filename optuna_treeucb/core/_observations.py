@@ -57,11 +57,7 @@ def update_average_ranks(ranks: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def as_points(d: int, X: Any, what: str, *, one: bool = False) -> np.ndarray:
-    """``X`` as points of shape (n, d) in [0, 1] (``one``: a point of shape (d,), as (1, d)).
-
-    Raises:
-        ValueError: Naming ``what``, the expected and the received shape, or the range.
-    """
+    """``X`` as points (n, d) in [0, 1] (``one``: a point (d,) as (1, d)); errors name ``what``."""
     arr = np.asarray(X, dtype=float)
     if one and arr.shape == (d,):
         arr = arr[None]
@@ -184,11 +180,8 @@ class Observations:
         params: Mapping[str, Any] | None = None,
         violations: np.ndarray | None = None,
     ) -> None:
-        """Store points (m, d), told values (m, k) or (m,), budgets (m,) and violations (m,).
-
-        Values with a NaN are dropped with a warning.  ``params``: one observation's parameters
-        as told (:meth:`best_params` returns them exactly).
-        """
+        """Store points (m, d), told values (m, k) or (m,), budgets (m,) and violations (m,);
+        values with a NaN are dropped with a warning.  ``params``: one observation's, as told."""
         v = np.zeros(X.shape[0]) if violations is None else violations
         values = values.reshape(X.shape[0], self.signs.size)
         nan = np.isnan(values).any(axis=1)

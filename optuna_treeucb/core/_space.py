@@ -325,11 +325,7 @@ class ParamSpec:
         return int(k)
 
     def value_at(self, k: int) -> Any:
-        """Value ``k`` of a discrete parameter: its ``k``-th grid value or choice.
-
-        Returns:
-            An ``int`` for an int parameter, a ``float`` for a float grid, the very object
-            given for a categorical.
+        """Value ``k`` of a discrete parameter: an exact int, a float, or the very choice given.
 
         Raises:
             ValueError: If the parameter is continuous or ``k`` is out of range.
@@ -432,13 +428,8 @@ class ParamSpec:
         """Position of coordinates ``u`` on the numeric axis, not rounded to the grid.
 
         Linear in the value (or its log), from ``low`` to ``high`` when continuous, between the
-        outer bin edges for a grid, so grid value ``k`` sits in bin ``k``.
-
-        Args:
-            u: Coordinates, any shape (clipped to [0, 1]).
-
-        Returns:
-            Positions, same shape, dtype float.
+        outer bin edges for a grid, so grid value ``k`` sits in bin ``k``.  ``u`` has any shape
+        (clipped to [0, 1]); the result has the same.
 
         Raises:
             ValueError: If the parameter is categorical.
