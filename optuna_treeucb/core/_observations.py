@@ -389,17 +389,16 @@ class Pending:
     ) -> np.ndarray:
         """Pending points per box of ``partition``, shape (L,); ``at_full`` maps points to its
         columns."""
-        part = partition
-        if self._version != part.version or self._counts.size != part.n_leaves:
-            self._version = part.version
+        if self._version != partition.version or self._counts.size != partition.n_leaves:
+            self._version = partition.version
             self._box = {}
-            self._counts = np.zeros(part.n_leaves)
+            self._counts = np.zeros(partition.n_leaves)
             self._unlocated = set(self._points)
         if self._unlocated:
             new = sorted(self._unlocated)
-            boxes = part.locate(at_full(np.array([self._points[i] for i in new])))
+            boxes = partition.locate(at_full(np.array([self._points[i] for i in new])))
             self._box.update(zip(new, boxes.tolist(), strict=True))
-            self._counts += np.bincount(boxes, minlength=part.n_leaves)
+            self._counts += np.bincount(boxes, minlength=partition.n_leaves)
             self._unlocated = set()
         return self._counts.copy()
 

@@ -268,7 +268,6 @@ class ParamSpec:
             "Use a larger step, a narrower range, or a float parameter without step."
         )
 
-    # -- closed forms of a grid -----------------------------------------------------------
     def _grid_float(self, k: int) -> float:
         """Grid value ``k`` of a float grid, times ``self._scale``."""
         assert self._n is not None and self.low is not None and self.high is not None
@@ -276,8 +275,6 @@ class ParamSpec:
         if k == self._n - 1:
             return float(self.high) * s
         assert self.step is not None
-        if s == 1.0:
-            return float(self.low) + float(self.step) * float(k)
         return float(self.low) * s + (float(self.step) * s) * float(k)
 
     def _edge_t(self, j: int) -> float:
@@ -338,8 +335,7 @@ class ParamSpec:
         assert self.low is not None and self.high is not None and self.step is not None
         if self.kind == "int":
             return int(self.high) if k == n - 1 else int(self.low) + k * int(self.step)
-        v = self._grid_float(k)
-        return v if self._scale == 1.0 else v / self._scale
+        return self._grid_float(k) / self._scale  # exact when the scale is 1
 
     def bin_edge(self, j: int) -> float:
         """Edge ``j`` in [0, 1] of the bins of a discrete parameter (edge 0 is 0, edge K is 1).
@@ -490,7 +486,6 @@ class ParamSpec:
             )
         return np.array([self.bin_edge(j) for j in range(n + 1)])
 
-    # -- value <-> coordinate -------------------------------------------------------------
     def index_of(self, value: Any) -> int:
         """Index of a legal value among the grid values or choices.
 
