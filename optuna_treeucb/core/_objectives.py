@@ -34,16 +34,12 @@ def average_ranks(y: np.ndarray) -> np.ndarray:
     first = np.concatenate(([True], ordered[1:] != ordered[:-1]))  # first of each tie group
     dense = np.cumsum(first)[inverse]  # 1-based tie-group of each value
     ends = np.concatenate((np.flatnonzero(first), [n]))  # group g spans ends[g-1]+1..ends[g]
-    out: np.ndarray = 0.5 * (ends[dense] + ends[dense - 1] + 1)
-    return out
+    return 0.5 * (ends[dense] + ends[dense - 1] + 1)
 
 
 def rank_rewards(y: np.ndarray, ranks: np.ndarray | None = None) -> np.ndarray:
-    """Rewards in [0, 1] of ``y`` (larger is better): the mid-ranks ``(rank - 1/2) / n``.
-
-    Invariant to any strictly increasing transform of ``y``; ``±inf`` rank first or last.
-    ``ranks``: ``average_ranks(y)`` if already known.
-    """
+    """Rewards in [0, 1] of ``y`` (n,), larger is better: the mid-ranks ``(rank - 1/2) / n``,
+    invariant to any increasing transform of ``y``.  ``ranks``: ``average_ranks(y)`` if known."""
     n = y.shape[0]
     if n == 0:
         return np.zeros(0)
@@ -83,8 +79,7 @@ def total_violation(constraints: np.ndarray) -> np.ndarray:
     """Total violation of each observation, shape (n,): the sum of the positive parts of the
     ``constraints``, shape (n, c), no NaN (satisfied when <= 0, as Optuna's)."""
     c = _matrix("total_violation", constraints, "constraints", "c")
-    out: np.ndarray = np.sum(np.maximum(c, 0.0), axis=1)
-    return out
+    return np.sum(np.maximum(c, 0.0), axis=1)
 
 
 def _lex_average_ranks(primary: np.ndarray, secondary: np.ndarray) -> np.ndarray:
@@ -109,8 +104,7 @@ def _with_constraints(ranks_feasible: np.ndarray, violation: np.ndarray | None) 
     ranks = np.empty(n)
     ranks[~feasible] = average_ranks(-violation[~feasible])
     ranks[feasible] = np.count_nonzero(~feasible) + ranks_feasible
-    out: np.ndarray = (ranks - 0.5) / n
-    return out
+    return (ranks - 0.5) / n
 
 
 def constrained_rewards(y: np.ndarray, violation: np.ndarray | None = None) -> np.ndarray:
@@ -167,10 +161,7 @@ def hypervolume_contributions(points: np.ndarray, reference: np.ndarray) -> np.n
 
     ``points`` (m, k) are finite, distinct and non-dominated; ``reference`` (k,) is below all.
     """
-    out: np.ndarray = np.asarray(
-        moocore.hv_contributions(points, ref=reference, maximise=True), dtype=float
-    )
-    return out
+    return np.asarray(moocore.hv_contributions(points, ref=reference, maximise=True), dtype=float)
 
 
 def crowding_distances(points: np.ndarray) -> np.ndarray:
@@ -191,8 +182,7 @@ def crowding_distances(points: np.ndarray) -> np.ndarray:
 
 def _front_tie_break(R: np.ndarray, tie_break: TieBreak) -> np.ndarray:
     """Tie-break of the points of one front (larger is better); equal rows share it."""
-    # np.unique(R, axis=0, return_inverse=True), without its per-call overhead (a fifth of
-    # the sampler's time with two objectives): the distinct rows in lexicographic order
+    # the distinct rows in lexicographic order: np.unique(R, axis=0) without its overhead
     order = np.lexsort(R.T[::-1])
     rows = R[order]
     new = np.ones(R.shape[0], dtype=bool)
@@ -203,8 +193,7 @@ def _front_tie_break(R: np.ndarray, tie_break: TieBreak) -> np.ndarray:
         scores = hypervolume_contributions(rows[new], np.zeros(R.shape[1]))
     else:
         scores = crowding_distances(rows[new])
-    out: np.ndarray = scores[inverse]
-    return out
+    return scores[inverse]
 
 
 def _pareto_average_ranks(Y: np.ndarray, tie_break: TieBreak) -> np.ndarray:
@@ -294,8 +283,7 @@ def improvements(Y: np.ndarray, feasible: np.ndarray, start: int = 0) -> np.ndar
     new = Y[start:]
     ge = np.all(Y[:, None] >= new[None], axis=2)  # ge[j, i]: j >= start + i in every objective
     earlier = np.arange(n)[:, None] < np.arange(start, n)[None, :]  # j < start + i
-    out: np.ndarray = feasible[start:] & ~(ge & earlier & feasible[:, None]).any(axis=0)
-    return out
+    return feasible[start:] & ~(ge & earlier & feasible[:, None]).any(axis=0)
 
 
 def progress_of(improved: np.ndarray, feasible: np.ndarray) -> np.ndarray:

@@ -39,10 +39,8 @@ PENDING_TOL = 1e-9  # a told float coordinate this close to a pending one is the
 
 
 def update_average_ranks(ranks: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """:func:`average_ranks` of ``y`` (bit for bit) from those of its first ``ranks.size`` values.
-
-    Appending ``v`` raises the ranks above it by 1 and those equal to it by 1/2.
-    """
+    """:func:`average_ranks` of ``y`` (bit for bit) from those of its first ``ranks.size`` values:
+    appending ``v`` raises the ranks above it by 1 and those equal to it by 1/2."""
     k, n = ranks.shape[0], y.shape[0]
     if k == 0 or n - k > RANK_UPDATE_MAX:
         return average_ranks(y)
@@ -220,8 +218,6 @@ class Observations:
                 self._rewards = (m, r)
             return r
         if m is None or m == self.n:
-            if self.n == 0:
-                return np.zeros(0)
             self._ranks = update_average_ranks(self._ranks, self.y)
             return rank_rewards(self.y, self._ranks)
         return rank_rewards(self.y[:m])
@@ -309,11 +305,8 @@ class Observations:
 
 
 class Pending:
-    """Points of ``space`` asked and not yet told: a multiset by id, in the order added.
-
-    A told point drops the oldest pending point equal to it or else the oldest in the same
-    cell, so ``tell(space.decode(x), v)`` after ``ask_x()`` drops ``x``.
-    """
+    """Points of ``space`` asked and not yet told: a multiset by id, in the order added; a told
+    point drops the oldest equal one, else the oldest in its cell."""
 
     def __init__(self, space: UnitCube) -> None:
         self.space = space

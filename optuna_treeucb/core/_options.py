@@ -1,7 +1,4 @@
-"""The options of TreeUCB, declared once: type, allowed values, default per face, meaning.
-
-:data:`OPTIONS` also renders the README's "Options" table (``python -m optuna_treeucb.core``).
-"""
+"""The options of TreeUCB, declared once: type, allowed values, default per face, meaning."""
 
 from __future__ import annotations
 
@@ -78,9 +75,7 @@ class Option:
             text = f"one of {list(self.choices)!r}"
         else:
             text = ("an int" if self.kind == "int" else "a float") + self._range()
-        if self.none:
-            text += " or None"
-        return text
+        return text + (" or None" if self.none else "")
 
     def _range(self) -> str:
         lo_in = self.closed in ("both", "left")

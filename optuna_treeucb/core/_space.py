@@ -106,8 +106,7 @@ class ParamSpec:
             The values of a categorical parameter (any objects, in a fixed order).
 
     Raises:
-        ValueError: If the description is not a legal parameter, or its grid has more values
-            than a [0, 1] coordinate can tell apart.
+        ValueError: If the fields do not describe a legal parameter or grid.
     """
 
     name: str
@@ -358,10 +357,7 @@ class ParamSpec:
         return (self._edge_t(j) - self._t0) / (self._tK - self._t0)
 
     def bin_index(self, u: float) -> int:
-        """Index of the bin (and value) of a discrete parameter containing coordinate ``u``.
-
-        ``u`` is clipped to [0, 1]; the result is the largest ``k <= K - 1`` with
-        ``bin_edge(k) <= u``, exact at the edges.
+        """Index of the bin (and value) of a discrete parameter containing ``u`` (clipped).
 
         Raises:
             ValueError: If the parameter is continuous.
@@ -400,8 +396,7 @@ class ParamSpec:
         n = self._bins()
         v = np.clip(np.asarray(u, dtype=float), 0.0, 1.0)
         if self.kind == "categorical":
-            out: np.ndarray = np.minimum(n - 1, np.floor(v * n)).astype(np.int64)
-            return out
+            return np.minimum(n - 1, np.floor(v * n)).astype(np.int64)
         if self.kind == "int" and not self.log:  # edges j / n, exact (n <= 2**50)
             k = np.clip(np.floor(v * n), 0, n - 1).astype(np.int64)
             k -= k / n > v
