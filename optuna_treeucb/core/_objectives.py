@@ -259,12 +259,11 @@ def objective_rewards(
 
 
 def progress(values: np.ndarray, violation: np.ndarray | None = None) -> np.ndarray:
-    """What the trust region's success counter reads, in the order told, shape (n,).
+    """What the trust region's success counter reads for ``values`` (n, k), shape (n,).
 
     Its running maximum grows exactly at a new best feasible observation: ``-inf`` for an
     infeasible one; with one objective the value; with several the number of feasible
     observations so far that no earlier feasible one weakly dominates (MORBO's success).
-    ``values``: shape (n, k), no NaN; ``violation``: shape (n,), values >= 0.
     """
     Y = _matrix("progress", values)
     v = _check_violation("progress", violation, Y.shape[0])

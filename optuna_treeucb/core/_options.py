@@ -108,11 +108,8 @@ class Option:
     def _has_type(self, value: Any) -> bool:
         if self.kind == "str":
             return isinstance(value, str)
-        if isinstance(value, (bool, np.bool_)):
-            return False
-        if self.kind == "int":
-            return isinstance(value, numbers.Integral)
-        return isinstance(value, numbers.Real)
+        number = numbers.Integral if self.kind == "int" else numbers.Real
+        return isinstance(value, number) and not isinstance(value, (bool, np.bool_))
 
     def _in_range(self, v: float) -> bool:
         if isinstance(v, float) and not math.isfinite(v):
@@ -314,11 +311,8 @@ def _has_effect(option: Option, options: Mapping[str, Any]) -> bool:
     ``option.applies`` is ``"always"`` or clauses ``name="value"`` joined by ``" or "``."""
     if option.applies == "always":
         return True
-    for clause in option.applies.split(" or "):
-        name, _, value = clause.partition("=")
-        if options.get(name) == value.strip('"'):
-            return True
-    return False
+    clauses = (clause.partition("=") for clause in option.applies.split(" or "))
+    return any(options.get(name) == value.strip('"') for name, _, value in clauses)
 
 
 def face_defaults(*, wrapper: bool) -> dict[str, Any]:

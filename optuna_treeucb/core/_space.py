@@ -524,11 +524,8 @@ class ParamSpec:
         """``value`` as an exact int (int parameter, integral value) or a float, in range."""
         if not is_number(value):
             raise TypeError(f"Parameter {self.name!r} needs a number. Got {value!r}.")
-        v: int | float
-        if self.kind == "int" and isinstance(value, (int, np.integer)):
-            v = int(value)
-        else:
-            v = float(value)
+        exact = self.kind == "int" and isinstance(value, (int, np.integer))
+        v = int(value) if exact else float(value)
         assert self.low is not None and self.high is not None
         if not (self.low <= v <= self.high):
             raise ValueError(
