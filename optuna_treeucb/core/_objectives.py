@@ -140,8 +140,13 @@ def pareto_ranks(values: np.ndarray) -> np.ndarray:
     """
     Y = _matrix("pareto_ranks", values)
     n = Y.shape[0]
-    ge = np.all(Y[:, None] >= Y[None], axis=2)
-    dominates = ge & np.any(Y[:, None] > Y[None], axis=2)  # dominates[a, b]: a dominates b
+    ge = np.ones((n, n), dtype=bool)
+    gt = np.zeros((n, n), dtype=bool)
+    for j in range(Y.shape[1]):
+        col = Y[:, j]
+        ge &= col[:, None] >= col[None, :]
+        gt |= col[:, None] > col[None, :]
+    dominates = ge & gt  # dominates[a, b]: a dominates b
     n_dominating = dominates.sum(axis=0)
     fronts = np.full(n, -1)
     front = 0
@@ -280,7 +285,9 @@ def improvements(Y: np.ndarray, feasible: np.ndarray, start: int = 0) -> np.ndar
     earlier feasible one, shape (n - start,)."""
     n = Y.shape[0]
     new = Y[start:]
-    ge = np.all(Y[:, None] >= new[None], axis=2)  # ge[j, i]: j >= start + i in every objective
+    ge = np.ones((n, new.shape[0]), dtype=bool)  # ge[j, i]: j >= start + i in every objective
+    for j in range(Y.shape[1]):
+        ge &= Y[:, None, j] >= new[None, :, j]
     earlier = np.arange(n)[:, None] < np.arange(start, n)[None, :]  # j < start + i
     return feasible[start:] & ~(ge & earlier & feasible[:, None]).any(axis=0)
 
