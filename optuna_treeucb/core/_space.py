@@ -328,8 +328,7 @@ class ParamSpec:
         """
         n = self._bins()
         k = self._check_index(k, n - 1, "index")
-        if self.kind == "categorical":
-            assert self.choices is not None
+        if self.choices is not None:  # categorical
             return self.choices[k]
         assert self.low is not None and self.high is not None and self.step is not None
         if self.kind == "int":
@@ -457,10 +456,7 @@ class ParamSpec:
     @property
     def n_values(self) -> int | None:
         """Number of values of a discrete parameter, ``None`` for a continuous one."""
-        if self.kind == "categorical":
-            assert self.choices is not None
-            return len(self.choices)
-        return self._n
+        return self._n if self.choices is None else len(self.choices)
 
     @property
     def bin_edges(self) -> np.ndarray | None:
@@ -487,8 +483,7 @@ class ParamSpec:
         Raises:
             ValueError: If ``value`` is not a legal value of this parameter.
         """
-        if self.kind == "categorical":
-            assert self.choices is not None
+        if self.choices is not None:  # categorical
             for i, c in enumerate(self.choices):
                 if c is value:
                     return i
@@ -600,15 +595,14 @@ class UnitCube:
         self.params: tuple[ParamSpec, ...] = tuple(params)
         if len(self.params) == 0:
             raise ValueError("A UnitCube needs at least one ParamSpec. Got an empty space.")
-        names: set[str] = set()
-        for p in self.params:
+        self._pos: dict[str, int] = {}
+        for i, p in enumerate(self.params):
             if not isinstance(p, ParamSpec):
                 raise TypeError(f"UnitCube takes ParamSpec objects. Got {p!r}.")
-            if p.name in names:
+            if p.name in self._pos:
                 raise ValueError(f"UnitCube got the parameter name {p.name!r} twice.")
-            names.add(p.name)
-        self.names: tuple[str, ...] = tuple(p.name for p in self.params)
-        self._pos = {n: i for i, n in enumerate(self.names)}
+            self._pos[p.name] = i
+        self.names: tuple[str, ...] = tuple(self._pos)
 
     @property
     def dim(self) -> int:
@@ -667,9 +661,8 @@ class UnitCube:
     def value_cells(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The coordinates that decode to the same values as the points ``X``, column by column.
 
-        ``u`` decodes as ``X[i, j]`` if ``lo[i, j] <= u < hi[i, j]`` or ``u == lo[i, j]``: a
-        discrete column's bin (infinite at the cube's ends), a continuous column's point, or
-        the whole line when ``low == high``.
+        ``u`` decodes as ``X[i, j]`` if ``lo[i, j] <= u < hi[i, j]`` or ``u == lo[i, j]``: a bin
+        (infinite at the cube's ends), a point, or the whole line when ``low == high``.
 
         Args:
             X: Shape (n, d), values in [0, 1].
