@@ -1,5 +1,4 @@
-"""Framework-free TreeUCB: numpy, scipy and scikit-learn only (no optuna, ray or tensorflow);
-the parts live in private modules, wired by the facade in ``_treeucb``."""
+"""Framework-free TreeUCB: numpy, scipy and scikit-learn only (no optuna, ray or tensorflow)."""
 
 from optuna_treeucb.core._index import BoxStats
 from optuna_treeucb.core._options import OPTIONS

@@ -14,8 +14,7 @@ from optuna_treeucb.core._options import splice_table
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m optuna_treeucb.core",
-        description="Print the options table of TreeUCB (Markdown), or write it into a file "
-        "between its <!-- options-table:start --> and <!-- options-table:end --> comments.",
+        description="Print TreeUCB's options table (Markdown), or write it between its markers.",
     )
     parser.add_argument("--write", metavar="FILE", help="the file to update, e.g. README.md")
     args = parser.parse_args(argv)

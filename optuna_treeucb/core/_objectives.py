@@ -1,53 +1,14 @@
 """Rewards of constrained and multi-objective observations: pure functions on arrays.
 
-TreeUCB (Wang, Ye, Geng, Rudin, arXiv:1901.09277) needs one reward in [0, 1] per observation
-(larger is better); today it is the mid-rank of the objective value, ``(rank - 0.5) / n``
-(:func:`~optuna_treeucb.core._observations.rank_rewards`).  This module extends that reward,
-and only that reward, to studies with constraints and with several objectives, so that the
-partition, the index and the in-box samplers keep seeing one scalar in [0, 1]:
-
-* **Constraints** (constrained domination, Deb 2000; NSGA-II and c-TPE use it): an
-  observation is feasible when every constraint value is <= 0; its *violation* is the sum of
-  the positive parts (:func:`total_violation`).  Feasible observations rank above infeasible
-  ones, infeasible ones rank by violation (smaller first), feasible ones by value; ties share
-  their average rank and the reward is the mid-rank over all ``n`` observations.  With every
-  observation feasible the rewards are today's rank rewards, bit for bit.
-* **Several objectives** (:func:`pareto_rewards`): non-dominated sorting (NSGA-II, MOTPE);
-  a better front always ranks higher, and inside a front the exclusive hypervolume
-  contribution (or NSGA-II's crowding distance, always beyond 3 objectives) breaks the
-  ties.  Both are computed on the per-objective rank rewards (reference point 0), so, as
-  the single-objective reward, the rewards are invariant to any strictly increasing
-  transform of each objective and ``±inf`` are allowed.  Equal objective vectors share
-  their reward.  With one objective the rewards are today's rank rewards, bit for bit.
-* **ParEGO** (Knowles 2006, a random Chebyshev scalarisation per round) lost to the Pareto
-  rule on the tuning seeds (``benchmarks/results/moo_pilot.md``) and was deleted.
-* **Both**: :func:`objective_rewards` applies constrained domination first, then the rule of
-  the objectives to the feasible observations only.
+TreeUCB (arXiv:1901.09277) needs one reward in [0, 1] per observation: the mid-rank
+``(rank - 0.5) / n`` of its value (:func:`rank_rewards`).  Constraints rank feasible observations
+above infeasible ones, which rank by violation (constrained domination, Deb 2000).  Several
+objectives rank by Pareto front (NSGA-II, MOTPE), with ties inside a front broken on the
+per-objective rank rewards, so rewards are invariant to any strictly increasing transform of each
+objective.  With one objective and every observation feasible they are the plain rank rewards.
 
 Conventions: every objective is *maximised* (the core stores ``-value`` for a minimised
-direction, as it does today); a violation is >= 0 and 0 exactly when feasible.
-
-How the core and the faces use it
----------------------------------
-* **Core.** ``TreeUCB(direction=[...])`` takes one direction per objective; ``tell`` takes
-  ``k`` values and a ``violation`` >= 0 (the faces compute it with :func:`total_violation`,
-  so the core stores one float per observation).  ``Observations`` keeps values of shape
-  (n, k) and violations of shape (n,); its one reward method calls
-  :func:`objective_rewards` when ``k > 1`` or a positive violation was told, else keeps the
-  incremental ranks, so a single-objective run, constrained ones while every point is
-  feasible, is unchanged bit for bit.  The tree, the index, the in-box samplers' box best
-  and the local GP's targets read those rewards: the trust region is centred on the box's
-  best feasible point (SCBO's centre, the least-violating one while the box has none) or,
-  with several objectives, on its front point of largest hypervolume contribution
-  (MORBO's rule); its success counter reads :func:`progress`.  Separate GPs of the
-  constraints (SCBO) are not built.  Observations stopped early are ranked with the
-  complete ones, as ``pruned="last_value"`` does.  ``best_params`` is
-  :func:`best_feasible`; with several objectives ``front_params`` lists
-  :func:`front_indices`.
-* **Faces.** ``TreeUCBSampler`` reads each finished trial's constraints as Optuna's samplers
-  do (``FrozenTrial.constraints``: ``Trial.set_constraint`` and the tuple that
-  ``constraints_func`` stores) and takes ``study.directions``; ``TreeUCBSearch`` takes
-  ``metric`` and ``mode`` lists and ``constraints``, names of result keys.
+direction); a violation is >= 0 and 0 exactly when feasible.
 """
 
 from __future__ import annotations
@@ -59,19 +20,12 @@ import numpy as np
 
 TieBreak = Literal["hypervolume", "crowding"]
 TIE_BREAKS = ("hypervolume", "crowding")
-# Exact contributions cost ~0.01-0.02 ms per front with moocore in 2-D and 3-D; their cost
-# grows fast with the number of objectives, so beyond 3 the "hypervolume" tie-break uses the
-# crowding distance (as NSGA-II does).
+# exact contributions get costly beyond 3 objectives: there the crowding distance is used
 HYPERVOLUME_MAX_OBJECTIVES = 3
 
 
-# -- ranks of one objective -------------------------------------------------------------------
 def average_ranks(y: np.ndarray) -> np.ndarray:
-    """1-based ranks of ``y`` (n,), ties sharing their average rank, shape (n,).
-
-    ``scipy.stats.rankdata(y, method="average")`` bit for bit, without its input handling,
-    which costs about 0.2 ms per call: the ranks are taken at every ask.
-    """
+    """1-based ranks of ``y`` (n,), ties averaged: ``scipy.stats.rankdata`` bit for bit, (n,)."""
     n = y.shape[0]
     order = np.argsort(y, kind="mergesort")
     inverse = np.empty(n, dtype=np.intp)
@@ -80,36 +34,30 @@ def average_ranks(y: np.ndarray) -> np.ndarray:
     first = np.concatenate(([True], ordered[1:] != ordered[:-1]))  # first of each tie group
     dense = np.cumsum(first)[inverse]  # 1-based tie-group of each value
     ends = np.concatenate((np.flatnonzero(first), [n]))  # group g spans ends[g-1]+1..ends[g]
-    out: np.ndarray = 0.5 * (ends[dense] + ends[dense - 1] + 1)
-    return out
+    return 0.5 * (ends[dense] + ends[dense - 1] + 1)
 
 
 def rank_rewards(y: np.ndarray, ranks: np.ndarray | None = None) -> np.ndarray:
-    """Rewards in [0, 1] of ``y`` (larger is better): the mid-ranks ``(rank - 1/2) / n``.
-
-    Invariant to any strictly increasing transform of the objective, so a log-scaled loss and
-    the loss itself give the same run, and ``±inf`` values rank first or last.  ``ranks``:
-    ``average_ranks(y)`` if already known.
-    """
+    """Rewards in [0, 1] of ``y`` (n,), larger is better: the mid-ranks ``(rank - 1/2) / n``,
+    invariant to any increasing transform of ``y``.  ``ranks``: ``average_ranks(y)`` if known."""
     n = y.shape[0]
     if n == 0:
         return np.zeros(0)
     return ((average_ranks(y) if ranks is None else ranks) - 0.5) / n
 
 
-# -- input checks ------------------------------------------------------------------------------
 def _shape_error(func: str, name: str, expected: str, got: tuple[int, ...]) -> ValueError:
     return ValueError(
         f"The '{name}' parameter of {func} must have shape {expected}. Got shape {got} instead."
     )
 
 
-def _objectives_2d(func: str, values: np.ndarray) -> np.ndarray:
+def _matrix(func: str, values: np.ndarray, name: str = "values", k: str = "k") -> np.ndarray:
     Y = np.asarray(values, dtype=float)
     if Y.ndim != 2 or Y.shape[1] < 1:
-        raise _shape_error(func, "values", "(n, k) with k >= 1", Y.shape)
+        raise _shape_error(func, name, f"(n, {k}) with {k} >= 1", Y.shape)
     if np.isnan(Y).any():
-        raise ValueError(f"The 'values' parameter of {func} must not contain NaN.")
+        raise ValueError(f"The '{name}' parameter of {func} must not contain NaN.")
     return Y
 
 
@@ -128,33 +76,12 @@ def _check_violation(func: str, violation: np.ndarray | None, n: int) -> np.ndar
 
 
 def total_violation(constraints: np.ndarray) -> np.ndarray:
-    """Total constraint violation of each observation: the sum of the positive parts.
-
-    The convention of Optuna's ``constraints_func`` (NSGA-II, TPE, GPSampler): a constraint is
-    satisfied when its value is <= 0, so the violation is 0 exactly when every constraint is.
-
-    Args:
-        constraints: Shape (n, c), c >= 1, no NaN.
-
-    Returns:
-        Shape (n,), values >= 0.
-
-    Raises:
-        ValueError: ``constraints`` is not 2-D with at least one column, or holds NaN.
-    """
-    c = np.asarray(constraints, dtype=float)
-    if c.ndim != 2 or c.shape[1] < 1:
-        raise _shape_error("total_violation", "constraints", "(n, c) with c >= 1", c.shape)
-    if np.isnan(c).any():
-        raise ValueError(
-            "The 'constraints' parameter of total_violation must not contain NaN "
-            "(Optuna rejects NaN constraint values as well)."
-        )
-    out: np.ndarray = np.sum(np.maximum(c, 0.0), axis=1)
-    return out
+    """Total violation of each observation, shape (n,): the sum of the positive parts of the
+    ``constraints``, shape (n, c), no NaN (satisfied when <= 0, as Optuna's)."""
+    c = _matrix("total_violation", constraints, "constraints", "c")
+    return np.sum(np.maximum(c, 0.0), axis=1)
 
 
-# -- ranks -------------------------------------------------------------------------------------
 def _lex_average_ranks(primary: np.ndarray, secondary: np.ndarray) -> np.ndarray:
     """1-based average ranks of the pairs ``(primary, secondary)`` in lexicographic order."""
     n = primary.shape[0]
@@ -167,12 +94,8 @@ def _lex_average_ranks(primary: np.ndarray, secondary: np.ndarray) -> np.ndarray
 
 
 def _with_constraints(ranks_feasible: np.ndarray, violation: np.ndarray | None) -> np.ndarray:
-    """Rewards in [0, 1] from the average ranks among the feasible and the violations.
-
-    ``ranks_feasible`` holds the 1-based ranks of the feasible observations among themselves
-    (in the order they appear); the infeasible ones take ranks ``1..n_i`` by violation
-    (largest violation lowest) and the feasible ones ``n_i + rank``.
-    """
+    """Rewards in [0, 1]: infeasible observations take ranks ``1..n_i`` by violation (largest
+    lowest), feasible ones ``n_i +`` their rank among themselves (``ranks_feasible``)."""
     if violation is None or not violation.any():
         n = ranks_feasible.shape[0]
         return (ranks_feasible - 0.5) / n if n else np.zeros(0)
@@ -181,24 +104,19 @@ def _with_constraints(ranks_feasible: np.ndarray, violation: np.ndarray | None) 
     ranks = np.empty(n)
     ranks[~feasible] = average_ranks(-violation[~feasible])
     ranks[feasible] = np.count_nonzero(~feasible) + ranks_feasible
-    out: np.ndarray = (ranks - 0.5) / n
-    return out
+    return (ranks - 0.5) / n
 
 
 def constrained_rewards(y: np.ndarray, violation: np.ndarray | None = None) -> np.ndarray:
     """Rewards of one objective under constrained domination, shape (n,), values in [0, 1].
 
-    Feasible observations (violation 0) rank above infeasible ones; infeasible ones rank by
-    violation, the smallest highest; feasible ones by value.  Ties share their average rank
-    and the reward is ``(rank - 0.5) / n``.  Without a violation, or with every observation
-    feasible, the result is ``rank_rewards(y)`` bit for bit.
+    Feasible observations (violation 0) rank above infeasible ones, which rank by violation,
+    the smallest highest; ties share their average rank.  With every observation feasible the
+    result is ``rank_rewards(y)``.
 
     Args:
         y: Objective values, larger is better, shape (n,), no NaN (``±inf`` allowed).
         violation: Total violations (:func:`total_violation`), shape (n,), values >= 0.
-
-    Returns:
-        Shape (n,), values in [0, 1].
 
     Raises:
         ValueError: A shape does not match, or a value is NaN or a violation negative.
@@ -215,20 +133,12 @@ def constrained_rewards(y: np.ndarray, violation: np.ndarray | None = None) -> n
     return _with_constraints(average_ranks(y[feasible]), v)
 
 
-# -- Pareto fronts -----------------------------------------------------------------------------
 def pareto_ranks(values: np.ndarray) -> np.ndarray:
-    """Non-dominated sorting: the front of each observation, 0 for the non-dominated ones.
+    """Non-dominated sorting (Deb et al. 2002) of ``values`` (n, k): each one's front, (n,).
 
-    ``a`` dominates ``b`` when it is at least as large in every objective and larger in one
-    (NSGA-II's fast non-dominated sort, Deb et al. 2002); equal vectors share their front.
-
-    Args:
-        values: Objective values, larger is better, shape (n, k), no NaN.
-
-    Returns:
-        Shape (n,), ints >= 0.
+    Front 0 is the non-dominated one; equal vectors share their front.
     """
-    Y = _objectives_2d("pareto_ranks", values)
+    Y = _matrix("pareto_ranks", values)
     n = Y.shape[0]
     ge = np.ones((n, n), dtype=bool)
     gt = np.zeros((n, n), dtype=bool)
@@ -252,37 +162,15 @@ def pareto_ranks(values: np.ndarray) -> np.ndarray:
 
 
 def hypervolume_contributions(points: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """Exclusive hypervolume contribution of each of mutually non-dominated, distinct points.
+    """Exclusive hypervolume contribution of each point (moocore), shape (m,).
 
-    ``HV(S) - HV(S without p)``, by moocore's exact algorithms (López-Ibáñez et al.; the
-    library behind pymoo's indicators): in 3-D it is 100-300x faster than the WFG
-    limited-set recursion this module held before, and equal to it within 1e-16.
-
-    Args:
-        points: Larger is better, shape (m, k), finite, pairwise distinct and non-dominated.
-        reference: Shape (k,), below every point in every objective.
-
-    Returns:
-        Shape (m,), values >= 0.
+    ``points`` (m, k) are finite, distinct and non-dominated; ``reference`` (k,) is below all.
     """
-    out: np.ndarray = np.asarray(
-        moocore.hv_contributions(points, ref=reference, maximise=True), dtype=float
-    )
-    return out
+    return np.asarray(moocore.hv_contributions(points, ref=reference, maximise=True), dtype=float)
 
 
 def crowding_distances(points: np.ndarray) -> np.ndarray:
-    """NSGA-II's crowding distance of each of distinct points (Deb et al. 2002).
-
-    Per objective, the extreme points get ``inf`` and the others the gap between their two
-    neighbours divided by the objective's range; the distances sum over objectives.
-
-    Args:
-        points: Shape (m, k), finite, pairwise distinct.
-
-    Returns:
-        Shape (m,), values >= 0 or ``inf``.
-    """
+    """NSGA-II's crowding distance of each of distinct finite ``points`` (m, k), shape (m,)."""
     m, k = points.shape
     out = np.zeros(m)
     if m <= 2:
@@ -299,8 +187,7 @@ def crowding_distances(points: np.ndarray) -> np.ndarray:
 
 def _front_tie_break(R: np.ndarray, tie_break: TieBreak) -> np.ndarray:
     """Tie-break of the points of one front (larger is better); equal rows share it."""
-    # np.unique(R, axis=0, return_inverse=True), without its per-call overhead (a fifth of
-    # the sampler's time with two objectives): the distinct rows in lexicographic order
+    # the distinct rows in lexicographic order: np.unique(R, axis=0) without its overhead
     order = np.lexsort(R.T[::-1])
     rows = R[order]
     new = np.ones(R.shape[0], dtype=bool)
@@ -311,20 +198,14 @@ def _front_tie_break(R: np.ndarray, tie_break: TieBreak) -> np.ndarray:
         scores = hypervolume_contributions(rows[new], np.zeros(R.shape[1]))
     else:
         scores = crowding_distances(rows[new])
-    out: np.ndarray = scores[inverse]
-    return out
-
-
-def _column_rewards(Y: np.ndarray) -> np.ndarray:
-    """Each objective's rank rewards, shape (n, k), values in (0, 1)."""
-    return np.column_stack([rank_rewards(Y[:, j]) for j in range(Y.shape[1])])
+    return scores[inverse]
 
 
 def _pareto_average_ranks(Y: np.ndarray, tie_break: TieBreak) -> np.ndarray:
     """1-based average ranks by (front, tie-break within the front), shape (n,)."""
     if Y.shape[0] == 0:
         return np.zeros(0)
-    R = _column_rewards(Y)  # same fronts as Y; ±inf become finite
+    R = np.column_stack([rank_rewards(Y[:, j]) for j in range(Y.shape[1])])  # ±inf: finite
     fronts = pareto_ranks(R)
     within = np.empty(Y.shape[0])
     for f in range(int(fronts.max()) + 1):
@@ -341,21 +222,16 @@ def pareto_rewards(
 ) -> np.ndarray:
     """Rewards of several objectives by Pareto front, shape (n,), values in [0, 1].
 
-    Constrained domination first (see :func:`constrained_rewards`); the feasible observations
-    are then sorted into fronts (:func:`pareto_ranks`), a better front ranking higher, and
-    ranked inside a front by ``tie_break`` on the per-objective rank rewards (reference
-    point 0): ``"hypervolume"`` (the exclusive contribution, MOTPE's and SMS-EMOA's; the
-    crowding distance beyond :data:`HYPERVOLUME_MAX_OBJECTIVES` objectives) or
-    ``"crowding"`` (NSGA-II's).  Equal vectors share their reward; with one objective the
-    result is ``constrained_rewards(values[:, 0], violation)``.
+    Constrained domination first (:func:`constrained_rewards`), then a better front ranks
+    higher, and inside a front ``tie_break`` on the per-objective rank rewards (reference
+    point 0) decides: ``"hypervolume"`` (MOTPE's; crowding beyond
+    :data:`HYPERVOLUME_MAX_OBJECTIVES` objectives) or ``"crowding"`` (NSGA-II's).  Equal
+    vectors share their reward.
 
     Args:
         values: Objective values, larger is better, shape (n, k), no NaN.
         violation: Total violations (:func:`total_violation`), shape (n,), values >= 0.
         tie_break: ``"hypervolume"`` or ``"crowding"``.
-
-    Returns:
-        Shape (n,), values in [0, 1].
 
     Raises:
         ValueError: A shape does not match, a value is NaN, a violation negative, or
@@ -366,7 +242,7 @@ def pareto_rewards(
             "The 'tie_break' parameter of pareto_rewards must be 'hypervolume' or 'crowding'. "
             f"Got {tie_break!r} instead."
         )
-    Y = _objectives_2d("pareto_rewards", values)
+    Y = _matrix("pareto_rewards", values)
     v = _check_violation("pareto_rewards", violation, Y.shape[0])
     if Y.shape[1] == 1:
         return constrained_rewards(Y[:, 0], v)
@@ -380,19 +256,7 @@ def objective_rewards(
     *,
     tie_break: TieBreak = "hypervolume",
 ) -> np.ndarray:
-    """The reward rule of a study: the one entry point for the core's observations.
-
-    ``values`` of shape (n,) gives :func:`constrained_rewards`, of shape (n, k)
-    :func:`pareto_rewards`.
-
-    Args:
-        values: Objective values, larger is better, shape (n,) or (n, k), no NaN.
-        violation: Total violations (:func:`total_violation`), shape (n,), values >= 0.
-        tie_break: The Pareto rule's tie-break inside a front.
-
-    Returns:
-        Shape (n,), values in [0, 1].
-    """
+    """:func:`constrained_rewards` for values of shape (n,), else :func:`pareto_rewards`."""
     Y = np.asarray(values, dtype=float)
     if Y.ndim == 1:
         return constrained_rewards(Y, violation)
@@ -400,22 +264,13 @@ def objective_rewards(
 
 
 def progress(values: np.ndarray, violation: np.ndarray | None = None) -> np.ndarray:
-    """What the trust region's success counter reads, in the order told, shape (n,).
+    """What the trust region's success counter reads for ``values`` (n, k), shape (n,).
 
     Its running maximum grows exactly at a new best feasible observation: ``-inf`` for an
     infeasible one; with one objective the value; with several the number of feasible
-    observations so far that no earlier feasible one weakly dominates (each grows the
-    front's hypervolume, MORBO's success).  Earlier entries never change as observations
-    are appended, so the trust region can consume it incrementally.
-
-    Args:
-        values: Objective values, larger is better, shape (n, k), no NaN.
-        violation: Total violations, shape (n,), values >= 0.
-
-    Returns:
-        Shape (n,).
+    observations so far that no earlier feasible one weakly dominates (MORBO's success).
     """
-    Y = _objectives_2d("progress", values)
+    Y = _matrix("progress", values)
     v = _check_violation("progress", violation, Y.shape[0])
     feasible = np.ones(Y.shape[0], dtype=bool) if v is None else v == 0.0
     if Y.shape[1] > 1:
@@ -427,16 +282,14 @@ def progress(values: np.ndarray, violation: np.ndarray | None = None) -> np.ndar
 
 def improvements(Y: np.ndarray, feasible: np.ndarray, start: int = 0) -> np.ndarray:
     """Whether each observation from ``start`` on is feasible and weakly dominated by no
-    earlier feasible one, shape (n - start,): it depends on earlier observations only, so
-    a caller that appends can compute the new rows alone (O(n) each, not O(n^2) per call)."""
+    earlier feasible one, shape (n - start,)."""
     n = Y.shape[0]
     new = Y[start:]
     ge = np.ones((n, new.shape[0]), dtype=bool)  # ge[j, i]: j >= start + i in every objective
     for j in range(Y.shape[1]):
         ge &= Y[:, None, j] >= new[None, :, j]
     earlier = np.arange(n)[:, None] < np.arange(start, n)[None, :]  # j < start + i
-    out: np.ndarray = feasible[start:] & ~(ge & earlier & feasible[:, None]).any(axis=0)
-    return out
+    return feasible[start:] & ~(ge & earlier & feasible[:, None]).any(axis=0)
 
 
 def progress_of(improved: np.ndarray, feasible: np.ndarray) -> np.ndarray:
@@ -446,19 +299,9 @@ def progress_of(improved: np.ndarray, feasible: np.ndarray) -> np.ndarray:
     return out
 
 
-# -- centres of the in-box refinement ----------------------------------------------------------
 def best_feasible(y: np.ndarray, violation: np.ndarray | None = None) -> int:
-    """Index of SCBO's centre: the best feasible value, else the smallest violation.
-
-    Ties go to the first index.
-
-    Args:
-        y: Objective values, larger is better, shape (n,), n >= 1, no NaN.
-        violation: Total violations, shape (n,), values >= 0.
-
-    Returns:
-        An index in ``range(n)``.
-    """
+    """Index of SCBO's centre: the first best feasible ``y`` (n,), n >= 1, else the first
+    smallest ``violation`` (n,)."""
     y = np.asarray(y, dtype=float)
     if y.ndim != 1 or y.shape[0] == 0:
         raise _shape_error("best_feasible", "y", "(n,) with n >= 1", y.shape)
@@ -470,18 +313,9 @@ def best_feasible(y: np.ndarray, violation: np.ndarray | None = None) -> int:
 
 
 def front_indices(values: np.ndarray, violation: np.ndarray | None = None) -> np.ndarray:
-    """Indices of MORBO's candidate centres: the non-dominated feasible observations.
-
-    While no observation is feasible, those of the smallest violation.
-
-    Args:
-        values: Objective values, larger is better, shape (n, k), no NaN.
-        violation: Total violations, shape (n,), values >= 0.
-
-    Returns:
-        Increasing indices, shape (m,), m >= 1 when n >= 1.
-    """
-    Y = _objectives_2d("front_indices", values)
+    """Increasing indices of MORBO's candidate centres among ``values`` (n, k): the
+    non-dominated feasible ones, else those of the smallest ``violation`` (n,)."""
+    Y = _matrix("front_indices", values)
     v = _check_violation("front_indices", violation, Y.shape[0])
     if Y.shape[0] == 0:
         return np.zeros(0, dtype=np.intp)

@@ -1,12 +1,5 @@
 """What TreeUCB was told: observations (values, rewards by rank, budgets, best) and pending points.
 
-:class:`Observations` stores each observation once and derives what the other parts read:
-the rewards of the tree and the index (:meth:`~Observations.rewards`, with several
-objectives or constraint violations by :mod:`._objectives`), what the in-box samplers rank
-and count by, the local GP's targets (:meth:`~Observations.targets`) and the best.  Every
-other part sees rewards in [0, 1] and targets, larger is better.  :class:`Pending` is the
-multiset of points asked and not yet told.
-
 Notations:
     n: observations; d: columns of the cube; p: pending points; L: boxes.
     X: observed points, shape (n, d), values in [0, 1].
@@ -46,13 +39,8 @@ PENDING_TOL = 1e-9  # a told float coordinate this close to a pending one is the
 
 
 def update_average_ranks(ranks: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """:func:`average_ranks` of ``y`` from those of its first ``k = ranks.size`` values.
-
-    Appending ``v`` raises the ranks above it by 1 and those equal to it by 1/2; ``v`` takes
-    ``#{y < v} + (#{y == v} + 2) / 2``.  Half-integers are exact in floating point, so this
-    is ``average_ranks(y)`` bit for bit at O(n) per value (beyond :data:`RANK_UPDATE_MAX`
-    new values it sorts).
-    """
+    """:func:`average_ranks` of ``y`` (bit for bit) from those of its first ``ranks.size`` values:
+    appending ``v`` raises the ranks above it by 1 and those equal to it by 1/2."""
     k, n = ranks.shape[0], y.shape[0]
     if k == 0 or n - k > RANK_UPDATE_MAX:
         return average_ranks(y)
@@ -62,18 +50,12 @@ def update_average_ranks(ranks: np.ndarray, y: np.ndarray) -> np.ndarray:
         v, old = y[i], y[:i]
         above, equal = old > v, old == v
         out[:i] += above + 0.5 * equal
-        out[i] = (i - np.count_nonzero(above) - np.count_nonzero(equal)) + (
-            np.count_nonzero(equal) + 2
-        ) / 2
+        out[i] = i - np.count_nonzero(above) - np.count_nonzero(equal) / 2 + 1
     return out
 
 
 def as_points(d: int, X: Any, what: str, *, one: bool = False) -> np.ndarray:
-    """``X`` as points of shape (n, d) in [0, 1] (``one``: a point of shape (d,), as (1, d)).
-
-    Raises:
-        ValueError: Naming ``what``, the expected and the received shape, or the range.
-    """
+    """``X`` as points (n, d) in [0, 1] (``one``: a point (d,) as (1, d)); errors name ``what``."""
     arr = np.asarray(X, dtype=float)
     if one and arr.shape == (d,):
         arr = arr[None]
@@ -91,8 +73,7 @@ def as_points(d: int, X: Any, what: str, *, one: bool = False) -> np.ndarray:
 
 
 def as_values(value: Any, n: int | None, k: int) -> np.ndarray:
-    """The told values as shape (n, k): ``value`` of :meth:`TreeUCB.tell` (``n`` None), a
-    number or k numbers, or ``values`` of :meth:`TreeUCB.tell_many`, (n,) or (n, k)."""
+    """The told values as shape (n, k): a number or k numbers (``n`` None), or (n,) or (n, k)."""
     try:
         Y = np.asarray(value, dtype=float)
     except (TypeError, ValueError):  # e.g. a string or None
@@ -124,8 +105,7 @@ def as_violations(violations: Any, n: int, owner: str, name: str) -> np.ndarray:
 
 
 def repeats(P: np.ndarray, obs: Observations, pending: Pending) -> np.ndarray:
-    """Whether each point of ``P`` (p, d or more columns) decodes to an observed or pending
-    point (the same value cells), shape (p,)."""
+    """Whether each point of ``P`` (p, >= d) decodes to an observed or pending point, (p,)."""
     d = obs.space.dim
     out = in_cells(P[:, :d], *obs.cells())
     if len(pending):
@@ -134,9 +114,8 @@ def repeats(P: np.ndarray, obs: Observations, pending: Pending) -> np.ndarray:
 
 
 class Observations:
-    """The told observations of ``space``, in the order told (buffers grow geometrically);
-    the values are stored so that larger is better, whatever the ``directions`` (one per
-    objective), with each observation's constraint violation (0: feasible)."""
+    """The told observations of ``space`` in the order told, stored so that larger is better,
+    with each one's constraint violation (0: feasible)."""
 
     def __init__(self, space: UnitCube, directions: str | Sequence[str]) -> None:
         self.space = space
@@ -157,8 +136,7 @@ class Observations:
 
     @property
     def ranked(self) -> bool:
-        """Whether rewards follow :mod:`._objectives` (several objectives or a violation told)
-        rather than the plain ranks of one objective."""
+        """Whether rewards follow :mod:`._objectives` (several objectives or a violation told)."""
         return self.signs.size > 1 or self.constrained
 
     @property
@@ -200,12 +178,8 @@ class Observations:
         params: Mapping[str, Any] | None = None,
         violations: np.ndarray | None = None,
     ) -> None:
-        """Store observations: points (m, d), told values (m, k) (or (m,) for one objective),
-        budgets (m,), violations (m,) (``None``: feasible).
-
-        Values with a NaN are dropped with a warning.  ``params``: for one observation, the
-        parameters as told (:meth:`best_params` returns them exactly).
-        """
+        """Store points (m, d), told values (m, k) or (m,), budgets (m,) and violations (m,);
+        values with a NaN are dropped with a warning.  ``params``: one observation's, as told."""
         v = np.zeros(X.shape[0]) if violations is None else violations
         values = values.reshape(X.shape[0], self.signs.size)
         nan = np.isnan(values).any(axis=1)
@@ -233,12 +207,7 @@ class Observations:
         self.n = n + m
 
     def rewards(self, m: int | None = None) -> np.ndarray:
-        """Rewards of the first ``m`` observations on their own (``None``: all), shape (m,).
-
-        The one rule from stored observations to rewards, whatever the budgets (both
-        ``pruned`` rules rank by value): :func:`~._objectives.objective_rewards` when
-        :attr:`ranked`, else the mid-ranks of the values (:func:`rank_rewards`).
-        """
+        """Rewards of the first ``m`` observations on their own (``None``: all), shape (m,)."""
         if self.ranked:
             m = self.n if m is None else m
             if m == self.n and self._rewards[0] == m:
@@ -249,21 +218,16 @@ class Observations:
                 self._rewards = (m, r)
             return r
         if m is None or m == self.n:
-            if self.n == 0:
-                return np.zeros(0)
             self._ranks = update_average_ranks(self._ranks, self.y)
             return rank_rewards(self.y, self._ranks)
         return rank_rewards(self.y[:m])
 
     def scores(self) -> np.ndarray:
-        """What the in-box samplers rank a box's observations by, larger is better, (n,): the
-        values, or the rewards when :attr:`ranked`."""
+        """What the in-box samplers rank observations by, larger is better, shape (n,)."""
         return self.rewards() if self.ranked else self.y
 
     def progress(self) -> np.ndarray:
-        """What the trust region's success counter reads, (n,): the values, or
-        :func:`~._objectives.progress` when :attr:`ranked` (with several objectives from
-        :func:`~._objectives.improvements` kept up to date, the new rows only)."""
+        """What the trust region's success counter reads, shape (n,)."""
         if not self.ranked:
             return self.y
         if self.signs.size == 1:
@@ -275,11 +239,9 @@ class Observations:
         return progress_of(self._improved, feasible)
 
     def targets(self, idx: np.ndarray) -> np.ndarray:
-        """Targets of the local GP at observations ``idx``, (k,), larger is better: the values,
-        infinities clipped to the finite range (their ranks did worse: they flatten the bowl),
-        times the power of two that brings the largest into [0.5, 1) (exact, so the draws do
-        not depend on the objective's scale and no variance of values near 1e160 overflows);
-        when :attr:`ranked`, the rewards so scaled."""
+        """Targets of the local GP at observations ``idx``, larger is better: the values (the
+        rewards when :attr:`ranked`), infinities clipped to the finite range, times the power
+        of two that brings the largest into [0.5, 1)."""
         if self.ranked:
             return unit_scale(self.rewards()[idx])[0]
         y = self.y[idx]
@@ -290,16 +252,14 @@ class Observations:
         return unit_scale(y)[0]
 
     def furthest(self, what: str) -> np.ndarray:
-        """Indices of the observations that went furthest (the full ones, if any);
-        RuntimeError naming ``what`` before any."""
+        """Indices of the observations that went furthest; RuntimeError naming ``what`` if none."""
         if self.n == 0:
             raise RuntimeError(f"TreeUCB.{what} needs at least one told value.")
         return np.flatnonzero(self.budgets == np.max(self.budgets))
 
     def best(self, what: str) -> int:
-        """The first best feasible value (:func:`~._objectives.best_feasible`) among the
-        observations that went furthest; RuntimeError naming ``what`` before any, or with
-        several objectives (there is a front, not a best)."""
+        """The first best feasible observation among those that went furthest; RuntimeError
+        naming ``what`` before any, or with several objectives."""
         if self.signs.size > 1:
             raise RuntimeError(
                 f"TreeUCB.{what} is not defined with several objectives: read "
@@ -309,8 +269,7 @@ class Observations:
         return int(furthest[best_feasible(self.y[furthest], self.violations[furthest])])
 
     def front(self) -> list[int]:
-        """The non-dominated feasible observations that went furthest (those of the smallest
-        violation while none is feasible), in the order told."""
+        """The non-dominated feasible observations that went furthest, in the order told."""
         furthest = self.furthest("front_params")
         at = front_indices(self.Y[furthest], self.violations[furthest])
         return furthest[at].tolist()
@@ -346,13 +305,8 @@ class Observations:
 
 
 class Pending:
-    """Points of ``space`` asked and not yet told: a multiset by id, in the order added.
-
-    A told point drops the oldest pending point equal to it or, failing that, the oldest one
-    in the same cell (the same bin of every discrete column, the same float to
-    :data:`PENDING_TOL` elsewhere), as repeats are compared, so ``tell(space.decode(x), v)``
-    after ``ask_x()`` drops ``x``.  Boxes are found once per partition version.
-    """
+    """Points of ``space`` asked and not yet told: a multiset by id, in the order added; a told
+    point drops the oldest equal one, else the oldest in its cell."""
 
     def __init__(self, space: UnitCube) -> None:
         self.space = space
@@ -388,14 +342,9 @@ class Pending:
         self._unlocated.add(i)
 
     def drop(self, x: np.ndarray) -> bool:
-        """Drop the oldest pending point equal to ``x``, else the oldest in its cell; whether
-        one was dropped."""
-        key = (np.asarray(x, dtype=float) + 0.0).tobytes()
-        ids = self._ids.get(key)
-        if ids:
-            self._remove(ids[0], key)
-            return True
-        i = self._same_cell(np.asarray(x, dtype=float))
+        """Drop the oldest pending point equal to ``x``, else the oldest in its cell, if any."""
+        ids = self._ids.get((np.asarray(x, dtype=float) + 0.0).tobytes())
+        i = ids[0] if ids else self._same_cell(np.asarray(x, dtype=float))
         if i is None:
             return False
         self._remove(i, self._points[i].tobytes())
@@ -432,18 +381,17 @@ class Pending:
         self, partition: Partition, at_full: Callable[[np.ndarray], np.ndarray]
     ) -> np.ndarray:
         """Pending points per box of ``partition``, shape (L,); ``at_full`` maps points to its
-        columns.  Only points added since the last call are located, all after a change."""
-        part = partition
-        if self._version != part.version or self._counts.size != part.n_leaves:
-            self._version = part.version
+        columns."""
+        if self._version != partition.version or self._counts.size != partition.n_leaves:
+            self._version = partition.version
             self._box = {}
-            self._counts = np.zeros(part.n_leaves)
+            self._counts = np.zeros(partition.n_leaves)
             self._unlocated = set(self._points)
         if self._unlocated:
             new = sorted(self._unlocated)
-            boxes = part.locate(at_full(np.array([self._points[i] for i in new])))
+            boxes = partition.locate(at_full(np.array([self._points[i] for i in new])))
             self._box.update(zip(new, boxes.tolist(), strict=True))
-            self._counts += np.bincount(boxes, minlength=part.n_leaves)
+            self._counts += np.bincount(boxes, minlength=partition.n_leaves)
             self._unlocated = set()
         return self._counts.copy()
 

@@ -1,11 +1,4 @@
-"""The options of TreeUCB, declared once: type, allowed values, default per face, meaning.
-
-Every face checks its options with :func:`validate_options`, naming the class the user called
-(``TypeError`` for a wrong type or an unknown name, ``ValueError`` for a value out of range),
-and :func:`options_table` renders :data:`OPTIONS` as the README's "Options" section
-(``python -m optuna_treeucb.core --write README.md``).  The model is scikit-learn's
-``_parameter_constraints`` (``sklearn/utils/_param_validation.py``), kept small and typed.
-"""
+"""The options of TreeUCB, declared once: type, allowed values, default per face, meaning."""
 
 from __future__ import annotations
 
@@ -24,7 +17,6 @@ import numpy as np
 
 Direction = Literal["maximize", "minimize"]
 
-# Seeds must suit both np.random.default_rng and np.random.RandomState (Optuna's RandomSampler).
 SEED_LIMIT = 2**32
 TABLE_START = "<!-- options-table:start -->"
 TABLE_END = "<!-- options-table:end -->"
@@ -48,8 +40,7 @@ class Option:
         wrapper_name, aliases: The name in ``TreeUCBSampler`` and ``TreeUCBSearch`` if it
             differs, and further names ``TreeUCBSearch`` accepts.
         core_only: The wrappers set it themselves (from the study or ``mode``).
-        wrapper_default: The wrappers' default, when it differs from the core's (the core is
-            the paper's bandit, the wrappers optimise).
+        wrapper_default: The wrappers' default, when it differs from the core's.
     """
 
     name: str
@@ -84,9 +75,7 @@ class Option:
             text = f"one of {list(self.choices)!r}"
         else:
             text = ("an int" if self.kind == "int" else "a float") + self._range()
-        if self.none:
-            text += " or None"
-        return text
+        return text + (" or None" if self.none else "")
 
     def _range(self) -> str:
         lo_in = self.closed in ("both", "left")
@@ -101,8 +90,7 @@ class Option:
         return ""
 
     def check(self, owner: str, key: str, value: Any) -> Any:
-        """``value`` as a plain ``int``/``float``/``str``/``None``; the errors (TypeError,
-        ValueError) name ``owner``, the class the user called, and ``key``, the name given."""
+        """``value`` as a plain int, float, str or None; errors name ``owner`` and ``key``."""
         if value is None and self.none:
             return None
         message = f"The {key!r} parameter of {owner} must be {self.allowed()}. Got {value!r}"
@@ -120,11 +108,8 @@ class Option:
     def _has_type(self, value: Any) -> bool:
         if self.kind == "str":
             return isinstance(value, str)
-        if isinstance(value, (bool, np.bool_)):
-            return False
-        if self.kind == "int":
-            return isinstance(value, numbers.Integral)
-        return isinstance(value, numbers.Real)
+        number = numbers.Integral if self.kind == "int" else numbers.Real
+        return isinstance(value, number) and not isinstance(value, (bool, np.bool_))
 
     def _in_range(self, v: float) -> bool:
         if isinstance(v, float) and not math.isfinite(v):
@@ -273,32 +258,24 @@ OPTIONS: Mapping[str, Option] = MappingProxyType({o.name: o for o in _OPTIONS})
 """Every option of :class:`~optuna_treeucb.core.TreeUCB`, by name, in the README's order."""
 
 
-def _names(wrapper: bool) -> dict[str, Option]:
-    """Every accepted name -> its option, for the core or for the wrappers."""
-    if not wrapper:
-        return dict(OPTIONS)
-    names: dict[str, Option] = {}
-    for option in OPTIONS.values():
-        if not option.core_only:
-            names.update(dict.fromkeys((option.face_name, *option.aliases), option))
-    return names
-
-
 def validate_options(
     owner: str, options: Mapping[str, Any], *, wrapper: bool = False
 ) -> dict[str, Any]:
-    """The ``options`` given to ``owner`` (the class the user called, named in every error),
-    checked against :data:`OPTIONS`, by the core's names; options not given are not filled in.
+    """The ``options`` given to ``owner`` (named in every error), checked, by the core's names.
 
-    With ``wrapper`` the names are the wrappers' (``n_startup_trials`` and its aliases) and
-    ``direction`` is refused.  An option that has no effect under the others warns.
+    With ``wrapper`` the names are the wrappers'.  An option that has no effect warns.
 
     Raises:
-        TypeError: If an option is unknown (the message names the options and the closest
-            one), given twice (by a name and an alias), or of the wrong type.
+        TypeError: If an option is unknown, given twice (by a name and an alias), or of the
+            wrong type.
         ValueError: If an option is out of range.
     """
-    names = _names(wrapper)
+    names = {  # every accepted name -> its option
+        name: o
+        for o in OPTIONS.values()
+        if not (wrapper and o.core_only)
+        for name in ((o.face_name, *o.aliases) if wrapper else (o.name,))
+    }
     out: dict[str, Any] = {}
     given: dict[str, str] = {}  # core name -> the name the user gave
     for key, value in options.items():
@@ -330,18 +307,12 @@ def validate_options(
 
 
 def _has_effect(option: Option, options: Mapping[str, Any]) -> bool:
-    """Whether ``option`` has an effect under ``options`` (core names, defaults filled in).
-
-    ``option.applies`` is ``"always"`` or clauses ``name="value"`` joined by ``" or "``, all
-    written in this module (never user input).
-    """
+    """Whether ``option`` has an effect under ``options`` (core names, defaults filled in);
+    ``option.applies`` is ``"always"`` or clauses ``name="value"`` joined by ``" or "``."""
     if option.applies == "always":
         return True
-    for clause in option.applies.split(" or "):
-        name, _, value = clause.partition("=")
-        if options.get(name) == value.strip('"'):
-            return True
-    return False
+    clauses = (clause.partition("=") for clause in option.applies.split(" or "))
+    return any(options.get(name) == value.strip('"') for name, _, value in clauses)
 
 
 def face_defaults(*, wrapper: bool) -> dict[str, Any]:
@@ -350,8 +321,7 @@ def face_defaults(*, wrapper: bool) -> dict[str, Any]:
 
 
 def ignored_options(options: Mapping[str, Any], *, wrapper: bool = False) -> list[str]:
-    """The validated ``options`` set to a value other than their (wrapper's) default that
-    have no effect, e.g. ``max_budget`` without ``pruned="context"``; in the table's order."""
+    """The validated ``options`` set off their default that have no effect, in table order."""
     full = face_defaults(wrapper=wrapper) | dict(options)
     return [
         name

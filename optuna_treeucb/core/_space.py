@@ -1,20 +1,10 @@
-"""Map a mixed search space onto the unit cube [0, 1]^d and back.
+"""Map a mixed search space onto the unit cube [0, 1]^d and back, one column per parameter.
 
-Every parameter owns one column of the cube.
-
-* Continuous floats map linearly (or linearly in ``log``) onto [0, 1].
-* Discrete numbers (ints, floats with a ``step``) are a finite grid of values
-  ``v_0 < ... < v_{K-1}``.  The coordinate axis is cut into K bins whose edges are
-  the (log-)midpoints between neighbouring grid values, so that uniform sampling of
-  the coordinate reproduces uniform (or log-uniform) sampling of the value, and every
-  grid value of a linear grid gets exactly mass 1/K.  A value encodes to the centre of
-  its bin; a coordinate decodes to the value whose bin contains it.  Nothing is
-  materialised (closed forms, see :class:`ParamSpec`).
-* Ranges wider than the largest double (``-1e308 .. 1e308``) are mapped with halved
-  bounds, so ``high - low`` never overflows.
-* Categoricals use K equal bins in the order the choices were given (this imposes an
-  order on the choices, which the tree may exploit or split around).  Decoding returns
-  the very object that was given.
+Continuous floats map linearly (or linearly in ``log``).  A discrete number (an int, a float
+with a ``step``) with K grid values cuts its axis into K bins whose edges are the (log-)midpoints
+between neighbouring values, so a uniform coordinate gives a uniform (or log-uniform) value; a
+value encodes to its bin's centre.  A categorical uses K equal bins in the order of its choices
+and decodes to the very object given.
 
 Notations:
     d: number of parameters (columns of the cube).
@@ -54,9 +44,7 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
-# Closed-form grids: every bin of a grid must contain doubles strictly inside, so that a value
-# encodes to a coordinate that decodes back to it.  A linear grid of K values has bins 1 / K
-# wide, so K <= 2**50 keeps 8 doubles in each bin next to 1.
+# every bin must hold doubles strictly inside, so that a value's coordinate decodes back to it
 _MAX_GRID_VALUES = 2**50
 _MIN_BIN_WIDTH = 2.0**-51
 _UNIT_ROUNDOFF = 2.0**-53
@@ -96,11 +84,9 @@ def _ratio(v: float, a: float, b: float) -> float:
 class ParamSpec:
     """One parameter of a search space.
 
-    A discrete numeric parameter (an int, or a float with a ``step``) costs O(1) memory and
-    time whatever its number of values: its grid values, bin edges and the bin of a coordinate
-    have closed forms (:meth:`value_at`, :meth:`bin_edge`, :meth:`bin_index`).  Int arithmetic
-    is exact, also beyond 2**53.  A grid whose bins are too narrow to be told apart by a double
-    coordinate (more than about 2**50 values, fewer on a log grid) is rejected.
+    A discrete grid costs O(1) whatever its number of values (closed forms, exact int
+    arithmetic); one with more values than a double coordinate can tell apart (about 2**50,
+    fewer on a log grid) is rejected.
 
     Args:
         name:
@@ -114,14 +100,13 @@ class ParamSpec:
         log:
             Sample on a log scale (requires ``low > 0``).
         step:
-            Grid spacing of a discrete numeric parameter: values are ``low + k * step``
-            up to ``high``.  Ints default to 1; ``None`` makes a float continuous.
+            Grid spacing: values are ``low + k * step`` up to ``high``.  ``None`` makes a float
+            continuous and an int's step 1.
         choices:
             The values of a categorical parameter (any objects, in a fixed order).
 
     Raises:
-        ValueError: If the description is not a legal parameter, or its grid has more values
-            than a [0, 1] coordinate can tell apart.
+        ValueError: If the fields do not describe a legal parameter or grid.
     """
 
     name: str
@@ -131,8 +116,8 @@ class ParamSpec:
     log: bool = False
     step: float | None = None
     choices: tuple[Any, ...] | None = None
-    # grids: number of values, scale of the value axis (1, or 1/4 near the limits of a
-    # double), and the two ends of the axis of the bin edges (scaled, in log for log=True)
+    # grids: number of values, scale of the value axis (1/4 near the limits of a double), and
+    # the ends of the axis of the bin edges (scaled, in log for log=True)
     _n: int | None = field(default=None, init=False, repr=False, compare=False)
     _scale: float = field(default=1.0, init=False, repr=False, compare=False)
     _t0: float = field(default=0.0, init=False, repr=False, compare=False)
@@ -158,7 +143,6 @@ class ParamSpec:
             self._set_grid(owner, self._n_steps(owner) + 1)
 
     def _init_choices(self, owner: str) -> None:
-        """Check a categorical's fields and store its choices as a tuple."""
         if self.choices is None:
             raise ValueError(f"{owner} is categorical and needs 'choices'.")
         choices = tuple(self.choices)
@@ -172,7 +156,6 @@ class ParamSpec:
         object.__setattr__(self, "choices", choices)
 
     def _init_bounds(self, owner: str) -> None:
-        """Check a numeric parameter's bounds and store them as floats (exact ints for ints)."""
         if self.choices is not None:
             raise ValueError(f"{owner} is numeric ({self.kind}); 'choices' must be None.")
         for name in ("low", "high"):
@@ -211,14 +194,11 @@ class ParamSpec:
         if step is not None and not is_number(step):
             raise TypeError(f"The 'step' of {owner} must be a number or None. Got {step!r}.")
         if self.kind == "int":
+            step = _whole(1 if step is None else step)
             if step is None:
-                step = 1
-            step_i = _whole(step)
-            if step_i is None:
                 raise ValueError(
                     f"The 'step' of int {owner} must be a whole number. Got {self.step!r}."
                 )
-            step = step_i
         if step is None:
             return None
         if not math.isfinite(float(step)) or float(step) <= 0:
@@ -226,7 +206,6 @@ class ParamSpec:
         return step
 
     def _n_steps(self, owner: str) -> int:
-        """Number of steps from ``low`` to ``high`` (checked bounds and step), a whole one."""
         assert self.low is not None and self.high is not None and self.step is not None
         low, high, step = self.low, self.high, self.step
         if self.kind == "int":
@@ -240,8 +219,8 @@ class ParamSpec:
             if not math.isfinite(k) or k > _MAX_GRID_VALUES:
                 self._too_many(owner, k + 1)
             n = int(round(k))
-            # a multiple up to rounding: 1e-8 relative for short grids, at most 1 % of a step
-            # for long ones, never below the rounding error of the bounds and the ratio
+            # a multiple up to rounding: 1e-8 relative, at most 1 % of a step, never below the
+            # rounding error of the bounds and the ratio
             rounding = 4 * _UNIT_ROUNDOFF * ((abs(low) + abs(high)) / step + 2 * k)
             tol = max(min(1e-8 * max(1.0, k), 1e-2), rounding)
             off_grid = abs(k - n) > tol
@@ -272,8 +251,7 @@ class ParamSpec:
         else:  # rounding of the grid values, midpoints and logarithms, relative to the span
             magnitude = max(abs(t0), abs(tk))
             delta = (4.0 * magnitude + 4.0) * _UNIT_ROUNDOFF / span + 2.0 * _UNIT_ROUNDOFF
-        # the first two and last two bins are the narrowest (log grids narrow upwards, the
-        # first log bin may be halved, the last float bin absorbs the rounding of high)
+        # the first two and last two bins are the narrowest
         ends = {1, min(2, n_values), max(1, n_values - 1), n_values}
         width = min(self.bin_edge(j) - self.bin_edge(j - 1) for j in ends)
         if not width >= 4.0 * delta + _MIN_BIN_WIDTH:
@@ -289,24 +267,19 @@ class ParamSpec:
             "Use a larger step, a narrower range, or a float parameter without step."
         )
 
-    # -- closed forms of a grid -----------------------------------------------------------
     def _grid_float(self, k: int) -> float:
-        """Grid value ``k`` of a float grid, times ``self._scale`` (as the array form did)."""
+        """Grid value ``k`` of a float grid, times ``self._scale``."""
         assert self._n is not None and self.low is not None and self.high is not None
         s = self._scale
         if k == self._n - 1:
             return float(self.high) * s
         assert self.step is not None
-        if s == 1.0:
-            return float(self.low) + float(self.step) * float(k)
         return float(self.low) * s + (float(self.step) * s) * float(k)
 
     def _edge_t(self, j: int) -> float:
-        """Value-space edge ``j`` (0..K) of the bins, times the scale, in log for log=True.
-
-        Edge 0 is ``low - step / 2`` (``low`` on a log grid where that is <= 0), edge ``K`` is
-        ``high + step / 2``, and the others are the midpoints between neighbouring values.
-        """
+        """Value-space edge ``j`` (0..K) of the bins, times the scale, in log for log=True:
+        ``low - step / 2`` (or ``low`` if that is <= 0 on a log grid), the midpoints between
+        neighbouring values, then ``high + step / 2``."""
         n = self._n
         assert n is not None and self.low is not None and self.high is not None
         assert self.step is not None
@@ -335,7 +308,6 @@ class ParamSpec:
         return math.log(mid) if self.log else mid
 
     def _bins(self) -> int:
-        """Number of values of a discrete parameter; a continuous one raises ValueError."""
         n = self.n_values
         if n is None:
             raise ValueError(f"Parameter {self.name!r} is continuous; it has no bins.")
@@ -349,36 +321,24 @@ class ParamSpec:
         return int(k)
 
     def value_at(self, k: int) -> Any:
-        """Value ``k`` of a discrete parameter: its ``k``-th grid value or choice.
-
-        Args:
-            k: An index in ``[0, n_values - 1]``.
-
-        Returns:
-            An ``int`` for an int parameter (exact), a ``float`` for a float grid, the very
-            object given for a categorical.
+        """Value ``k`` of a discrete parameter: an exact int, a float, or the very choice given.
 
         Raises:
             ValueError: If the parameter is continuous or ``k`` is out of range.
         """
         n = self._bins()
         k = self._check_index(k, n - 1, "index")
-        if self.kind == "categorical":
-            assert self.choices is not None
+        if self.choices is not None:  # categorical
             return self.choices[k]
         assert self.low is not None and self.high is not None and self.step is not None
         if self.kind == "int":
             return int(self.high) if k == n - 1 else int(self.low) + k * int(self.step)
-        v = self._grid_float(k)
-        return v if self._scale == 1.0 else v / self._scale
+        return self._grid_float(k) / self._scale  # exact when the scale is 1
 
     def bin_edge(self, j: int) -> float:
         """Edge ``j`` in [0, 1] of the bins of a discrete parameter (edge 0 is 0, edge K is 1).
 
-        Bin ``k`` is ``[bin_edge(k), bin_edge(k + 1))`` and holds value ``k``.  Costs O(1).
-
-        Args:
-            j: An index in ``[0, n_values]``.
+        Bin ``k`` is ``[bin_edge(k), bin_edge(k + 1))`` and holds value ``k``.
 
         Raises:
             ValueError: If the parameter is continuous or ``j`` is out of range.
@@ -396,11 +356,7 @@ class ParamSpec:
         return (self._edge_t(j) - self._t0) / (self._tK - self._t0)
 
     def bin_index(self, u: float) -> int:
-        """Index of the bin (and value) of a discrete parameter containing coordinate ``u``.
-
-        ``u`` is clipped to [0, 1]; the result is the largest ``k <= K - 1`` with
-        ``bin_edge(k) <= u``, exact at the edges.  Costs O(1) (a closed-form guess corrected by
-        a few edge evaluations).
+        """Index of the bin (and value) of a discrete parameter containing ``u`` (clipped).
 
         Raises:
             ValueError: If the parameter is continuous.
@@ -415,20 +371,23 @@ class ParamSpec:
             guess = (mid - float(self.low)) / float(self.step) + 0.5
         else:
             guess = u * n
-        return self._search_bin(u, min(n - 1, max(0, int(guess))))
+        # bracket edge(lo) <= u < edge(hi) (edge(K) above any u) by doubling strides, then bisect
+        lo = min(n - 1, max(0, int(guess)))
+        hi, reach = lo + 1, 1
+        while lo > 0 and self.bin_edge(lo) > u:
+            lo, hi, reach = max(0, lo - reach), lo, 2 * reach
+        while hi < n and self.bin_edge(hi) <= u:
+            lo, hi, reach = hi, min(n, hi + reach), 2 * reach
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if self.bin_edge(mid) <= u:
+                lo = mid
+            else:
+                hi = mid
+        return lo
 
     def bin_indices(self, u: np.ndarray) -> np.ndarray:
-        """:meth:`bin_index` of every coordinate of ``u``, for arrays.
-
-        Categoricals and linear int grids (bin edges ``j / K``) take a vectorised closed form,
-        corrected at the edges as :meth:`bin_index` is; other grids call :meth:`bin_index`
-        per coordinate.
-
-        Args:
-            u: Coordinates, any shape (clipped to [0, 1]).
-
-        Returns:
-            Bin indices in ``[0, K - 1]``, same shape, dtype int64.
+        """:meth:`bin_index` of every coordinate of ``u`` (any shape): int64, the same shape.
 
         Raises:
             ValueError: If the parameter is continuous.
@@ -436,8 +395,7 @@ class ParamSpec:
         n = self._bins()
         v = np.clip(np.asarray(u, dtype=float), 0.0, 1.0)
         if self.kind == "categorical":
-            out: np.ndarray = np.minimum(n - 1, np.floor(v * n)).astype(np.int64)
-            return out
+            return np.minimum(n - 1, np.floor(v * n)).astype(np.int64)
         if self.kind == "int" and not self.log:  # edges j / n, exact (n <= 2**50)
             k = np.clip(np.floor(v * n), 0, n - 1).astype(np.int64)
             k -= k / n > v
@@ -449,8 +407,6 @@ class ParamSpec:
     def bin_centre(self, k: int) -> float:
         """Coordinate of value ``k`` of a discrete parameter: the centre of its bin.
 
-        :meth:`encode` maps value ``k`` there, and :meth:`decode` maps it back to value ``k``.
-
         Raises:
             ValueError: If the parameter is continuous or ``k`` is out of range.
         """
@@ -458,55 +414,12 @@ class ParamSpec:
         k = self._check_index(k, n - 1, "index")
         return (self.bin_edge(k) + self.bin_edge(k + 1)) / 2.0
 
-    def _search_bin(self, u: float, guess: int) -> int:
-        """The largest ``k`` in [0, K - 1] with ``bin_edge(k) <= u``, searched from ``guess``."""
-        n = self.n_values
-        assert n is not None
-        # bracket lo < hi with edge(lo) <= u < edge(hi) (edge(K) counts as above any u),
-        # doubling the stride from the guess, then bisect
-        reach = 1
-        if self.bin_edge(guess) <= u:
-            lo = guess
-            while True:
-                hi = lo + reach
-                if hi >= n:
-                    hi = n
-                    break
-                if self.bin_edge(hi) > u:
-                    break
-                lo, reach = hi, 2 * reach
-        else:
-            hi = guess
-            while True:
-                lo = hi - reach
-                if lo <= 0:
-                    lo = 0
-                    break
-                if self.bin_edge(lo) <= u:
-                    break
-                hi, reach = lo, 2 * reach
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if self.bin_edge(mid) <= u:
-                lo = mid
-            else:
-                hi = mid
-        return lo
-
     def axis_value(self, u: np.ndarray | float) -> np.ndarray:
         """Position of coordinates ``u`` on the numeric axis, not rounded to the grid.
 
-        The map is linear in the value (or in its logarithm for ``log=True``), from ``low`` to
-        ``high`` for a continuous parameter and from the outer bin edges (``low - step / 2``,
-        or ``low`` on a log grid where that is <= 0, to ``high + step / 2``) for a grid, so
-        grid value ``k`` sits in bin ``k``.  Plots use it to draw unit coordinates in the
-        parameter's units.
-
-        Args:
-            u: Coordinates, any shape (clipped to [0, 1]).
-
-        Returns:
-            Positions, same shape, dtype float.
+        Linear in the value (or its log), from ``low`` to ``high`` when continuous, between the
+        outer bin edges for a grid, so grid value ``k`` sits in bin ``k``.  ``u`` has any shape
+        (clipped to [0, 1]); the result has the same.
 
         Raises:
             ValueError: If the parameter is categorical.
@@ -543,17 +456,11 @@ class ParamSpec:
     @property
     def n_values(self) -> int | None:
         """Number of values of a discrete parameter, ``None`` for a continuous one."""
-        if self.kind == "categorical":
-            assert self.choices is not None
-            return len(self.choices)
-        return self._n
+        return self._n if self.choices is None else len(self.choices)
 
     @property
     def bin_edges(self) -> np.ndarray | None:
         """Bin edges on [0, 1] of a discrete parameter, shape (K + 1,); ``None`` if continuous.
-
-        Only for grids of at most 100,000 values; :meth:`bin_edge` and :meth:`bin_index` cost
-        O(1) on any grid.
 
         Raises:
             ValueError: If the grid has more than 100,000 values.
@@ -570,15 +477,13 @@ class ParamSpec:
             )
         return np.array([self.bin_edge(j) for j in range(n + 1)])
 
-    # -- value <-> coordinate -------------------------------------------------------------
     def index_of(self, value: Any) -> int:
         """Index of a legal value among the grid values or choices.
 
         Raises:
             ValueError: If ``value`` is not a legal value of this parameter.
         """
-        if self.kind == "categorical":
-            assert self.choices is not None
+        if self.choices is not None:  # categorical
             for i, c in enumerate(self.choices):
                 if c is value:
                     return i
@@ -614,11 +519,8 @@ class ParamSpec:
         """``value`` as an exact int (int parameter, integral value) or a float, in range."""
         if not is_number(value):
             raise TypeError(f"Parameter {self.name!r} needs a number. Got {value!r}.")
-        v: int | float
-        if self.kind == "int" and isinstance(value, (int, np.integer)):
-            v = int(value)
-        else:
-            v = float(value)
+        exact = self.kind == "int" and isinstance(value, (int, np.integer))
+        v = int(value) if exact else float(value)
         assert self.low is not None and self.high is not None
         if not (self.low <= v <= self.high):
             raise ValueError(
@@ -630,8 +532,7 @@ class ParamSpec:
     def encode(self, value: Any) -> float:
         """Coordinate in [0, 1] of a legal value (the bin centre for a discrete one)."""
         if self.is_discrete:
-            i = self.index_of(value)
-            return self.bin_centre(i)
+            return self.bin_centre(self.index_of(value))
         v = float(self._check_number(value))
         assert self.low is not None and self.high is not None
         if self.low == self.high:
@@ -694,15 +595,14 @@ class UnitCube:
         self.params: tuple[ParamSpec, ...] = tuple(params)
         if len(self.params) == 0:
             raise ValueError("A UnitCube needs at least one ParamSpec. Got an empty space.")
-        names: set[str] = set()
-        for p in self.params:
+        self._pos: dict[str, int] = {}
+        for i, p in enumerate(self.params):
             if not isinstance(p, ParamSpec):
                 raise TypeError(f"UnitCube takes ParamSpec objects. Got {p!r}.")
-            if p.name in names:
+            if p.name in self._pos:
                 raise ValueError(f"UnitCube got the parameter name {p.name!r} twice.")
-            names.add(p.name)
-        self.names: tuple[str, ...] = tuple(p.name for p in self.params)
-        self._pos = {n: i for i, n in enumerate(self.names)}
+            self._pos[p.name] = i
+        self.names: tuple[str, ...] = tuple(self._pos)
 
     @property
     def dim(self) -> int:
@@ -761,11 +661,8 @@ class UnitCube:
     def value_cells(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The coordinates that decode to the same values as the points ``X``, column by column.
 
-        A coordinate ``u`` of column ``j`` decodes to the value of ``X[i, j]`` if
-        ``lo[i, j] <= u < hi[i, j]``, or ``u == lo[i, j]``: a discrete column's cell is the
-        bin of the point (``-inf`` and ``inf`` at the cube's ends, since decoding clips), a
-        continuous column's is the point itself (``lo = hi``), and a parameter with
-        ``low == high`` has the whole line.  Costs O(1) per point and discrete column.
+        ``u`` decodes as ``X[i, j]`` if ``lo[i, j] <= u < hi[i, j]`` or ``u == lo[i, j]``: a bin
+        (infinite at the cube's ends), a point, or the whole line when ``low == high``.
 
         Args:
             X: Shape (n, d), values in [0, 1].
@@ -802,20 +699,11 @@ class UnitCube:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, UnitCube):
             return NotImplemented
+        fields = ("name", "kind", "low", "high", "log", "step")
         return len(self.params) == len(other.params) and all(
-            a.name == b.name
-            and a.kind == b.kind
-            and a.low == b.low
-            and a.high == b.high
-            and a.log == b.log
-            and a.step == b.step
-            and (
-                a.choices is None
-                if b.choices is None
-                else a.choices is not None
-                and len(a.choices) == len(b.choices)
-                and all(_same(p, q) for p, q in zip(a.choices, b.choices))
-            )
+            all(getattr(a, f) == getattr(b, f) for f in fields)
+            and len(a.choices or ()) == len(b.choices or ())  # None for numeric kinds
+            and all(_same(p, q) for p, q in zip(a.choices or (), b.choices or ()))
             for a, b in zip(self.params, other.params)
         )
 
