@@ -1,9 +1,7 @@
 """Indices of TreeUCB (Wang, Ye, Geng, Rudin, arXiv:1901.09277): which box to play.
 
-:class:`BoxStats` holds the boxes of a partition with their counts, means and Hoeffding
-index (:func:`hoeffding_index`, the paper's Algorithm 1); :class:`SoftGPIndex` scores
-candidate points by the posterior of a GP with the paper's soft tree kernel (Section 4) and
-owns the cache of its features.  The rest are pure functions on arrays.
+:class:`BoxStats`: the boxes with their Hoeffding index (Algorithm 1); :class:`SoftGPIndex`:
+candidates scored by a GP with the paper's soft tree kernel (Section 4).
 
 Notations:
     n: number of observations; m: number of candidate points; L: number of leaves (boxes);
@@ -46,8 +44,7 @@ _blas: ThreadpoolController | None = None
 
 
 def one_blas_thread() -> Any:
-    """Context that runs BLAS single-threaded: the GP solves are small, and on a loaded
-    machine spinning BLAS threads made one 100 x 100 solve 100 times slower."""
+    """Context that runs BLAS single-threaded (the GP solves are small)."""
     global _blas
     if _blas is None:
         _blas = ThreadpoolController()
@@ -76,12 +73,8 @@ def box_diameters(low: np.ndarray, high: np.ndarray) -> np.ndarray:
 def hoeffding_index(
     means: np.ndarray, counts: np.ndarray, diameters: np.ndarray, t: int, C: float, M: float
 ) -> np.ndarray:
-    """TreeUCB's index of every box, shape (L,) (the paper's Algorithm 1).
-
-    ``U = m + C * sqrt(4 log t / n) + M * D`` for the boxes' ``means``, ``counts`` ``n >= 1``
-    (observations plus pending points; :meth:`BoxStats.of` gives an empty box its prior as
-    one observation) and ``diameters``, at round ``t >= 1``.
-    """
+    """TreeUCB's index of every box, ``U = m + C sqrt(4 log t / n) + M D`` (Algorithm 1),
+    shape (L,); ``counts`` ``n >= 1`` include pending points, ``t >= 1`` is the round."""
     return means + C * np.sqrt(4.0 * math.log(max(t, 1)) / counts) + M * diameters
 
 
@@ -110,9 +103,8 @@ class BoxStats:
     ) -> BoxStats:
         """The statistics of an up-to-date partition for rewards ``r`` (n,) at round ``t``.
 
-        An empty box holds its prior as one virtual observation (the paper's ``m = 1, n = 1``),
-        pending points adding to ``n``; an empty cell cut by the diameter cap takes its CART
-        leaf's mean, so only cells of good leaves get tried."""
+        An empty box counts its prior as one observation (the paper's ``m = 1, n = 1``); an
+        empty cell of the diameter cap takes its CART leaf's mean as prior."""
         L = part.n_leaves
         n_obs = np.bincount(part.leaf_of, minlength=L).astype(float)
         sums = np.bincount(part.leaf_of, weights=r, minlength=L)
@@ -144,17 +136,11 @@ def soft_gp_index(
     M: float,
     noise: float,
 ) -> np.ndarray:
-    """TreeUCB's index of candidate points under the soft tree kernel (the paper's Section 4).
+    """TreeUCB's index of candidates under the soft tree kernel (Section 4), shape (m,).
 
-    ``U = mu + C * sqrt(4 log t) * sd / s + M * D``: the GP-UCB form ``mu + beta^(1/2) sd``
-    with the posterior mean ``mu`` and deviation ``sd`` of :func:`gp_posterior` in place of
-    :func:`hoeffding_index`'s box mean and ``sqrt(1 / n)``, and the same diameter term.
-
-    Why ``sd`` is divided by ``s = sqrt(noise)``: with hard boxes, a point in a box holding
-    ``n`` points has ``sd^2 = s^2 / (n + s^2)`` (:func:`gp_posterior`), so the bonus is
-    ``C * sqrt(4 log t / (n + s^2))``: Hoeffding's, with ``n`` read as ``n + s^2``, and the
-    same ``C`` weighs exploration alike under both indices whatever ``noise`` is.  All
-    arrays have shape (m,), one entry per candidate; the result too.
+    ``U = mu + C sqrt(4 log t) sd / s + M D`` with :func:`gp_posterior`'s ``mu`` and ``sd``;
+    dividing by ``s = sqrt(noise)`` makes the bonus Hoeffding's with hard boxes (``n`` read as
+    ``n + s^2``), so one ``C`` serves both indices.  All arrays have shape (m,).
     """
     bonus = C * math.sqrt(4.0 * math.log(max(t, 1))) * std / math.sqrt(noise)
     return mean + bonus + M * diameters
@@ -174,24 +160,14 @@ def _hermite_nodes(n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _soft_membership(
-    X: np.ndarray,
-    lo: np.ndarray,
-    hi: np.ndarray,
-    alpha: float,
-    shifts: np.ndarray,
-    w: np.ndarray,
+    X: np.ndarray, lo: np.ndarray, hi: np.ndarray, alpha: float, shifts: np.ndarray, w: np.ndarray
 ) -> np.ndarray:
-    """Expected soft membership of points ``X`` (k, d) in boxes ``lo``/``hi`` (B, d): (k, B).
-
-    ``shifts`` and ``w`` are the jitter's quadrature nodes (already scaled by sigma) and
-    weights; a bound of ``-inf``/``inf`` is a border of the cube, never softened.
-    """
-    # The sigmoid is increasing, so sigmoid(alpha * min(u, v)) = min(sigmoid(alpha * u),
-    # sigmoid(alpha * v)): one sigmoid per edge and node instead of one per pair of nodes.
+    """Expected soft membership of points ``X`` (k, d) in boxes ``lo``/``hi`` (B, d): (k, B),
+    over the jitter's quadrature nodes ``shifts`` (scaled by sigma) and weights ``w``."""
+    # sigmoid is increasing (min of sigmoids: one per edge and node) and affine in tanh(z / 2)
+    # (the weights sum to 1: the expectation is taken on tanh values, mapped back once)
     dl = X[:, None, :] - lo[None]  # distance past the lower edge (inf on the border)
     du = hi[None] - X[:, None, :]
-    # sigmoid(z) = (1 + tanh(z / 2)) / 2 is affine in tanh and the weights sum to 1, so the
-    # expectation is taken on the tanh values and mapped back once.
     half = 0.5 * alpha
     lower = [np.tanh(half * (dl - a)) for a in shifts]
     upper = [np.tanh(half * (du + c)) for c in shifts]
@@ -240,19 +216,12 @@ def soft_box_features(
     *,
     n_nodes: int = 3,
 ) -> np.ndarray:
-    """Soft membership of points in boxes: the feature map of the soft tree kernel.
+    """Soft membership of points in boxes, ``Phi``, shape (n, L), values in [0, 1].
 
-    For box b and dimension j with centre ``c`` and width ``w`` the paper's intended
-    similarity is ``sigmoid(alpha * (w / 2 - |x_j - c|))`` (the printed formula has the sign
-    flipped), which equals ``sigmoid(alpha * min(x_j - low, high - x_j))``: about 1 inside the
-    box, 1/2 on its edge, about 0 outside.  Box edges are jittered by ``N(0, sigma^2)``
-    independently; the expectation over the jitter is taken by Gauss-Hermite quadrature with
-    ``n_nodes`` nodes per edge.  A box edge on the border of the cube is not an edge of the
-    search space's interior and is never softened.  The feature is the product over
-    dimensions, and the kernel is ``k(x, x') = sum_b phi_b(x) phi_b(x')``, positive
-    semi-definite by construction.  ``alpha = inf`` gives the hard box kernel: indicators
-    under the partition's rule for edges (:func:`~._partition.box_contains`).  Returns
-    ``Phi``, shape (n, L), values in [0, 1].
+    Per dimension ``sigmoid(alpha * min(x - low, high - x))`` (the paper's formula, its sign
+    corrected), with edges jittered by ``N(0, sigma^2)`` (Gauss-Hermite, ``n_nodes`` per edge)
+    and the cube's border never softened; the product over dimensions.  The kernel is
+    ``k(x, x') = sum_b phi_b(x) phi_b(x')``; ``alpha = inf`` gives hard boxes.
     """
     X = np.asarray(X, dtype=float)
     n, d = X.shape
@@ -277,20 +246,13 @@ def gp_posterior(
     prior_mean: float | None = None,
     gram: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """GP posterior mean and standard deviation under the kernel ``k = Phi Phi^T``.
+    """GP posterior mean and deviation under ``k = Phi Phi^T``, each shape (m,).
 
-    The kernel has a finite feature map with one feature per box, so the GP equals Bayesian
-    linear regression on the box features (the weight-space view): with
-    ``A = I + Phi^T Phi / s^2`` (L x L), ``mean(x) = m0 + phi(x)^T A^{-1} Phi^T (r - m0) / s^2``
-    and ``var(x) = phi(x)^T A^{-1} phi(x)``.  This costs O(n L + L^3) given ``Phi^T Phi``
-    (which callers cache and update by rank-one terms) instead of the O(n^3) of a dense
-    kernel solve.  Pending points (asked, not yet told) enter the variance only, as
-    observations of unknown value do.
-
-    With hard boxes and a point in a box holding n observations, ``var = 1 / (1 + n / s^2)``.
-    ``Phi_cand`` (m, L) and ``Phi_pending`` (p, L) are the candidates' and the pending
-    points' features; ``prior_mean`` is ``m0`` (``None``: the mean reward); ``gram`` is
-    ``Phi^T Phi`` if known.  Returns the mean and the deviation at the candidates, each (m,).
+    In weight space, with ``A = I + Phi^T Phi / s^2`` (L x L): ``mean(x) = m0 + phi(x)^T A^-1
+    Phi^T (r - m0) / s^2`` and ``var(x) = phi(x)^T A^-1 phi(x)``, O(n L + L^3).  ``Phi_cand``
+    (m, L) and ``Phi_pending`` (p, L) are the candidates' and the pending points' features
+    (pending points shrink the variance only); ``prior_mean``: ``m0`` (``None``: the mean
+    reward); ``gram``: ``Phi^T Phi`` if known.
     """
     L = Phi.shape[1]
     m0 = float(np.mean(r)) if prior_mean is None else prior_mean
@@ -310,10 +272,8 @@ def gp_posterior(
 class SoftGPIndex:
     """The paper's soft-GP index: candidates in the best boxes, scored by GP-UCB.
 
-    It owns the features ``Phi`` (n, L) of the observations and their Gram matrix for one
-    partition version: after a split only changed boxes' columns are recomputed, new
-    observations append rows and a rank-k update.  :meth:`reset` drops them (a new
-    partition).  ``alpha``, ``sigma``, ``noise``: see the module constants.
+    It caches the observations' features ``Phi`` (n, L) and their Gram matrix, updated per
+    partition version; :meth:`reset` drops them.
     """
 
     def __init__(self, alpha: float = ALPHA, sigma: float = SIGMA, noise: float = GP_NOISE):
@@ -342,11 +302,8 @@ class SoftGPIndex:
         M: float,
         rng: np.random.Generator,
     ) -> np.ndarray:
-        """The candidate of largest :func:`soft_gp_index` among those that ``draw(box, k)``
-        gives in the :data:`N_BOXES` boxes of largest Hoeffding ``index`` (``-inf``: not
-        playable); ``X`` (n, d) and ``r`` are the observations in the partition's columns and
-        their rewards, ``pending`` (p, d) the pending points.  Returns the point, shape (d,).
-        """
+        """The candidate of largest :func:`soft_gp_index` among ``draw(box, k)``'s in the
+        :data:`N_BOXES` boxes of largest ``index`` (``-inf``: not playable), shape (d,)."""
         k = min(N_BOXES, int(np.isfinite(index).sum()))
         top = np.argsort(-index, kind="stable")[:k]
         cand = np.vstack([draw(int(b), N_CANDIDATES) for b in top])
@@ -362,18 +319,11 @@ class SoftGPIndex:
         (:func:`gp_posterior`; arguments as in :meth:`choose`)."""
         with one_blas_thread():
             self._refresh(X, part)
-            low, high = part.low, part.high
+            args = (part.low, part.high, self.alpha, self.sigma)
+            Phi_cand = soft_box_features(cand, *args)
+            Phi_pending = soft_box_features(pending, *args) if pending.size else None
             return gp_posterior(
-                self._Phi,
-                r,
-                soft_box_features(cand, low, high, self.alpha, self.sigma),
-                self.noise,
-                Phi_pending=(
-                    soft_box_features(pending, low, high, self.alpha, self.sigma)
-                    if pending.size
-                    else None
-                ),
-                gram=self._gram,
+                self._Phi, r, Phi_cand, self.noise, Phi_pending=Phi_pending, gram=self._gram
             )
 
     def _refresh(self, X: np.ndarray, part: Partition) -> None:
