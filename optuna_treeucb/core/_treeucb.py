@@ -204,8 +204,9 @@ class TreeUCB:
         return self._inbox.state if isinstance(self._inbox, TrustRegion) else None
 
     def budget_of(self, step: float | None, *, complete: bool) -> float | None:
-        """The budget to tell for an evaluation that reached ``step`` (``None``: full)."""
-        return step if not complete else self._context.complete_budget(step)
+        """The budget to tell for an evaluation that reached ``step``: ``step`` if stopped early
+        or under ``pruned="context"``, else ``None`` (full)."""
+        return step if not complete or self.pruned == "context" else None
 
     def rewards(self) -> np.ndarray:
         """Rewards of the observations (mid-ranks), shape (n,), in [0, 1]."""
