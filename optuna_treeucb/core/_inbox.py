@@ -17,6 +17,7 @@ import math
 from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
+from dataclasses import replace
 from typing import Literal
 from typing import Protocol
 
@@ -77,18 +78,10 @@ def trust_region_step(
     halves after :func:`failure_tolerance` failures, and restarts below :data:`RHO_MIN`.  With
     ``count`` false (start-up values), and for the first value, the value only sets the best.
     """
-    first = math.isinf(state.best) and state.best < 0
-    improved = value > state.best
-    best = max(state.best, value)
-    if not count or first:
-        return TrustRegionState(
-            state.rho, state.n_success, state.n_failure, best, state.n_seen + 1
-        )
-    rho, n_s, n_f = state.rho, state.n_success, state.n_failure
-    if improved:
-        n_s, n_f = n_s + 1, 0
-    else:
-        n_s, n_f = 0, n_f + 1
+    best, rho = max(state.best, value), state.rho
+    if not count or state.best == -math.inf:  # start-up, or the first value
+        return replace(state, best=best, n_seen=state.n_seen + 1)
+    n_s, n_f = (state.n_success + 1, 0) if value > state.best else (0, state.n_failure + 1)
     if n_s >= SUCCESS_TOL:
         rho, n_s = min(2.0 * rho, RHO_MAX), 0
     elif n_f >= failure_tolerance(d, n_pending):

@@ -146,9 +146,7 @@ def soft_gp_index(
     return mean + bonus + M * diameters
 
 
-# ---------------------------------------------------------------------------------------------
-# Soft tree kernel (the paper's hierarchical Bayesian model, Section 4)
-# ---------------------------------------------------------------------------------------------
+# -- the soft tree kernel (the paper's hierarchical Bayesian model, Section 4) ----------------
 @functools.lru_cache(maxsize=8)
 def _hermite_nodes(n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
     """Gauss-Hermite nodes and weights (summing to 1) for the expectation over N(0, 1)."""
@@ -341,13 +339,12 @@ class SoftGPIndex:
             keep, changed = np.flatnonzero(same), np.flatnonzero(~same)
             Phi = np.zeros((n_old, L))
             Phi[:, keep] = self._Phi[:, keep]
+            gram = np.zeros((L, L))
+            gram[np.ix_(keep, keep)] = self._gram[np.ix_(keep, keep)]
             if changed.size:
                 Phi[:, changed] = soft_box_features(
                     X[:n_old], low[changed], high[changed], self.alpha, self.sigma
                 )
-            gram = np.zeros((L, L))
-            gram[np.ix_(keep, keep)] = self._gram[np.ix_(keep, keep)]
-            if changed.size:
                 cross = Phi.T @ Phi[:, changed]
                 gram[:, changed] = cross
                 gram[changed, :] = cross.T

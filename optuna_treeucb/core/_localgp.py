@@ -39,9 +39,7 @@ class LocalGP:
         X: Training inputs, shape (n, d).
         chol: Lower Cholesky factor of ``K + lam I``, shape (n, n).
         weights: ``(K + lam I)^-1 z`` with ``z`` the standardised targets, shape (n,).
-        ell: Lengthscale.
-        lam: Noise-to-signal ratio.
-        s2: Signal variance of the standardised targets.
+        ell, lam, s2: As in the Notations.
         y_mean, y_std: Standardisation of the targets.
     """
 
@@ -169,16 +167,10 @@ def _from_factor(
 ) -> LocalGP:
     """The GP on standardised targets ``z`` from the Cholesky factor of ``K + lam I``."""
     n = X.shape[0]
-    weights = _solve(chol, z)
+    w = solve_triangular(chol, z, lower=True, check_finite=False)
+    weights = solve_triangular(chol.T, w, lower=False, check_finite=False)  # (L L^T)^-1 z
     s2 = max(float(z @ weights) / n, 1e-12)
     return LocalGP(X, chol, weights, ell, lam, s2, y_mean, y_std)
-
-
-def _solve(chol: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``(L L^T)^-1 b`` for a lower-triangular ``L``."""
-    w = solve_triangular(chol, b, lower=True, check_finite=False)
-    out: np.ndarray = solve_triangular(chol.T, w, lower=False, check_finite=False)
-    return out
 
 
 def posterior(gp: LocalGP, Xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
