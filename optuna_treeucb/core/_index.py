@@ -116,14 +116,8 @@ class BoxStats:
             p_n = np.bincount(parent, weights=n_obs)
             p_sum = np.bincount(parent, weights=sums)
             prior = np.where(p_n > 0, p_sum / np.maximum(p_n, 1), 1.0)[parent]
-        index = hoeffding_index(
-            np.where(n_obs > 0, mean, prior),
-            n_obs + n_pending + (n_obs == 0),
-            box_diameters(part.low, part.high),
-            t,
-            C,
-            M,
-        )
+        means, counts = np.where(n_obs > 0, mean, prior), n_obs + n_pending + (n_obs == 0)
+        index = hoeffding_index(means, counts, box_diameters(part.low, part.high), t, C, M)
         return cls(part.low, part.high, n_obs, n_pending, mean, index)
 
 

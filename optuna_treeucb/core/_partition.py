@@ -124,17 +124,6 @@ def apply_tree(tree: Any, X: np.ndarray) -> np.ndarray:
     return nodes
 
 
-def _cell_indices(cells: np.ndarray) -> np.ndarray:
-    """Multi-indices of a grid of ``cells[j]`` cells along axis ``j``, row-major, shape
-    (prod(cells), d); ``np.indices`` on the cut axes only (numpy has at most 64 axes)."""
-    cells = np.asarray(cells, dtype=np.intp)
-    cut = np.flatnonzero(cells > 1)
-    idx = np.zeros((int(np.prod(cells[cut])), cells.size), dtype=np.intp)
-    if cut.size:
-        idx[:, cut] = np.indices(tuple(cells[cut])).reshape(cut.size, -1).T
-    return idx
-
-
 class RefitPartition:
     """The paper's tree rule: CART (:class:`~sklearn.tree.DecisionTreeRegressor`) refitted on
     all observations, lazily; points told since the last fit go to its leaves.
@@ -193,10 +182,7 @@ class RefitPartition:
             m = following
 
     def update(
-        self,
-        X: np.ndarray,
-        r: np.ndarray,
-        rewards_of: Callable[[int], np.ndarray] | None = None,
+        self, X: np.ndarray, r: np.ndarray, rewards_of: Callable[[int], np.ndarray] | None = None
     ) -> None:
         """Bring the partition up to date with all observations ``X`` (rewards ``r``)."""
         n = X.shape[0]
@@ -252,7 +238,11 @@ class RefitPartition:
         self._cells, self._base_low, self._base_width = cells, low, width
         lows, highs = [], []
         for b in range(L):
-            idx = _cell_indices(cells[b])
+            # the cells' multi-indices, row-major: np.indices on the cut axes (at most 64 axes)
+            cut = np.flatnonzero(cells[b] > 1)
+            idx = np.zeros((int(np.prod(cells[b, cut])), d), dtype=np.intp)
+            if cut.size:
+                idx[:, cut] = np.indices(tuple(cells[b, cut])).reshape(cut.size, -1).T
             step = width[b] / cells[b]
             lows.append(low[b] + idx * step)
             highs.append(np.where(idx + 1 == cells[b], high[b], low[b] + (idx + 1) * step))
@@ -347,10 +337,7 @@ class IncrementalPartition:
 
     # -- growth ----------------------------------------------------------------------------
     def update(
-        self,
-        X: np.ndarray,
-        r: np.ndarray,
-        rewards_of: Callable[[int], np.ndarray] | None = None,
+        self, X: np.ndarray, r: np.ndarray, rewards_of: Callable[[int], np.ndarray] | None = None
     ) -> None:
         """Add the observations of ``X`` not seen yet, each with ``rewards_of(i + 1)``."""
         n = X.shape[0]
