@@ -72,12 +72,10 @@ def failure_tolerance(d: int, n_pending: int = 0) -> int:
 def trust_region_step(
     state: TrustRegionState, value: float, d: int, *, count: bool, n_pending: int = 0
 ) -> TrustRegionState:
-    """The state after one told value (larger is better; above the best is a success).
-
+    """The state after one told value (larger is better; above the best is a success):
     ``rho`` doubles after :data:`SUCCESS_TOL` successes in a row (up to :data:`RHO_MAX`),
     halves after :func:`failure_tolerance` failures, and restarts below :data:`RHO_MIN`.  With
-    ``count`` false (start-up values), and for the first value, the value only sets the best.
-    """
+    ``count`` false (start-up values), and for the first value, the value only sets the best."""
     best, rho = max(state.best, value), state.rho
     if not count or state.best == -math.inf:  # start-up, or the first value
         return replace(state, best=best, n_seen=state.n_seen + 1)

@@ -101,10 +101,9 @@ class BoxStats:
     def of(
         cls, part: Partition, r: np.ndarray, n_pending: np.ndarray, t: int, C: float, M: float
     ) -> BoxStats:
-        """The statistics of an up-to-date partition for rewards ``r`` (n,) at round ``t``.
-
-        An empty box counts its prior as one observation (the paper's ``m = 1, n = 1``); an
-        empty cell of the diameter cap takes its CART leaf's mean as prior."""
+        """The statistics of an up-to-date partition for rewards ``r`` (n,) at round ``t``; an
+        empty box counts its prior (the paper's ``m = 1``; a cap cell's: its CART leaf's mean)
+        as one observation."""
         L = part.n_leaves
         n_obs = np.bincount(part.leaf_of, minlength=L).astype(float)
         sums = np.bincount(part.leaf_of, weights=r, minlength=L)
@@ -132,9 +131,8 @@ def soft_gp_index(
 ) -> np.ndarray:
     """TreeUCB's index of candidates under the soft tree kernel (Section 4), shape (m,).
 
-    ``U = mu + C sqrt(4 log t) sd / s + M D`` with :func:`gp_posterior`'s ``mu`` and ``sd``;
-    dividing by ``s = sqrt(noise)`` makes the bonus Hoeffding's with hard boxes (``n`` read as
-    ``n + s^2``), so one ``C`` serves both indices.  All arrays have shape (m,).
+    ``U = mu + C sqrt(4 log t) sd / s + M D`` with :func:`gp_posterior`'s ``mu`` and ``sd``
+    (m,); dividing by ``s = sqrt(noise)`` makes the bonus Hoeffding's with hard boxes.
     """
     bonus = C * math.sqrt(4.0 * math.log(max(t, 1))) * std / math.sqrt(noise)
     return mean + bonus + M * diameters
@@ -163,15 +161,12 @@ def _soft_membership(
     half = 0.5 * alpha
     lower = [np.tanh(half * (dl - a)) for a in shifts]
     upper = [np.tanh(half * (du + c)) for c in shifts]
-    if len(shifts) == 1:
-        s = np.minimum(lower[0], upper[0])
-    else:
-        s, tmp = np.zeros(dl.shape), np.empty(dl.shape)
-        for sl, wa in zip(lower, w):
-            for su, wc in zip(upper, w):
-                np.minimum(sl, su, out=tmp)
-                tmp *= wa * wc
-                s += tmp
+    s, tmp = np.zeros(dl.shape), np.empty(dl.shape)
+    for sl, wa in zip(lower, w):
+        for su, wc in zip(upper, w):
+            np.minimum(sl, su, out=tmp)
+            tmp *= wa * wc
+            s += tmp
     s += 1.0
     s *= 0.5
     out: np.ndarray = np.prod(s, axis=2)
@@ -262,11 +257,8 @@ def gp_posterior(
 
 
 class SoftGPIndex:
-    """The paper's soft-GP index: candidates in the best boxes, scored by GP-UCB.
-
-    It caches the observations' features ``Phi`` (n, L) and their Gram matrix, updated per
-    partition version; :meth:`reset` drops them.
-    """
+    """The paper's soft-GP index: candidates in the best boxes, scored by GP-UCB; it caches
+    the observations' features ``Phi`` (n, L) and their Gram matrix (:meth:`reset` drops them)."""
 
     def __init__(self, alpha: float = ALPHA, sigma: float = SIGMA, noise: float = GP_NOISE):
         self.alpha, self.sigma, self.noise = alpha, sigma, noise
@@ -275,10 +267,7 @@ class SoftGPIndex:
     def reset(self) -> None:
         """Drop the cached features; they are rebuilt on demand."""
         self._version = -1
-        self._low = np.zeros((0, 0))
-        self._high = np.zeros((0, 0))
-        self._Phi = np.zeros((0, 0))
-        self._gram = np.zeros((0, 0))
+        self._low = self._high = self._Phi = self._gram = np.zeros((0, 0))  # replaced, not written
 
     def choose(
         self,

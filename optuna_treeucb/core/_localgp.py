@@ -73,10 +73,8 @@ def matern52(A: np.ndarray, B: np.ndarray, ell: float) -> np.ndarray:
 
 
 def nearest(X: np.ndarray, center: np.ndarray, k: int) -> np.ndarray:
-    """Indices of the ``k`` rows of ``X`` nearest to ``center`` (all if fewer), nearest first.
-
-    Ties are broken by index, so the answer is a function of the data only.
-    """
+    """Indices of the ``k`` rows of ``X`` nearest to ``center`` (all if fewer), nearest first,
+    ties broken by index."""
     dist = np.sum((X - center) ** 2, axis=1)
     if X.shape[0] > k:
         part = np.argpartition(dist, k - 1)[:k]
@@ -86,10 +84,8 @@ def nearest(X: np.ndarray, center: np.ndarray, k: int) -> np.ndarray:
 
 def profile_loglik(chol: np.ndarray, z: np.ndarray) -> np.ndarray:
     """Log marginal likelihood of ``z ~ N(0, s2 A)`` at the best ``s2 = z^T A^-1 z / n``,
-    ``-n/2 log s2 - 1/2 log det A`` (Rasmussen and Williams, eq. 2.30), shape (g,).
-
-    ``chol``: lower Cholesky factors of ``A = K + lam I``, shape (g, n, n).
-    """
+    ``-n/2 log s2 - 1/2 log det A`` (Rasmussen and Williams, eq. 2.30), shape (g,), for the
+    lower Cholesky factors ``chol`` of ``A = K + lam I``, shape (g, n, n)."""
     n = z.shape[0]
     # w = L^-1 z, one BLAS solve per factor: L^T is the Fortran-ordered view of a C-ordered L
     w = np.array([dtrsv(L.T, z, lower=0, trans=1) for L in chol])
@@ -100,11 +96,9 @@ def profile_loglik(chol: np.ndarray, z: np.ndarray) -> np.ndarray:
 
 
 def fit_gp(X: np.ndarray, y: np.ndarray, dim: int | None = None) -> LocalGP:
-    """Fit the GP: standardise ``y`` (finite), choose ``(ell, lam)`` on the grid by likelihood.
-
-    ``X``: n >= 1 rows.  ``dim`` (``None``: ``d``) scales the lengthscales by ``sqrt(dim)``;
-    inputs with one-hot blocks pass the number of parameters.
-    """
+    """Fit the GP on ``X`` (n >= 1 rows): standardise ``y``, choose ``(ell, lam)`` on the grid
+    by likelihood.  ``dim`` (``None``: ``d``; one-hot inputs: the number of parameters) scales
+    the lengthscales by ``sqrt(dim)``."""
     n, d = X.shape
     d = d if dim is None else dim
     z, y_mean, y_std = standardise(y)
@@ -190,11 +184,9 @@ def posterior_mean(gp: LocalGP, Xs: np.ndarray) -> np.ndarray:
 
 
 def condition_on_pending(gp: LocalGP, P: np.ndarray, lie: float | None = None) -> LocalGP:
-    """The GP with the pending points ``P`` (p, d) added as observations of a fantasy value.
-
-    ``lie=None``: the posterior mean at each point (the kriging believer: only the variance
-    shrinks); a number (the constant liar, in the targets' units) also lowers the mean there.
-    """
+    """The GP with the pending points ``P`` (p, d) added as observations of a fantasy value:
+    ``lie=None``, the posterior mean at each point (the kriging believer: only the variance
+    shrinks); a number (the constant liar, in the targets' units) also lowers the mean."""
     if P.shape[0] == 0:
         return gp
     if lie is None:
@@ -210,11 +202,9 @@ def condition_on_pending(gp: LocalGP, P: np.ndarray, lie: float | None = None) -
 def thompson_sample(
     gp: LocalGP, Xs: np.ndarray, rng: np.random.Generator, n_joint: int | None = None
 ) -> np.ndarray:
-    """One joint draw of the latent function at ``Xs`` (m, d) from the posterior, shape (m,).
-
-    With ``n_joint < m``, only the ``n_joint`` candidates of largest ``mean + JOINT_Z std``
-    (those that can win the argmax) are drawn; the others get ``-inf``.
-    """
+    """One joint draw of the latent function at ``Xs`` (m, d) from the posterior, shape (m,);
+    with ``n_joint < m``, only the ``n_joint`` candidates of largest ``mean + JOINT_Z std``
+    (those that can win the argmax) are drawn, the others get ``-inf``."""
     Ks = matern52(Xs, gp.X, gp.ell)
     v = solve_triangular(gp.chol, Ks.T, lower=True, check_finite=False)
     mean = Ks @ gp.weights

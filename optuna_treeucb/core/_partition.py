@@ -62,12 +62,9 @@ class Partition(Protocol):
 
 
 def box_contains(low: np.ndarray, high: np.ndarray, x: np.ndarray | float) -> np.ndarray:
-    """Whether boxes contain points, per dimension: the one rule for a point on an edge.
-
-    A box is ``low < x <= high`` (scikit-learn routes ``x <= threshold`` left), and a bound on
-    the cube's border (0 or 1) is no bound, so leaves hold every point exactly once.  ``x``
-    broadcasts against ``low`` and ``high``.
-    """
+    """Whether boxes contain points, per dimension: ``low < x <= high`` (scikit-learn routes
+    ``x <= threshold`` left), a bound on the cube's border (0 or 1) being no bound, so leaves
+    hold every point exactly once.  ``x`` broadcasts against ``low`` and ``high``."""
     out: np.ndarray = ((low < x) | (low <= 0.0)) & ((x <= high) | (high >= 1.0))
     return out
 
@@ -90,10 +87,8 @@ def tree_boxes(tree: Any, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             continue
         f, thr = int(feature[node]), float(threshold[node])
         thr = min(max(thr, lo[f]), hi[f])
-        lhi = hi.copy()
-        lhi[f] = thr
-        rlo = lo.copy()
-        rlo[f] = thr
+        lhi, rlo = hi.copy(), lo.copy()
+        lhi[f] = rlo[f] = thr
         stack.append((int(right[node]), rlo, hi))
         stack.append((int(left[node]), lo, lhi))
     return np.array(lows), np.array(highs), np.array(nodes, dtype=np.intp)

@@ -150,7 +150,6 @@ class TreeUCB:
         """Replace the generator by ``default_rng(seed)`` (the wrappers: a seed per trial)."""
         self._rng = np.random.default_rng(seed)
 
-    # -- observations ---------------------------------------------------------------------------
     @property
     def n_observations(self) -> int:
         """Number of observations told (NaN values excluded)."""
@@ -220,11 +219,9 @@ class TreeUCB:
         budget: float | None = None,
         violation: float | None = None,
     ) -> None:
-        """Record the value of ``params`` (k numbers for k objectives; NaN: ignored).
-
-        ``budget``: the step an evaluation stopped early reached, >= 0 (``None``/``inf``: full);
-        ``violation``: the total constraint violation, >= 0 (0 or ``None``: feasible).
-        """
+        """Record the value of ``params`` (k numbers for k objectives; NaN: ignored); ``budget``:
+        the step an evaluation stopped early reached, >= 0 (``None``/``inf``: full);
+        ``violation``: the total constraint violation, >= 0 (0 or ``None``: feasible)."""
         self._tell(self.space.encode(params), value, budget, violation, params)
 
     def tell_x(
@@ -278,7 +275,6 @@ class TreeUCB:
             self._pending.drop(row)
         self._obs.append(X, Y, b, None, v)
 
-    # -- pending points -------------------------------------------------------------------------
     @property
     def pending(self) -> np.ndarray:
         """Points asked and not yet told, shape (p, d), in the order they were added."""
@@ -304,7 +300,6 @@ class TreeUCB:
         """Drop a pending point without a value (e.g. its evaluation failed)."""
         self._pending.drop(as_points(self.space.dim, x, "TreeUCB.forget_pending", one=True)[0])
 
-    # -- the model ------------------------------------------------------------------------------
     def _model(self) -> tuple[np.ndarray, np.ndarray, BoxStats]:
         """The observations in the partition's columns, their rewards and the boxes."""
         X, changed = self._context.columns(self._obs.X, self._obs.budgets)
