@@ -51,9 +51,7 @@ class BudgetContext:
 
     def at_full(self, P: np.ndarray) -> np.ndarray:
         """Points of the cube as the partition sees them at the full budget (context 1)."""
-        if self.B is None:
-            return P
-        return np.column_stack((P, np.ones(P.shape[0])))
+        return P if self.B is None else np.column_stack((P, np.ones(P.shape[0])))
 
     def played(self, ctx: dict[int, float], d: int) -> dict[int, float]:
         """The context of a new point: ``ctx`` and, while the column is on, the full budget."""

@@ -241,10 +241,9 @@ def gp_posterior(
     (pending points shrink the variance only); ``prior_mean``: ``m0`` (``None``: the mean
     reward); ``gram``: ``Phi^T Phi`` if known.
     """
-    L = Phi.shape[1]
     m0 = float(np.mean(r)) if prior_mean is None else prior_mean
     G = Phi.T @ Phi if gram is None else gram
-    A = np.eye(L) + G / noise
+    A = np.eye(Phi.shape[1]) + G / noise  # L x L
     factor = cho_factor(A, lower=True)
     wmean = cho_solve(factor, Phi.T @ (r - m0) / noise)  # A^{-1} Phi^T (r - m0) / s^2
     mean = m0 + Phi_cand @ wmean

@@ -111,7 +111,7 @@ def fit_gp(X: np.ndarray, y: np.ndarray, dim: int | None = None) -> LocalGP:
     i = int(np.argmax(profile_loglik(chol, z)))
     ell, lam = float(ells[i // lams.size]), float(NOISE_RATIOS[i % lams.size])
     # the factor fit_gp_fixed would compute (same matrix, same routine): reused
-    return _from_factor(X, z, ell, lam, chol[i], y_mean, y_std)
+    return _factor(X, z, ell, lam, y_mean, y_std, chol[i])
 
 
 def fit_gp_fixed(X: np.ndarray, y: np.ndarray, ell: float, lam: float) -> LocalGP:
@@ -142,25 +142,18 @@ def standardise(y: np.ndarray) -> tuple[np.ndarray, float, float]:
 
 
 def _factor(
-    X: np.ndarray, z: np.ndarray, ell: float, lam: float, y_mean: float, y_std: float
-) -> LocalGP:
-    """The GP with given hyperparameters on standardised targets ``z``."""
-    n = X.shape[0]
-    chol = np.linalg.cholesky(matern52(X, X, ell) + (lam + JITTER) * np.eye(n))
-    return _from_factor(X, z, ell, lam, chol, y_mean, y_std)
-
-
-def _from_factor(
     X: np.ndarray,
     z: np.ndarray,
     ell: float,
     lam: float,
-    chol: np.ndarray,
     y_mean: float,
     y_std: float,
+    chol: np.ndarray | None = None,
 ) -> LocalGP:
-    """The GP on standardised targets ``z`` from the Cholesky factor of ``K + lam I``."""
+    """The GP on standardised targets ``z`` (``chol``: the factor of ``K + lam I``, if known)."""
     n = X.shape[0]
+    if chol is None:
+        chol = np.linalg.cholesky(matern52(X, X, ell) + (lam + JITTER) * np.eye(n))
     w = solve_triangular(chol, z, lower=True, check_finite=False)
     weights = solve_triangular(chol.T, w, lower=False, check_finite=False)  # (L L^T)^-1 z
     s2 = max(float(z @ weights) / n, 1e-12)

@@ -142,9 +142,7 @@ class TreeUCB:
     def _new_partition(self) -> Partition:
         """An empty partition of the cube, with a column per parameter and per context."""
         d = self.space.dim + self._context.n_columns
-        if self.rule == "refit":
-            return RefitPartition(d, seed=0)
-        return IncrementalPartition(d)
+        return RefitPartition(d, seed=0) if self.rule == "refit" else IncrementalPartition(d)
 
     def reseed(self, seed: int | Sequence[int] | None) -> None:
         """Replace the generator by ``default_rng(seed)`` (the wrappers: a seed per trial)."""
