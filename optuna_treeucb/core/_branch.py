@@ -54,8 +54,7 @@ def branch_index(
     rng: np.random.Generator,
     capped: bool = False,
 ) -> np.ndarray:
-    """A Thompson draw of every arm's share of good trials, shape (A,); ``+inf`` for an arm
-    without trials.
+    """A Thompson draw of every arm's share of good trials (``+inf``: an arm without trials).
 
     Args:
         arms: Shape (n,), ints in [0, n_arms).

@@ -43,8 +43,7 @@ class BudgetContext:
         if self.pruned != "context":
             return X, False
         B = full_budget(budgets, self.max_budget)
-        changed = B != self.B
-        self.B = B
+        changed, self.B = B != self.B, B
         if B is None:
             return X, changed
         return np.column_stack((X, budget_contexts(budgets, B))), changed

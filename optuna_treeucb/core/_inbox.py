@@ -289,8 +289,7 @@ class LocalGP(TrustRegion):
         low, high = snap.low[b], snap.high[b]
         Z = self.features(X)
         local = nearest(Z, Z[best], LOCAL_GP_N)
-        # with one-hot categoricals the lengthscales still scale with the square root of the
-        # partition's columns, whose diameter the one-hot blocks keep
+        # one-hot blocks keep the columns' diameter: the lengthscales scale with the columns
         d = X.shape[1]
         gp = fit_gp(Z[local], snap.targets(local), dim=None if Z.shape[1] == d else d)
         own = local[snap.leaf_of[local] == b]

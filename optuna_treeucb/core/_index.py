@@ -314,9 +314,8 @@ class SoftGPIndex:
             k = min(L, self._low.shape[0]) if self._low.shape[1:] == low.shape[1:] else 0
             same = np.zeros(L, dtype=bool)
             if k:
-                same[:k] = np.all(self._low[:k] == low[:k], axis=1) & np.all(
-                    self._high[:k] == high[:k], axis=1
-                )
+                equal = (self._low[:k] == low[:k]) & (self._high[:k] == high[:k])
+                same[:k] = np.all(equal, axis=1)
             n_old = self._Phi.shape[0]
             keep, changed = np.flatnonzero(same), np.flatnonzero(~same)
             Phi = np.zeros((n_old, L))

@@ -176,16 +176,12 @@ def posterior_mean(gp: LocalGP, Xs: np.ndarray) -> np.ndarray:
     return out
 
 
-def condition_on_pending(gp: LocalGP, P: np.ndarray, lie: float | None = None) -> LocalGP:
-    """The GP with the pending points ``P`` (p, d) added as observations of a fantasy value:
-    ``lie=None``, the posterior mean at each point (the kriging believer: only the variance
-    shrinks); a number (the constant liar, in the targets' units) also lowers the mean."""
+def condition_on_pending(gp: LocalGP, P: np.ndarray) -> LocalGP:
+    """The GP with the pending points ``P`` (p, d) added as observations of the posterior mean
+    there (the kriging believer: only the variance shrinks; the hyperparameters stay)."""
     if P.shape[0] == 0:
         return gp
-    if lie is None:
-        fantasy = (posterior(gp, P)[0] - gp.y_mean) / gp.y_std
-    else:
-        fantasy = np.full(P.shape[0], (lie - gp.y_mean) / gp.y_std)
+    fantasy = (posterior_mean(gp, P) - gp.y_mean) / gp.y_std
     X = np.vstack((gp.X, P))
     z = gp.chol @ (gp.chol.T @ gp.weights)  # the standardised targets, (K + lam I) weights
     out = _factor(X, np.concatenate((z, fantasy)), gp.ell, gp.lam, 0.0, 1.0)
@@ -246,8 +242,8 @@ def in_cells(C: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Whether each row of ``C`` (m, d) lies in a cell ``lo[i] <= c < hi[i]`` (or ``c == lo``)
     of ``lo``, ``hi`` (n, d), shape (m,): the candidates that decode to an observed point."""
     low, high = C.min(axis=0), C.max(axis=0)
-    near = np.flatnonzero((hi[:, 0] >= low[0]) & (lo[:, 0] <= high[0]))
-    for j in range(1, C.shape[1]):  # column by column, on the cells left (faster than np.all)
+    near = np.arange(lo.shape[0])
+    for j in range(C.shape[1]):  # column by column, on the cells left (faster than np.all)
         near = near[(hi[near, j] >= low[j]) & (lo[near, j] <= high[j])]
     if near.size == 0:
         return np.zeros(C.shape[0], dtype=bool)

@@ -151,8 +151,7 @@ class RefitPartition:
         self.min_impurity_decrease = min_impurity_decrease
         self.refit_fraction = refit_fraction
         self.seed = seed
-        self.low = np.zeros((1, d))
-        self.high = np.ones((1, d))
+        self.low, self.high = np.zeros((1, d)), np.ones((1, d))
         self.leaf_of = np.zeros(0, dtype=np.intp)
         self.parent = np.zeros(1, dtype=np.intp)  # CART leaf of each cell
         self.version = 0
@@ -318,7 +317,6 @@ class IncrementalPartition:
         """Leaf budget of data-driven splits at round ``t``: ``c * t^gamma``."""
         return self.max_leaves_coef * max(t, 1) ** self.gamma
 
-    # -- routing ---------------------------------------------------------------------------
     def _route(self, x: np.ndarray) -> int:
         node = 0
         while (f := self._feature[node]) >= 0:
@@ -330,7 +328,6 @@ class IncrementalPartition:
         X = np.atleast_2d(X)
         return np.array([self._leaf_index[self._route(x)] for x in X], dtype=np.intp)
 
-    # -- growth ----------------------------------------------------------------------------
     def update(
         self, X: np.ndarray, r: np.ndarray, rewards_of: Callable[[int], np.ndarray] | None = None
     ) -> None:
