@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 # The soft tree kernel's constants, fixed once: no user case for changing them (issue #22).
 ALPHA = 100.0  # sharpness of the sigmoid box edges (inf: hard boxes)
 SIGMA = 0.01  # standard deviation of the jitter of the box edges
+N_NODES = 3  # Gauss-Hermite nodes per box edge for the expectation over the jitter
 GP_NOISE = 0.1  # observation-noise variance of the GP on rewards in [0, 1]
 N_BOXES = 4  # the best boxes (by the Hoeffding index) that receive candidates
 N_CANDIDATES = 32  # candidates drawn per box
@@ -195,18 +196,12 @@ def _soft_membership_near(
 
 
 def soft_box_features(
-    X: np.ndarray,
-    low: np.ndarray,
-    high: np.ndarray,
-    alpha: float,
-    sigma: float = 0.0,
-    *,
-    n_nodes: int = 3,
+    X: np.ndarray, low: np.ndarray, high: np.ndarray, alpha: float, sigma: float = 0.0
 ) -> np.ndarray:
     """Soft membership of points in boxes, ``Phi``, shape (n, L), values in [0, 1].
 
     Per dimension ``sigmoid(alpha * min(x - low, high - x))`` (the paper's formula, its sign
-    corrected), with edges jittered by ``N(0, sigma^2)`` (Gauss-Hermite, ``n_nodes`` per edge)
+    corrected), with edges jittered by ``N(0, sigma^2)`` (Gauss-Hermite quadrature)
     and the cube's border never softened; the product over dimensions.  The kernel is
     ``k(x, x') = sum_b phi_b(x) phi_b(x')``; ``alpha = inf`` gives hard boxes.
     """
@@ -216,7 +211,7 @@ def soft_box_features(
         return np.all(box_contains(low[None], high[None], X[:, None, :]), axis=2).astype(float)
     lo = np.where(low <= 0.0, -np.inf, low)  # the cube's border is not an edge
     hi = np.where(high >= 1.0, np.inf, high)
-    shifts, w = _hermite_nodes(n_nodes) if sigma > 0 else (np.zeros(1), np.ones(1))
+    shifts, w = _hermite_nodes(N_NODES) if sigma > 0 else (np.zeros(1), np.ones(1))
     shifts = sigma * shifts
     if n * low.shape[0] * d <= 2_000_000:
         return _soft_membership(X, lo, hi, alpha, shifts, w)
