@@ -1,30 +1,12 @@
 """Index of a categorical branch of a conditional space: the choice whose *best* region is best.
 
-A branch (e.g. the model of a pipeline) leads to its own conditional parameters.  Its value is
-the best result its region can give, not the mean of its trials: random points of a strong
-model with a narrow good region are poor on average.  TreeUCB's index on a one-axis tree is a
-nearly greedy mean (``C`` small), which locks onto the branch whose random points are best.
-
-The index, on scores ``s`` (the trials' values, larger is better; only their order counts),
-is Thompson sampling on the branch's share of the top trials, as TPE compares a
-choice's share among the good trials: the top ``gamma(n) = min(ceil(0.1 n), 25)`` trials are
-*good* (TPE's default split); an arm with ``k`` good trials among its ``n_a`` draws
-``Beta(k + 1, n_a - k + 1)`` and the largest draw wins.  Its exploration never vanishes: an arm
-whose few trials missed the good set keeps a chance given by its posterior.  As the tree of
-the arm's own parameters concentrates on its best region, its share of good trials grows.
-
-The sampler's default caps an arm's evidence (``capped``): its ``k`` and ``n_a`` are scaled
-down to at most ``n_good(n)`` trials, so its posterior is never narrower than a share measured
-on as many trials as the good set holds, and an arm whose parameters have not yet been tuned
-keeps being drawn (exploration that does not vanish as its trial count grows).  On the
-conditional tuning seeds 0-9 it found the best branch of ``branch-3`` within 100 trials in 10
-of 10 seeds against 8 of 10 uncapped, and ranked 1.71 against 2.11 at 100 trials
-(``benchmarks/results/mixed_branch_capped_tuning.md``).
-
-Tried and lost on the conditional tuning seeds (``benchmarks/results/
-mixed_branch_rules_tuning.md``): the upper 0.9 quantile of the arm's rewards plus
-``0.3 sqrt(log n / n_a)``, and the mean plus that bonus (a ``C`` that does not vanish); both
-still lock in.
+A branch's value is the best result its region can give, not the mean of its trials (TreeUCB's
+nearly greedy mean on one axis locks onto the branch whose random points are best).  The index
+is Thompson sampling on the branch's share of the top trials, as TPE compares a choice's share
+among the good trials: the top ``gamma(n) = min(ceil(0.1 n), 25)`` trials are good; an arm with
+``k`` good trials among its ``n_a`` draws ``Beta(k + 1, n_a - k + 1)``; the largest draw wins.
+``capped`` (the sampler's default) scales an arm's ``k`` and ``n_a`` down to at most
+``gamma(n)`` trials, so an arm whose parameters are not yet tuned keeps being drawn.
 
 Notations:
     n: number of trials; A: number of arms.
@@ -49,11 +31,8 @@ def n_good(n: int) -> int:
 
 
 def _draw(counts: np.ndarray, k: np.ndarray, rng: np.random.Generator, capped: bool) -> np.ndarray:
-    """Beta(k + 1, n_a - k + 1) per arm with trials, ``+inf`` for the others, shape (A,).
-
-    ``capped``: an arm's evidence is scaled down to at most ``n_good(n)`` trials (``k`` and
-    ``n_a`` by the same factor), so its draw is never narrower than a share measured on as many
-    trials as the good set holds."""
+    """Beta(k + 1, n_a - k + 1) per arm with trials (``capped``: scaled down to at most
+    ``n_good(n)`` trials), ``+inf`` for the others, shape (A,)."""
     out = np.full(counts.size, np.inf)
     seen = counts > 0
     if capped:
@@ -75,15 +54,14 @@ def branch_index(
     rng: np.random.Generator,
     capped: bool = False,
 ) -> np.ndarray:
-    """A Thompson draw of every arm's share of good trials, shape (A,); ``+inf`` for an arm
-    without trials.
+    """A Thompson draw of every arm's share of good trials (``+inf``: an arm without trials).
 
     Args:
         arms: Shape (n,), ints in [0, n_arms).
         scores: Shape (n,), larger is better, no NaN.
         n_arms: Number of arms A.
         rng: The draws' generator.
-        capped: Cap an arm's evidence at ``n_good(n)`` trials (see :func:`_draw`).
+        capped: Cap an arm's evidence at ``n_good(n)`` trials.
 
     Returns:
         Shape (A,).
@@ -109,14 +87,8 @@ def choose_arm(
 
 
 class BranchStats:
-    """:func:`choose_arm` over trials told one at a time: O(log GOOD_CAP) per trial told and
-    O(A) per choice, where :func:`choose_arm` sorts every trial again.
-
-    The good trials are the ``n_good(n)`` first by (score descending, order told), as the stable
-    sort of :func:`branch_index`; at most ``GOOD_CAP`` can ever be good, so only those are kept.
-    Given the same trials in the same order and the same generator, :meth:`choose` returns what
-    :func:`choose_arm` returns.
-    """
+    """:func:`choose_arm` over trials told one at a time, keeping only the ``GOOD_CAP`` best:
+    O(log GOOD_CAP) per trial told and O(A) per choice, with :func:`choose_arm`'s answers."""
 
     def __init__(self, n_arms: int) -> None:
         self.n_arms = n_arms

@@ -1,24 +1,12 @@
 """Discrete columns inside the trust region (``discrete="region"``).
 
-With ``discrete="box"`` the in-box samplers treat every column as a continuous coordinate of
-the cube, and a discrete column (an int, a stepped float, a categorical) keeps the played box's
-whole range.  With ``discrete="region"`` these pure functions give discrete columns a
-neighbourhood of their own, as TuRBO's categorical successors do (CASMOPOLITAN, Wan et al.,
-"Think Global and Act Local", ICML 2021: a Hamming ball around the incumbent whose radius
-follows the trust region; Optuna's ``GPSampler``: a categorical distance that only asks whether
-two choices are equal):
-
-* a grid (an int or a stepped float) shrinks with the trust region like a float, but never
-  below :data:`MIN_BINS` values on each side of the centre's value (:func:`grid_region`);
-* a candidate keeps the centre's category, or with probability ``min(1, rho)`` takes one of
-  the box's categories uniformly (:func:`draw_categories`), so the neighbourhood narrows to
-  the centre's category as the trust region shrinks;
-* every candidate's discrete coordinates sit at the centres of their bins, where the values
-  they decode to are encoded (:func:`snap`); a perturbation of the centre that moves a grid
-  coordinate moves it by at least one value (:func:`step_off_centre`);
-* the local GP sees a categorical as a one-hot block scaled by ``1 / sqrt(2)``
-  (:func:`embed`): two different choices are at distance 1, the side of the cube, whatever
-  their order among the choices; a grid keeps its (log-)linear coordinate.
+With ``discrete="box"`` a discrete column keeps the played box's whole range.  With
+``discrete="region"`` it gets a neighbourhood of its own, as TuRBO's categorical successors do
+(CASMOPOLITAN, Wan et al., ICML 2021: a Hamming ball whose radius follows the trust region):
+a grid shrinks with the region down to :data:`MIN_BINS` values each side of the centre's
+(:func:`grid_region`); a categorical keeps the centre's choice or redraws with probability
+``min(1, rho)`` (:func:`draw_categories`); candidates sit at bin centres (:func:`snap`), and
+the local GP sees a categorical as a one-hot block (:func:`embed`).
 
 Notations:
     m: number of candidates; d: columns of the cube.
@@ -39,7 +27,6 @@ import numpy as np
 from optuna_treeucb.core._space import ParamSpec
 
 MIN_BINS = 2  # values a grid keeps on each side of the centre's value, box permitting
-MIN_REDRAW = 0.0  # floor of the redraw probability (0.5 measured no better on tuning seeds)
 
 
 def snap(spec: ParamSpec, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -49,8 +36,7 @@ def snap(spec: ParamSpec, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def centres(spec: ParamSpec, k: np.ndarray) -> np.ndarray:
-    """Bin centres of the bin indices ``k`` (shape (m,)), through :meth:`ParamSpec.bin_centre`
-    once per distinct index."""
+    """Bin centres of the bin indices ``k``, shape (m,)."""
     uniq, inverse = np.unique(k, return_inverse=True)
     out: np.ndarray = np.array([spec.bin_centre(int(i)) for i in uniq], dtype=float)[inverse]
     return out
@@ -71,12 +57,8 @@ def grid_region(
 
 
 def box_bins(spec: ParamSpec, low: float, high: float) -> tuple[int, int]:
-    """The values of a discrete parameter that a box's side ``[low, high]`` holds.
-
-    A value belongs to the box when the centre of its bin (where it is encoded, so where the
-    tree saw it) lies in ``[low, high]``; a side narrower than that gets the bins it overlaps.
-    Returns ``(first, last)``, bin indices, ``first <= last``.
-    """
+    """The bins ``(first, last)`` whose centres lie in a box's side ``[low, high]`` (the bins
+    it overlaps if none), ``first <= last``."""
     first, last = spec.bin_index(low), spec.bin_index(high)
     a = first if spec.bin_centre(first) >= low else first + 1
     b = last if spec.bin_centre(last) <= high else last - 1
@@ -96,7 +78,7 @@ def draw_categories(
     category, or with probability ``min(1, rho)`` one of the box's categories drawn uniformly
     (``2 m`` draws of ``rng``, whatever the data)."""
     first, last = box_bins(spec, low, high)
-    flip = rng.random(m) < max(MIN_REDRAW, min(1.0, rho))
+    flip = rng.random(m) < min(1.0, rho)
     other = rng.integers(first, last + 1, size=m)
     return centres(spec, np.where(flip, other, spec.bin_index(c)))
 
@@ -122,11 +104,8 @@ def step_off_centre(
 
 
 def embed(P: np.ndarray, specs: Sequence[ParamSpec]) -> np.ndarray:
-    """Inputs of the local GP: a categorical column as a one-hot block over its choices,
-    scaled by ``1 / sqrt(2)`` so that two different choices are at distance 1; the other
-    columns (and columns beyond ``specs``, e.g. a budget context) as they are.  ``P`` (m, d')
-    gives shape (m, d' + sum over categoricals of (K - 1)).
-    """
+    """Inputs of the local GP: a categorical column as a one-hot block scaled by ``1 / sqrt(2)``
+    (two choices at distance 1), the other columns as they are; shape (m, d' + sum (K - 1))."""
     blocks = []
     for j in range(P.shape[1]):
         spec = specs[j] if j < len(specs) else None

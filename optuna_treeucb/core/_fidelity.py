@@ -1,13 +1,9 @@
 """Observations stopped early (multi-fidelity): the budget as a context of the tree.
 
-An observation's budget is the step at which a pruner or a scheduler stopped it, ``inf`` for
-a full evaluation.  With ``pruned="last_value"`` it is ignored: a stopped evaluation counts
-with its last value as if final.  With ``pruned="context"`` it is a context dimension of
-Contextual TreeUCB (the paper's Section 5): the tree partitions (x, budget context) jointly
-and new points are played at the full budget ``B`` (context 1); a budget ``b`` has the
-context ``log(1 + b) / log(1 + B)``.  Both rules rank by value alone (TPE's and BOHB's ranks
-by budget were measured and lost).  :class:`BudgetContext` holds ``B`` and the rule of which
-budget a complete evaluation has.
+With ``pruned="last_value"`` a stopped evaluation counts with its last value as if final.  With
+``pruned="context"`` its budget ``b`` is a context column of Contextual TreeUCB (the paper's
+Section 5), ``log(1 + b) / log(1 + B)`` for the full budget ``B``, and new points are played at
+the full budget (context 1).
 
 Notations:
     n: number of observations.
@@ -29,8 +25,7 @@ PrunedRule = Literal["last_value", "context"]
 
 class BudgetContext:
     """The budget as the partition's last column, with ``pruned="context"``, while some
-    observation is below the full budget ``B`` (``max_budget``, else the largest told).  When
-    ``B`` changes every context does, and :meth:`columns` says so (a new partition)."""
+    observation is below the full budget ``B`` (``max_budget``, else the largest told)."""
 
     def __init__(self, pruned: PrunedRule, max_budget: float | None) -> None:
         self.pruned = pruned
@@ -42,28 +37,20 @@ class BudgetContext:
         """Columns the context adds to the partition: 1 while it is on, else 0."""
         return int(self.B is not None)
 
-    def complete_budget(self, step: float | None) -> float | None:
-        """The budget of an evaluation that ran to its end at ``step``: with ``"context"`` its
-        step (the largest told sets the full budget), otherwise ``None`` (full)."""
-        return step if self.pruned == "context" else None
-
     def columns(self, X: np.ndarray, budgets: np.ndarray) -> tuple[np.ndarray, bool]:
         """The observations ``X`` (n, d) as the partition sees them, (n, d) or (n, d + 1) with
         the budget's context last, and whether the contexts changed (a new partition)."""
         if self.pruned != "context":
             return X, False
         B = full_budget(budgets, self.max_budget)
-        changed = B != self.B
-        self.B = B
+        changed, self.B = B != self.B, B
         if B is None:
             return X, changed
         return np.column_stack((X, budget_contexts(budgets, B))), changed
 
     def at_full(self, P: np.ndarray) -> np.ndarray:
         """Points of the cube as the partition sees them at the full budget (context 1)."""
-        if self.B is None:
-            return P
-        return np.column_stack((P, np.ones(P.shape[0])))
+        return P if self.B is None else np.column_stack((P, np.ones(P.shape[0])))
 
     def played(self, ctx: dict[int, float], d: int) -> dict[int, float]:
         """The context of a new point: ``ctx`` and, while the column is on, the full budget."""
@@ -82,8 +69,8 @@ def full_budget(budget: np.ndarray, max_budget: float | None) -> float | None:
 
 
 def budget_contexts(budget: np.ndarray, B: float) -> np.ndarray:
-    """The context of each budget, ``log(1 + b) / log(1 + B)`` capped at 1, shape (n,): a
-    log scale, so that the rungs of Hyperband and ASHA (1, 3, 9, 27 steps) are evenly spaced."""
+    """The context of each budget, ``log(1 + b) / log(1 + B)`` capped at 1, shape (n,) (the
+    rungs of Hyperband and ASHA evenly spaced)."""
     b = np.minimum(np.asarray(budget, dtype=float), B)
     return np.log1p(b) / math.log1p(B)
 

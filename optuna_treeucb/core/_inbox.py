@@ -1,14 +1,9 @@
 """In-box samplers: where TreeUCB draws its next point inside the box it plays.
 
-The paper (Wang, Ye, Geng, Rudin, arXiv:1901.09277, Algorithm 1) draws it uniformly in the
-played box (:class:`Uniform`).  :class:`TrustRegion` (TuRBO, Eriksson et al., NeurIPS 2019)
-draws uniformly in a cube of side :data:`CUBE_SIDE` ``rho`` around the box's best
-observation, clipped to the unit cube (so past the box's faces, outside the paper's regret
-analysis); ``rho`` halves after ``max(4, d)`` failures in a row (beyond the pending points,
-:func:`failure_tolerance`), doubles after 3 successes, and restarts below ``RHO_MIN``.  Its
-state changes only in :meth:`TrustRegion.update`.  :class:`LocalGP` picks the point in that
-region by Thompson sampling of a local GP (:mod:`optuna_treeucb.core._localgp`).  Discrete
-parameters keep the box's range unless ``discrete="region"`` (:mod:`._discrete`).
+:class:`Uniform` is the paper's rule (arXiv:1901.09277, Algorithm 1).  :class:`TrustRegion`
+(TuRBO, Eriksson et al., NeurIPS 2019) draws in a cube around the box's best observation,
+clipped to the unit cube (so past the box, outside the regret analysis); :class:`LocalGP`
+picks that point by Thompson sampling of a local GP (:mod:`._localgp`).
 
 Notations:
     d: columns of the partition (the parameters, then the budget context if any).
@@ -22,6 +17,7 @@ import math
 from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
+from dataclasses import replace
 from typing import Literal
 from typing import Protocol
 
@@ -57,9 +53,8 @@ Discrete = Literal["box", "region"]
 
 @dataclass(frozen=True)
 class TrustRegionState:
-    """State of the trust-region rule: the region's side ``rho`` (times :data:`CUBE_SIDE`
-    the cube's), successes and failures in a row, the best value so far (larger is better;
-    ``-inf`` before the first) and how many values were consumed."""
+    """The region's side ``rho`` (times :data:`CUBE_SIDE`), successes and failures in a row,
+    the best value so far (``-inf`` before any) and how many values were consumed."""
 
     rho: float = RHO_INIT
     n_success: int = 0
@@ -69,38 +64,22 @@ class TrustRegionState:
 
 
 def failure_tolerance(d: int, n_pending: int = 0) -> int:
-    """Failures in a row that halve the region: ``max(4, d) + n_pending``.
-
-    ``max(4, d)`` is TuRBO's tolerance with batch size 1.  Up to ``n_pending`` of the next
-    values were drawn before the latest best was known and fail against it by construction:
-    they are no evidence that the region is too wide.
-    """
+    """Failures in a row that halve the region: TuRBO's ``max(4, d)``, plus the pending
+    points (drawn before the latest best was known, they fail against it by construction)."""
     return max(4, d) + n_pending
 
 
 def trust_region_step(
     state: TrustRegionState, value: float, d: int, *, count: bool, n_pending: int = 0
 ) -> TrustRegionState:
-    """The state after one told value (larger is better).
-
-    A value above the best so far is a success, any other a failure.  After
-    :data:`SUCCESS_TOL` successes in a row ``rho`` doubles (at most :data:`RHO_MAX`); after
-    :func:`failure_tolerance` failures in a row it halves; below :data:`RHO_MIN` it restarts
-    at :data:`RHO_INIT`.  The counters restart after every change of ``rho``.  With ``count``
-    false (start-up values), and for the first value, the value only sets the best.
-    """
-    first = math.isinf(state.best) and state.best < 0
-    improved = value > state.best
-    best = max(state.best, value)
-    if not count or first:
-        return TrustRegionState(
-            state.rho, state.n_success, state.n_failure, best, state.n_seen + 1
-        )
-    rho, n_s, n_f = state.rho, state.n_success, state.n_failure
-    if improved:
-        n_s, n_f = n_s + 1, 0
-    else:
-        n_s, n_f = 0, n_f + 1
+    """The state after one told value (larger is better; above the best is a success):
+    ``rho`` doubles after :data:`SUCCESS_TOL` successes in a row (up to :data:`RHO_MAX`),
+    halves after :func:`failure_tolerance` failures, and restarts below :data:`RHO_MIN`.  With
+    ``count`` false (start-up values), and for the first value, the value only sets the best."""
+    best, rho = max(state.best, value), state.rho
+    if not count or state.best == -math.inf:  # start-up, or the first value
+        return replace(state, best=best, n_seen=state.n_seen + 1)
+    n_s, n_f = (state.n_success + 1, 0) if value > state.best else (0, state.n_failure + 1)
     if n_s >= SUCCESS_TOL:
         rho, n_s = min(2.0 * rho, RHO_MAX), 0
     elif n_f >= failure_tolerance(d, n_pending):
@@ -113,13 +92,8 @@ def trust_region_step(
 def trust_region_replay(
     state: TrustRegionState, values: np.ndarray, d: int, n_startup: int, n_pending: int = 0
 ) -> TrustRegionState:
-    """The state after ``values`` (every told value so far, (n,), larger is better), from
-    ``state``, the state after ``values[:state.n_seen]``.
-
-    The new values are consumed with ``n_pending``, the points pending now; the first
-    ``n_startup`` only set the best.  The state is a function of the sequence (and of the
-    pending counts), so a bandit rebuilt from the same observations gets the same state.
-    """
+    """The state after ``values`` (every told value, (n,)), from ``state``, the state after
+    ``values[:state.n_seen]``; the first ``n_startup`` values only set the best."""
     for i in range(state.n_seen, values.shape[0]):
         state = trust_region_step(
             state, float(values[i]), d, count=i >= n_startup, n_pending=n_pending
@@ -128,8 +102,7 @@ def trust_region_replay(
 
 
 def region_bounds(center: np.ndarray, rho: float) -> tuple[np.ndarray, np.ndarray]:
-    """TuRBO's region: side :data:`CUBE_SIDE` ``rho`` around ``center``, clipped to the unit
-    cube; ``(lo, hi)``, each shape (d,)."""
+    """TuRBO's region of side ``CUBE_SIDE rho`` around ``center``, clipped: ``(lo, hi)``, (d,)."""
     half = 0.5 * np.full_like(center, CUBE_SIDE * rho)
     return np.maximum(center - half, 0.0), np.minimum(center + half, 1.0)
 
@@ -149,9 +122,8 @@ class Snapshot:
     """What an in-box sampler sees of the bandit at one ask.
 
     Attributes:
-        X, y, leaf_of: Observations in the partition's columns (n, d), what a box's best
-            is chosen by (larger is better: the values, or the rewards with several
-            objectives or constraints) and their boxes, each (n,).
+        X, y, leaf_of: Observations in the partition's columns (n, d), the scores a box's
+            best is chosen by (larger is better) and their boxes, each (n,).
         low, high: The boxes, shape (L, d).
         ctx: Column -> coordinate of the fixed columns (the budget context included).
         rng: The bandit's random generator.
@@ -197,8 +169,11 @@ class Uniform:
 class TrustRegion:
     """Uniform in TuRBO's trust region around the played box's best observation.
 
-    ``n_startup``: told values that only set the best; ``discrete``: ``"box"`` keeps the
-    box's range on discrete columns, ``"region"`` gives them a neighbourhood of their own.
+    Args:
+        space: The parameters.
+        n_startup: Told values that only set the best.
+        discrete: ``"box"``: discrete columns keep the box's range; ``"region"``: they get a
+            neighbourhood of their own (:mod:`._discrete`).
     """
 
     def __init__(self, space: UnitCube, n_startup: int, discrete: Discrete = "box") -> None:
@@ -209,8 +184,7 @@ class TrustRegion:
         self._is_discrete = np.array([p.is_discrete for p in space.params], dtype=bool)
 
     def update(self, values: np.ndarray, n_pending: int) -> None:
-        """Consume the values told since the last call, with ``n_pending`` points pending:
-        the one place where the state changes (each draw calls it before it reads ``rho``)."""
+        """Consume the values told since the last call: the one place the state changes."""
         self.state = trust_region_replay(
             self.state, values, self.space.dim, self.n_startup, n_pending
         )
@@ -242,9 +216,8 @@ class TrustRegion:
     def region(
         self, center: np.ndarray, low: np.ndarray, high: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The trust region around ``center``; discrete columns keep the box ``low``/``high``,
-        or with ``discrete="region"`` a grid gets the region's side widened to a few values
-        each side of the centre's (``grid_region``), a categorical all its choices."""
+        """The trust region around ``center``: ``(lo, hi)``, each (d,); discrete columns keep
+        the box's range, or with ``discrete="region"`` get :func:`~._discrete.grid_region`."""
         t_lo, t_hi = region_bounds(center, self.state.rho)
         discrete = np.zeros(center.shape[0], dtype=bool)
         discrete[: self.space.dim] = self._is_discrete
@@ -267,10 +240,8 @@ class TrustRegion:
         snap: Snapshot,
         moved: np.ndarray | None = None,
     ) -> np.ndarray:
-        """``discrete="region"``: a categorical keeps the centre's choice or, with probability
-        ``min(1, 0.8 rho)``, takes one in ``[lo, hi]``; a grid is snapped to its bins' centres,
-        and a coordinate a perturbation moved (``moved``, (m, d)) moves by at least one value.
-        ``cand`` (m, d) is changed in place (not its context columns) and returned."""
+        """``discrete="region"``: the discrete columns of ``cand`` (m, d), set in place
+        (:func:`~._discrete.draw_categories`, :func:`~._discrete.step_off_centre`)."""
         m = cand.shape[0]
         side = CUBE_SIDE * self.state.rho
         for j in np.flatnonzero(self._is_discrete):
@@ -291,17 +262,14 @@ class TrustRegion:
 class LocalGP(TrustRegion):
     """Thompson sampling of a local GP in the trust region (TuRBO's full recipe).
 
-    The GP is fitted on the :data:`LOCAL_GP_N` observations nearest to the box's best one;
-    the region is centred on the box's observation of best posterior mean (robust to noise);
-    pending points in the region are fantasies at the posterior mean (kriging believer; a
-    constant liar pushed draws out of the good part, ``async_pending_tuning.md``).  A drawn
-    point that repeats an observed or pending one is drawn again among the others.  Asked for
-    several points (``n > 1``: the soft-GP index scores them), it returns
-    :class:`TrustRegion`'s candidates in the same region.
+    The GP is fitted on the :data:`LOCAL_GP_N` observations nearest to the box's best one, the
+    region centred on the one of best posterior mean; pending points are fantasies at the
+    posterior mean (kriging believer).  A draw that repeats a tried point is drawn again.
+    Asked for ``n > 1`` points (the soft-GP index), it draws as :class:`TrustRegion`.
     """
 
     def draw(self, snap: Snapshot, b: int, n: int) -> np.ndarray:
-        """One Thompson-sampled point for box ``b`` (shape (1, d)); see the class docstring."""
+        """One Thompson-sampled point for box ``b``, shape (1, d)."""
         if n > 1:
             return super().draw(snap, b, n)
         best = self.best_in_box(snap, b)
@@ -311,8 +279,7 @@ class LocalGP(TrustRegion):
             return self._thompson(snap, b, best)
 
     def features(self, P: np.ndarray) -> np.ndarray:
-        """Inputs of the GP for points ``P`` (m, d): with ``discrete="region"`` categoricals
-        one-hot (:func:`~._discrete.embed`)."""
+        """Inputs of the GP for ``P`` (m, d); ``discrete="region"``: one-hot categoricals."""
         if self.discrete == "box" or all(p.kind != "categorical" for p in self.space.params):
             return P
         return embed(P, self.space.params)
@@ -322,8 +289,7 @@ class LocalGP(TrustRegion):
         low, high = snap.low[b], snap.high[b]
         Z = self.features(X)
         local = nearest(Z, Z[best], LOCAL_GP_N)
-        # with one-hot categoricals the lengthscales still scale with the square root of the
-        # partition's columns, whose diameter the one-hot blocks keep
+        # one-hot blocks keep the columns' diameter: the lengthscales scale with the columns
         d = X.shape[1]
         gp = fit_gp(Z[local], snap.targets(local), dim=None if Z.shape[1] == d else d)
         own = local[snap.leaf_of[local] == b]

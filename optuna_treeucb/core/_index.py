@@ -1,9 +1,7 @@
 """Indices of TreeUCB (Wang, Ye, Geng, Rudin, arXiv:1901.09277): which box to play.
 
-:class:`BoxStats` holds the boxes of a partition with their counts, means and Hoeffding
-index (:func:`hoeffding_index`, the paper's Algorithm 1); :class:`SoftGPIndex` scores
-candidate points by the posterior of a GP with the paper's soft tree kernel (Section 4) and
-owns the cache of its features.  The rest are pure functions on arrays.
+:class:`BoxStats`: the boxes with their Hoeffding index (Algorithm 1); :class:`SoftGPIndex`:
+candidates scored by a GP with the paper's soft tree kernel (Section 4).
 
 Notations:
     n: number of observations; m: number of candidate points; L: number of leaves (boxes);
@@ -39,6 +37,7 @@ if TYPE_CHECKING:
 # The soft tree kernel's constants, fixed once: no user case for changing them (issue #22).
 ALPHA = 100.0  # sharpness of the sigmoid box edges (inf: hard boxes)
 SIGMA = 0.01  # standard deviation of the jitter of the box edges
+N_NODES = 3  # Gauss-Hermite nodes per box edge for the expectation over the jitter
 GP_NOISE = 0.1  # observation-noise variance of the GP on rewards in [0, 1]
 N_BOXES = 4  # the best boxes (by the Hoeffding index) that receive candidates
 N_CANDIDATES = 32  # candidates drawn per box
@@ -46,8 +45,7 @@ _blas: ThreadpoolController | None = None
 
 
 def one_blas_thread() -> Any:
-    """Context that runs BLAS single-threaded: the GP solves are small, and on a loaded
-    machine spinning BLAS threads made one 100 x 100 solve 100 times slower."""
+    """Context that runs BLAS single-threaded (the GP solves are small)."""
     global _blas
     if _blas is None:
         _blas = ThreadpoolController()
@@ -76,12 +74,8 @@ def box_diameters(low: np.ndarray, high: np.ndarray) -> np.ndarray:
 def hoeffding_index(
     means: np.ndarray, counts: np.ndarray, diameters: np.ndarray, t: int, C: float, M: float
 ) -> np.ndarray:
-    """TreeUCB's index of every box, shape (L,) (the paper's Algorithm 1).
-
-    ``U = m + C * sqrt(4 log t / n) + M * D`` for the boxes' ``means``, ``counts`` ``n >= 1``
-    (observations plus pending points; :meth:`BoxStats.of` gives an empty box its prior as
-    one observation) and ``diameters``, at round ``t >= 1``.
-    """
+    """TreeUCB's index of every box, ``U = m + C sqrt(4 log t / n) + M D`` (Algorithm 1),
+    shape (L,); ``counts`` ``n >= 1`` include pending points, ``t >= 1`` is the round."""
     return means + C * np.sqrt(4.0 * math.log(max(t, 1)) / counts) + M * diameters
 
 
@@ -108,11 +102,9 @@ class BoxStats:
     def of(
         cls, part: Partition, r: np.ndarray, n_pending: np.ndarray, t: int, C: float, M: float
     ) -> BoxStats:
-        """The statistics of an up-to-date partition for rewards ``r`` (n,) at round ``t``.
-
-        An empty box holds its prior as one virtual observation (the paper's ``m = 1, n = 1``),
-        pending points adding to ``n``; an empty cell cut by the diameter cap takes its CART
-        leaf's mean, so only cells of good leaves get tried."""
+        """The statistics of an up-to-date partition for rewards ``r`` (n,) at round ``t``; an
+        empty box counts its prior (the paper's ``m = 1``; a cap cell's: its CART leaf's mean)
+        as one observation."""
         L = part.n_leaves
         n_obs = np.bincount(part.leaf_of, minlength=L).astype(float)
         sums = np.bincount(part.leaf_of, weights=r, minlength=L)
@@ -124,14 +116,8 @@ class BoxStats:
             p_n = np.bincount(parent, weights=n_obs)
             p_sum = np.bincount(parent, weights=sums)
             prior = np.where(p_n > 0, p_sum / np.maximum(p_n, 1), 1.0)[parent]
-        index = hoeffding_index(
-            np.where(n_obs > 0, mean, prior),
-            n_obs + n_pending + (n_obs == 0),
-            box_diameters(part.low, part.high),
-            t,
-            C,
-            M,
-        )
+        means, counts = np.where(n_obs > 0, mean, prior), n_obs + n_pending + (n_obs == 0)
+        index = hoeffding_index(means, counts, box_diameters(part.low, part.high), t, C, M)
         return cls(part.low, part.high, n_obs, n_pending, mean, index)
 
 
@@ -144,25 +130,16 @@ def soft_gp_index(
     M: float,
     noise: float,
 ) -> np.ndarray:
-    """TreeUCB's index of candidate points under the soft tree kernel (the paper's Section 4).
+    """TreeUCB's index of candidates under the soft tree kernel (Section 4), shape (m,).
 
-    ``U = mu + C * sqrt(4 log t) * sd / s + M * D``: the GP-UCB form ``mu + beta^(1/2) sd``
-    with the posterior mean ``mu`` and deviation ``sd`` of :func:`gp_posterior` in place of
-    :func:`hoeffding_index`'s box mean and ``sqrt(1 / n)``, and the same diameter term.
-
-    Why ``sd`` is divided by ``s = sqrt(noise)``: with hard boxes, a point in a box holding
-    ``n`` points has ``sd^2 = s^2 / (n + s^2)`` (:func:`gp_posterior`), so the bonus is
-    ``C * sqrt(4 log t / (n + s^2))``: Hoeffding's, with ``n`` read as ``n + s^2``, and the
-    same ``C`` weighs exploration alike under both indices whatever ``noise`` is.  All
-    arrays have shape (m,), one entry per candidate; the result too.
+    ``U = mu + C sqrt(4 log t) sd / s + M D`` with :func:`gp_posterior`'s ``mu`` and ``sd``
+    (m,); dividing by ``s = sqrt(noise)`` makes the bonus Hoeffding's with hard boxes.
     """
     bonus = C * math.sqrt(4.0 * math.log(max(t, 1))) * std / math.sqrt(noise)
     return mean + bonus + M * diameters
 
 
-# ---------------------------------------------------------------------------------------------
-# Soft tree kernel (the paper's hierarchical Bayesian model, Section 4)
-# ---------------------------------------------------------------------------------------------
+# -- the soft tree kernel (the paper's hierarchical Bayesian model, Section 4) ----------------
 @functools.lru_cache(maxsize=8)
 def _hermite_nodes(n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
     """Gauss-Hermite nodes and weights (summing to 1) for the expectation over N(0, 1)."""
@@ -174,36 +151,23 @@ def _hermite_nodes(n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _soft_membership(
-    X: np.ndarray,
-    lo: np.ndarray,
-    hi: np.ndarray,
-    alpha: float,
-    shifts: np.ndarray,
-    w: np.ndarray,
+    X: np.ndarray, lo: np.ndarray, hi: np.ndarray, alpha: float, shifts: np.ndarray, w: np.ndarray
 ) -> np.ndarray:
-    """Expected soft membership of points ``X`` (k, d) in boxes ``lo``/``hi`` (B, d): (k, B).
-
-    ``shifts`` and ``w`` are the jitter's quadrature nodes (already scaled by sigma) and
-    weights; a bound of ``-inf``/``inf`` is a border of the cube, never softened.
-    """
-    # The sigmoid is increasing, so sigmoid(alpha * min(u, v)) = min(sigmoid(alpha * u),
-    # sigmoid(alpha * v)): one sigmoid per edge and node instead of one per pair of nodes.
+    """Expected soft membership of points ``X`` (k, d) in boxes ``lo``/``hi`` (B, d): (k, B),
+    over the jitter's quadrature nodes ``shifts`` (scaled by sigma) and weights ``w``."""
+    # sigmoid is increasing (min of sigmoids: one per edge and node) and affine in tanh(z / 2)
+    # (the weights sum to 1: the expectation is taken on tanh values, mapped back once)
     dl = X[:, None, :] - lo[None]  # distance past the lower edge (inf on the border)
     du = hi[None] - X[:, None, :]
-    # sigmoid(z) = (1 + tanh(z / 2)) / 2 is affine in tanh and the weights sum to 1, so the
-    # expectation is taken on the tanh values and mapped back once.
     half = 0.5 * alpha
     lower = [np.tanh(half * (dl - a)) for a in shifts]
     upper = [np.tanh(half * (du + c)) for c in shifts]
-    if len(shifts) == 1:
-        s = np.minimum(lower[0], upper[0])
-    else:
-        s, tmp = np.zeros(dl.shape), np.empty(dl.shape)
-        for sl, wa in zip(lower, w):
-            for su, wc in zip(upper, w):
-                np.minimum(sl, su, out=tmp)
-                tmp *= wa * wc
-                s += tmp
+    s, tmp = np.zeros(dl.shape), np.empty(dl.shape)
+    for sl, wa in zip(lower, w):
+        for su, wc in zip(upper, w):
+            np.minimum(sl, su, out=tmp)
+            tmp *= wa * wc
+            s += tmp
     s += 1.0
     s *= 0.5
     out: np.ndarray = np.prod(s, axis=2)
@@ -232,27 +196,14 @@ def _soft_membership_near(
 
 
 def soft_box_features(
-    X: np.ndarray,
-    low: np.ndarray,
-    high: np.ndarray,
-    alpha: float,
-    sigma: float = 0.0,
-    *,
-    n_nodes: int = 3,
+    X: np.ndarray, low: np.ndarray, high: np.ndarray, alpha: float, sigma: float = 0.0
 ) -> np.ndarray:
-    """Soft membership of points in boxes: the feature map of the soft tree kernel.
+    """Soft membership of points in boxes, ``Phi``, shape (n, L), values in [0, 1].
 
-    For box b and dimension j with centre ``c`` and width ``w`` the paper's intended
-    similarity is ``sigmoid(alpha * (w / 2 - |x_j - c|))`` (the printed formula has the sign
-    flipped), which equals ``sigmoid(alpha * min(x_j - low, high - x_j))``: about 1 inside the
-    box, 1/2 on its edge, about 0 outside.  Box edges are jittered by ``N(0, sigma^2)``
-    independently; the expectation over the jitter is taken by Gauss-Hermite quadrature with
-    ``n_nodes`` nodes per edge.  A box edge on the border of the cube is not an edge of the
-    search space's interior and is never softened.  The feature is the product over
-    dimensions, and the kernel is ``k(x, x') = sum_b phi_b(x) phi_b(x')``, positive
-    semi-definite by construction.  ``alpha = inf`` gives the hard box kernel: indicators
-    under the partition's rule for edges (:func:`~._partition.box_contains`).  Returns
-    ``Phi``, shape (n, L), values in [0, 1].
+    Per dimension ``sigmoid(alpha * min(x - low, high - x))`` (the paper's formula, its sign
+    corrected), with edges jittered by ``N(0, sigma^2)`` (Gauss-Hermite quadrature)
+    and the cube's border never softened; the product over dimensions.  The kernel is
+    ``k(x, x') = sum_b phi_b(x) phi_b(x')``; ``alpha = inf`` gives hard boxes.
     """
     X = np.asarray(X, dtype=float)
     n, d = X.shape
@@ -260,7 +211,7 @@ def soft_box_features(
         return np.all(box_contains(low[None], high[None], X[:, None, :]), axis=2).astype(float)
     lo = np.where(low <= 0.0, -np.inf, low)  # the cube's border is not an edge
     hi = np.where(high >= 1.0, np.inf, high)
-    shifts, w = _hermite_nodes(n_nodes) if sigma > 0 else (np.zeros(1), np.ones(1))
+    shifts, w = _hermite_nodes(N_NODES) if sigma > 0 else (np.zeros(1), np.ones(1))
     shifts = sigma * shifts
     if n * low.shape[0] * d <= 2_000_000:
         return _soft_membership(X, lo, hi, alpha, shifts, w)
@@ -277,25 +228,17 @@ def gp_posterior(
     prior_mean: float | None = None,
     gram: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """GP posterior mean and standard deviation under the kernel ``k = Phi Phi^T``.
+    """GP posterior mean and deviation under ``k = Phi Phi^T``, each shape (m,).
 
-    The kernel has a finite feature map with one feature per box, so the GP equals Bayesian
-    linear regression on the box features (the weight-space view): with
-    ``A = I + Phi^T Phi / s^2`` (L x L), ``mean(x) = m0 + phi(x)^T A^{-1} Phi^T (r - m0) / s^2``
-    and ``var(x) = phi(x)^T A^{-1} phi(x)``.  This costs O(n L + L^3) given ``Phi^T Phi``
-    (which callers cache and update by rank-one terms) instead of the O(n^3) of a dense
-    kernel solve.  Pending points (asked, not yet told) enter the variance only, as
-    observations of unknown value do.
-
-    With hard boxes and a point in a box holding n observations, ``var = 1 / (1 + n / s^2)``.
-    ``Phi_cand`` (m, L) and ``Phi_pending`` (p, L) are the candidates' and the pending
-    points' features; ``prior_mean`` is ``m0`` (``None``: the mean reward); ``gram`` is
-    ``Phi^T Phi`` if known.  Returns the mean and the deviation at the candidates, each (m,).
+    In weight space, with ``A = I + Phi^T Phi / s^2`` (L x L): ``mean(x) = m0 + phi(x)^T A^-1
+    Phi^T (r - m0) / s^2`` and ``var(x) = phi(x)^T A^-1 phi(x)``, O(n L + L^3).  ``Phi_cand``
+    (m, L) and ``Phi_pending`` (p, L) are the candidates' and the pending points' features
+    (pending points shrink the variance only); ``prior_mean``: ``m0`` (``None``: the mean
+    reward); ``gram``: ``Phi^T Phi`` if known.
     """
-    L = Phi.shape[1]
     m0 = float(np.mean(r)) if prior_mean is None else prior_mean
     G = Phi.T @ Phi if gram is None else gram
-    A = np.eye(L) + G / noise
+    A = np.eye(Phi.shape[1]) + G / noise  # L x L
     factor = cho_factor(A, lower=True)
     wmean = cho_solve(factor, Phi.T @ (r - m0) / noise)  # A^{-1} Phi^T (r - m0) / s^2
     mean = m0 + Phi_cand @ wmean
@@ -308,13 +251,8 @@ def gp_posterior(
 
 
 class SoftGPIndex:
-    """The paper's soft-GP index: candidates in the best boxes, scored by GP-UCB.
-
-    It owns the features ``Phi`` (n, L) of the observations and their Gram matrix for one
-    partition version: after a split only changed boxes' columns are recomputed, new
-    observations append rows and a rank-k update.  :meth:`reset` drops them (a new
-    partition).  ``alpha``, ``sigma``, ``noise``: see the module constants.
-    """
+    """The paper's soft-GP index: candidates in the best boxes, scored by GP-UCB; it caches
+    the observations' features ``Phi`` (n, L) and their Gram matrix (:meth:`reset` drops them)."""
 
     def __init__(self, alpha: float = ALPHA, sigma: float = SIGMA, noise: float = GP_NOISE):
         self.alpha, self.sigma, self.noise = alpha, sigma, noise
@@ -323,10 +261,7 @@ class SoftGPIndex:
     def reset(self) -> None:
         """Drop the cached features; they are rebuilt on demand."""
         self._version = -1
-        self._low = np.zeros((0, 0))
-        self._high = np.zeros((0, 0))
-        self._Phi = np.zeros((0, 0))
-        self._gram = np.zeros((0, 0))
+        self._low = self._high = self._Phi = self._gram = np.zeros((0, 0))  # replaced, not written
 
     def choose(
         self,
@@ -342,11 +277,8 @@ class SoftGPIndex:
         M: float,
         rng: np.random.Generator,
     ) -> np.ndarray:
-        """The candidate of largest :func:`soft_gp_index` among those that ``draw(box, k)``
-        gives in the :data:`N_BOXES` boxes of largest Hoeffding ``index`` (``-inf``: not
-        playable); ``X`` (n, d) and ``r`` are the observations in the partition's columns and
-        their rewards, ``pending`` (p, d) the pending points.  Returns the point, shape (d,).
-        """
+        """The candidate of largest :func:`soft_gp_index` among ``draw(box, k)``'s in the
+        :data:`N_BOXES` boxes of largest ``index`` (``-inf``: not playable), shape (d,)."""
         k = min(N_BOXES, int(np.isfinite(index).sum()))
         top = np.argsort(-index, kind="stable")[:k]
         cand = np.vstack([draw(int(b), N_CANDIDATES) for b in top])
@@ -362,18 +294,11 @@ class SoftGPIndex:
         (:func:`gp_posterior`; arguments as in :meth:`choose`)."""
         with one_blas_thread():
             self._refresh(X, part)
-            low, high = part.low, part.high
+            args = (part.low, part.high, self.alpha, self.sigma)
+            Phi_cand = soft_box_features(cand, *args)
+            Phi_pending = soft_box_features(pending, *args) if pending.size else None
             return gp_posterior(
-                self._Phi,
-                r,
-                soft_box_features(cand, low, high, self.alpha, self.sigma),
-                self.noise,
-                Phi_pending=(
-                    soft_box_features(pending, low, high, self.alpha, self.sigma)
-                    if pending.size
-                    else None
-                ),
-                gram=self._gram,
+                self._Phi, r, Phi_cand, self.noise, Phi_pending=Phi_pending, gram=self._gram
             )
 
     def _refresh(self, X: np.ndarray, part: Partition) -> None:
@@ -384,20 +309,18 @@ class SoftGPIndex:
             k = min(L, self._low.shape[0]) if self._low.shape[1:] == low.shape[1:] else 0
             same = np.zeros(L, dtype=bool)
             if k:
-                same[:k] = np.all(self._low[:k] == low[:k], axis=1) & np.all(
-                    self._high[:k] == high[:k], axis=1
-                )
+                equal = (self._low[:k] == low[:k]) & (self._high[:k] == high[:k])
+                same[:k] = np.all(equal, axis=1)
             n_old = self._Phi.shape[0]
             keep, changed = np.flatnonzero(same), np.flatnonzero(~same)
             Phi = np.zeros((n_old, L))
             Phi[:, keep] = self._Phi[:, keep]
+            gram = np.zeros((L, L))
+            gram[np.ix_(keep, keep)] = self._gram[np.ix_(keep, keep)]
             if changed.size:
                 Phi[:, changed] = soft_box_features(
                     X[:n_old], low[changed], high[changed], self.alpha, self.sigma
                 )
-            gram = np.zeros((L, L))
-            gram[np.ix_(keep, keep)] = self._gram[np.ix_(keep, keep)]
-            if changed.size:
                 cross = Phi.T @ Phi[:, changed]
                 gram[:, changed] = cross
                 gram[changed, :] = cross.T

@@ -1,26 +1,9 @@
 """Partitions of the unit cube into boxes: the leaves of a regression tree.
 
-Two tree rules share one interface (``low``/``high``, ``leaf_of`` for the observations,
-``locate`` for new points):
-
-* :class:`RefitPartition` -- the paper's rule: greedy CART
-  (:class:`sklearn.tree.DecisionTreeRegressor`, criterion ``absolute_error`` and
-  ``min_impurity_decrease=0.001``) refitted on all observations.  The leaf boxes are read
-  from the fitted ``tree_`` (thresholds narrowed from the root down).  Refits are lazy
-  (:meth:`RefitPartition.fit_size`); later points are routed to the last fit's leaves.
-* :class:`IncrementalPartition` -- a nested partition grown online that satisfies the
-  conditions of the paper's regret theorem (Theorem 1): partitions are nested (leaves are
-  only ever split), ``|P_t| <= (2 c + 2^d) t^gamma`` (data-driven splits are allowed only
-  while ``|P_t| < c t^gamma``; cap-driven splits are bounded by a grid of ~t^gamma cells),
-  every leaf diameter is at most ``sqrt(d) t^(-gamma / d)`` times 2 (a leaf wider than the
-  cap is halved along its longest side), and the rule is deterministic given the data.  One
-  observation costs O(depth + leaf size * d log(leaf size)).
-
-Both partitions are functions of the sequence of observations only, not of how it was
-delivered: ``update`` with 30 points at once gives the partition of 30 calls with one more
-point each, provided ``rewards_of(m)`` gives the rewards that the first ``m`` observations
-had on their own (rewards normalised over all observations change as observations come).  A
-model rebuilt from the same data (a resumed study) thus equals the one that saw them arrive.
+:class:`RefitPartition` is the paper's rule, CART refitted (lazily) on all observations;
+:class:`IncrementalPartition` is a nested partition grown online under the conditions of the
+paper's regret theorem (Theorem 1).  Both depend on the sequence of observations only, not on
+how it was delivered to ``update`` (so a resumed study rebuilds the same model).
 
 Notations:
     n: observations; L: leaves; d: dimensions.
@@ -28,8 +11,7 @@ Notations:
     rewards_of: ``m -> rewards of the first m observations alone``, shape (m,); ``None``
         takes ``r[:m]``.
     low, high: shape (L, d).  A leaf is the box ``low < x <= high`` per dimension
-    (``0 <= x`` on the lower border of the cube), as scikit-learn routes ``x <= threshold``
-    to the left child.
+        (:func:`box_contains`).
 """
 
 from __future__ import annotations
@@ -80,16 +62,9 @@ class Partition(Protocol):
 
 
 def box_contains(low: np.ndarray, high: np.ndarray, x: np.ndarray | float) -> np.ndarray:
-    """Whether boxes contain points: the one rule for a point on an edge.
-
-    A box is ``low < x <= high`` per dimension, as scikit-learn routes ``x <= threshold`` to
-    the left child, so a point on an edge shared by two boxes is in the lower one.  A bound
-    on the border of the cube (``low <= 0`` or ``high >= 1``) is no bound: a point at 0 is in
-    the boxes that start at 0, and a point at 1 in those that end at 1.  So the leaves of a
-    partition hold every point of [0, 1] exactly once per dimension.  ``x`` broadcasts
-    against ``low`` and ``high``; the result is per dimension (take ``np.all(..., axis=-1)``
-    for whole points).
-    """
+    """Whether boxes contain points, per dimension: ``low < x <= high`` (scikit-learn routes
+    ``x <= threshold`` left), a bound on the cube's border (0 or 1) being no bound, so leaves
+    hold every point exactly once.  ``x`` broadcasts against ``low`` and ``high``."""
     out: np.ndarray = ((low < x) | (low <= 0.0)) & ((x <= high) | (high >= 1.0))
     return out
 
@@ -112,23 +87,16 @@ def tree_boxes(tree: Any, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             continue
         f, thr = int(feature[node]), float(threshold[node])
         thr = min(max(thr, lo[f]), hi[f])
-        lhi = hi.copy()
-        lhi[f] = thr
-        rlo = lo.copy()
-        rlo[f] = thr
+        lhi, rlo = hi.copy(), lo.copy()
+        lhi[f] = rlo[f] = thr
         stack.append((int(right[node]), rlo, hi))
         stack.append((int(left[node]), lo, lhi))
     return np.array(lows), np.array(highs), np.array(nodes, dtype=np.intp)
 
 
 def apply_tree(tree: Any, X: np.ndarray) -> np.ndarray:
-    """Leaf node id of each point, as ``DecisionTreeRegressor.apply`` gives it.
-
-    The walk of scikit-learn's ``Tree.apply``: features as float32, ``x <= threshold`` goes
-    left.  It skips scikit-learn's input validation, which costs about 0.1-0.5 ms per call:
-    most of the time of locating one new point (an observation, a pending point) per round.
-    ``tree`` is ``DecisionTreeRegressor().tree_``; returns node ids, shape (n,).
-    """
+    """Leaf node id of each point, shape (n,), as ``DecisionTreeRegressor.apply`` gives it
+    (features as float32) without its input validation (0.1-0.5 ms a call)."""
     X = np.asarray(X, dtype=np.float32).astype(np.float64)
     left, right = tree.children_left, tree.children_right
     feature, threshold = tree.feature, tree.threshold
@@ -151,39 +119,20 @@ def apply_tree(tree: Any, X: np.ndarray) -> np.ndarray:
     return nodes
 
 
-def _cell_indices(cells: np.ndarray) -> np.ndarray:
-    """Multi-indices of a grid of ``cells[j]`` cells along axis ``j``, row-major, shape
-    (prod(cells), d).
-
-    ``np.indices`` over all ``d`` axes would do it, but numpy arrays have at most 64 axes;
-    only the axes cut into more than one cell vary (their product is the number of cells, so
-    there are few), and the others are 0.
-    """
-    cells = np.asarray(cells, dtype=np.intp)
-    cut = np.flatnonzero(cells > 1)
-    idx = np.zeros((int(np.prod(cells[cut])), cells.size), dtype=np.intp)
-    if cut.size:
-        idx[:, cut] = np.indices(tuple(cells[cut])).reshape(cut.size, -1).T
-    return idx
-
-
 class RefitPartition:
-    """The paper's tree rule: CART refitted on all observations (lazily).
-
-    The defaults are TreeUCB's (the module constants).
+    """The paper's tree rule: CART (:class:`~sklearn.tree.DecisionTreeRegressor`) refitted on
+    all observations, lazily; points told since the last fit go to its leaves.
 
     Args:
         d: Number of dimensions.
-        criterion: Split criterion of :class:`~sklearn.tree.DecisionTreeRegressor`.
+        criterion: Split criterion of the tree.
         min_impurity_decrease: Stop splitting below this reduction of the criterion.
         refit_fraction: Refit once the observations have grown by this fraction (at least
-            one) since the last fit; ``0`` refits at every new observation.
-        cap_gamma: If set, every CART leaf wider than ``sqrt(d) * n^(-cap_gamma / d)`` is
-            cut into a regular grid of cells by halving its longest side until it fits, so
-            that leaf diameters shrink as the theorem requires even where the data are too
-            noisy for CART to split (at most ``2^d n^cap_gamma`` extra cells).  ``None``
-            keeps the paper's bare CART leaves.
-        seed: ``random_state`` of the tree, which makes ties between features deterministic.
+            one); ``0`` refits at every new observation.
+        cap_gamma: If set, a leaf wider than ``sqrt(d) n^(-cap_gamma / d)`` is cut into a grid
+            of cells by halving its longest side, so that diameters shrink as the theorem
+            requires; ``None`` keeps the bare CART leaves.
+        seed: ``random_state`` of the tree (deterministic ties between features).
     """
 
     def __init__(
@@ -202,8 +151,7 @@ class RefitPartition:
         self.min_impurity_decrease = min_impurity_decrease
         self.refit_fraction = refit_fraction
         self.seed = seed
-        self.low = np.zeros((1, d))
-        self.high = np.ones((1, d))
+        self.low, self.high = np.zeros((1, d)), np.ones((1, d))
         self.leaf_of = np.zeros(0, dtype=np.intp)
         self.parent = np.zeros(1, dtype=np.intp)  # CART leaf of each cell
         self.version = 0
@@ -216,13 +164,8 @@ class RefitPartition:
         return int(self.low.shape[0])
 
     def fit_size(self, n: int) -> int:
-        """Number of observations the tree is fitted on when there are ``n``.
-
-        The last point not above ``n`` of the schedule ``m -> m + max(1, ceil(refit_fraction
-        * m))`` from 0 (``n`` itself when ``refit_fraction`` is 0), so the partition depends
-        on the observations only, not on how many arrived between updates.  The walk resumes
-        at the last fit's size, a point of the schedule, when it is not above ``n``.
-        """
+        """Observations the tree is fitted on when there are ``n``: the last point not above
+        ``n`` of the schedule ``m -> m + max(1, ceil(refit_fraction m))`` from 0."""
         if self.refit_fraction == 0.0:
             return n
         m = self._n_fit if self._n_fit <= n else 0
@@ -233,16 +176,9 @@ class RefitPartition:
             m = following
 
     def update(
-        self,
-        X: np.ndarray,
-        r: np.ndarray,
-        rewards_of: Callable[[int], np.ndarray] | None = None,
+        self, X: np.ndarray, r: np.ndarray, rewards_of: Callable[[int], np.ndarray] | None = None
     ) -> None:
-        """Bring the partition up to date with all observations ``X`` (rewards ``r``).
-
-        ``rewards_of(m)``: the rewards the first ``m`` observations had on their own, used
-        for a fit on fewer than all observations (``None``: ``r[:m]``).
-        """
+        """Bring the partition up to date with all observations ``X`` (rewards ``r``)."""
         n = X.shape[0]
         m = self.fit_size(n)
         if m >= 2 and m != self._n_fit:
@@ -296,12 +232,14 @@ class RefitPartition:
         self._cells, self._base_low, self._base_width = cells, low, width
         lows, highs = [], []
         for b in range(L):
-            idx = _cell_indices(cells[b])
+            # the cells' multi-indices, row-major: np.indices on the cut axes (at most 64 axes)
+            cut = np.flatnonzero(cells[b] > 1)
+            idx = np.zeros((int(np.prod(cells[b, cut])), d), dtype=np.intp)
+            if cut.size:
+                idx[:, cut] = np.indices(tuple(cells[b, cut])).reshape(cut.size, -1).T
             step = width[b] / cells[b]
-            cl = low[b] + idx * step
-            ch = np.where(idx + 1 == cells[b], high[b], low[b] + (idx + 1) * step)
-            lows.append(cl)
-            highs.append(ch)
+            lows.append(low[b] + idx * step)
+            highs.append(np.where(idx + 1 == cells[b], high[b], low[b] + (idx + 1) * step))
         self.low, self.high = np.vstack(lows), np.vstack(highs)
         self.parent = np.repeat(np.arange(L, dtype=np.intp), n_cells)
 
@@ -321,7 +259,11 @@ class RefitPartition:
 
 
 class IncrementalPartition:
-    """A nested partition grown online (see the module docstring for its guarantees).
+    """A nested partition grown online, under the conditions of the regret theorem.
+
+    Leaves are only split; a leaf wider than ``sqrt(d) t^(-gamma / d)`` is halved along its
+    longest side; data-driven splits stop at ``c t^gamma`` leaves (so ``|P_t| <= (2 c + 2^d)
+    t^gamma``).  One observation costs O(depth + leaf size * d log(leaf size)).
 
     Args:
         d: Number of dimensions.
@@ -375,15 +317,10 @@ class IncrementalPartition:
         """Leaf budget of data-driven splits at round ``t``: ``c * t^gamma``."""
         return self.max_leaves_coef * max(t, 1) ** self.gamma
 
-    # -- routing ---------------------------------------------------------------------------
     def _route(self, x: np.ndarray) -> int:
         node = 0
-        while self._feature[node] >= 0:
-            node = (
-                self._left[node]
-                if x[self._feature[node]] <= self._threshold[node]
-                else self._right[node]
-            )
+        while (f := self._feature[node]) >= 0:
+            node = self._left[node] if x[f] <= self._threshold[node] else self._right[node]
         return node
 
     def locate(self, X: np.ndarray) -> np.ndarray:
@@ -391,18 +328,10 @@ class IncrementalPartition:
         X = np.atleast_2d(X)
         return np.array([self._leaf_index[self._route(x)] for x in X], dtype=np.intp)
 
-    # -- growth ----------------------------------------------------------------------------
     def update(
-        self,
-        X: np.ndarray,
-        r: np.ndarray,
-        rewards_of: Callable[[int], np.ndarray] | None = None,
+        self, X: np.ndarray, r: np.ndarray, rewards_of: Callable[[int], np.ndarray] | None = None
     ) -> None:
-        """Add the observations of ``X`` not seen yet and grow the tree.
-
-        Observation ``i`` is added with ``rewards_of(i + 1)``, the rewards the first ``i + 1``
-        observations had on their own (``None``: ``r``), as if it had come alone.
-        """
+        """Add the observations of ``X`` not seen yet, each with ``rewards_of(i + 1)``."""
         n = X.shape[0]
         changed = False
         if n > self.leaf_of.size:  # one allocation for the new points, filled in order below

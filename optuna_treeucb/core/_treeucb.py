@@ -1,6 +1,4 @@
-"""TreeUCB and Contextual TreeUCB as an ask/tell object: a facade over its parts, what was
-told (``_observations``), the tree rule (``_partition``), which box to play (``_index``),
-where the point goes in it (``_inbox``) and observations stopped early (``_fidelity``)."""
+"""TreeUCB and Contextual TreeUCB as an ask/tell object: a facade over the core's parts."""
 
 from __future__ import annotations
 
@@ -52,28 +50,18 @@ Discrete = Literal["box", "region"]
 class TreeUCB:
     """TreeUCB: a Lipschitz bandit over a box whose partition is learned by a regression tree.
 
-    At every round a regression tree is fitted on the observations so far; its leaves
-    partition the unit cube into boxes, the box with the largest index is played and a point
-    is drawn inside it (Wang, Ye, Geng and Rudin, "Towards Practical Lipschitz Bandits",
-    arXiv:1901.09277, Algorithm 1).  With ``index="hoeffding"`` the index is
-    ``U = m + C sqrt(4 log t / n) + M D``; with ``index="soft_gp"`` the posterior of a GP
-    with the paper's soft tree kernel scores candidate points in the best boxes.  Given a
-    context (values of some parameters, fixed by the caller), Contextual TreeUCB plays the
-    best box that contains it and samples only the other parameters.
+    Each round fits a regression tree to the observations, plays the leaf box of largest index
+    and draws a point in it (Wang, Ye, Geng and Rudin, "Towards Practical Lipschitz Bandits",
+    arXiv:1901.09277, Algorithm 1): ``U = m + C sqrt(4 log t / n) + M D``, or with
+    ``index="soft_gp"`` a GP with the paper's soft tree kernel.  Given a context (values of some
+    parameters), Contextual TreeUCB plays the best box that contains it.  Values become rewards
+    in [0, 1] by mid-rank (NaN: ignored with a warning); with several objectives or
+    constraints, feasible observations rank first, then by Pareto front and hypervolume
+    contribution.  A budget marks an evaluation stopped early (see ``pruned``).
 
-    The defaults are the paper's bandit, which minimises cumulative regret (every point
-    counts).  **For optimisation** (only the best value found counts), pass
-    ``sampling="local_gp"``, the default of ``TreeUCBSampler`` and ``TreeUCBSearch``: TuRBO's
-    local GP inside a trust region around the played box's best observation.
-
-    Objective values become rewards in [0, 1] by their mid-rank (larger is better).  NaN
-    values are ignored with a warning; ``±inf`` rank as the best/worst values.  With several
-    objectives (``direction`` a sequence) or constraints (``tell(..., violation=v)``), the
-    rewards rank feasible observations above infeasible ones (which rank by violation) and
-    the feasible ones by Pareto front, then hypervolume contribution
-    (:mod:`~optuna_treeucb.core._objectives`).  An
-    observation may carry a budget: the step its evaluation reached when a pruner or a
-    scheduler stopped it early (``None`` or ``inf``: a full evaluation); see ``pruned``.
+    The defaults are the paper's bandit (cumulative regret: every point counts).  **For
+    optimisation** (only the best value counts), pass ``sampling="local_gp"``, the default of
+    ``TreeUCBSampler`` and ``TreeUCBSearch``: TuRBO's local GP in a trust region.
 
     Args:
         space:
@@ -85,8 +73,7 @@ class TreeUCB:
 
     Raises:
         ValueError: If an option is out of its range.
-        TypeError: If an option has the wrong type, or an unknown name (``**unknown``; the
-            message names the options and the closest one).
+        TypeError: If an option has the wrong type or an unknown name.
 
     Example:
         .. code-block:: python
@@ -146,26 +133,21 @@ class TreeUCB:
         self._context = BudgetContext(self.pruned, self.max_budget)
         self.partition = self._new_partition()
         self._soft_gp = SoftGPIndex() if self.index == "soft_gp" else None
-        self._inbox = self._new_inbox()
+        if self.sampling == "uniform":
+            self._inbox: InBoxSampler = Uniform()
+        else:
+            kind = TrustRegion if self.sampling == "trust_region" else LocalGP
+            self._inbox = kind(self.space, self.n_startup, self.discrete)
 
     def _new_partition(self) -> Partition:
         """An empty partition of the cube, with a column per parameter and per context."""
         d = self.space.dim + self._context.n_columns
-        if self.rule == "refit":
-            return RefitPartition(d, seed=0)
-        return IncrementalPartition(d)
-
-    def _new_inbox(self) -> InBoxSampler:
-        if self.sampling == "uniform":
-            return Uniform()
-        kind = TrustRegion if self.sampling == "trust_region" else LocalGP
-        return kind(self.space, self.n_startup, self.discrete)
+        return RefitPartition(d, seed=0) if self.rule == "refit" else IncrementalPartition(d)
 
     def reseed(self, seed: int | Sequence[int] | None) -> None:
         """Replace the generator by ``default_rng(seed)`` (the wrappers: a seed per trial)."""
         self._rng = np.random.default_rng(seed)
 
-    # -- observations ---------------------------------------------------------------------------
     @property
     def n_observations(self) -> int:
         """Number of observations told (NaN values excluded)."""
@@ -193,21 +175,19 @@ class TreeUCB:
 
     @property
     def best_params(self) -> dict[str, Any]:
-        """Parameters of the best feasible observation (the least violating while none is)
-        among those that went furthest (RuntimeError before any, or with several
-        objectives: read :attr:`front_params`)."""
+        """Parameters of the best feasible (else least violating) observation among those that
+        went furthest (RuntimeError before any; with several objectives, :attr:`front_params`)."""
         return self._obs.best_params()
 
     @property
     def front_params(self) -> list[dict[str, Any]]:
-        """Parameters of the non-dominated feasible observations among those that went
-        furthest (the least violating while none is feasible), in the order told; with one
-        objective, those of the best value (RuntimeError before any)."""
+        """Parameters of the non-dominated observations, chosen as :attr:`best_params` is, in
+        the order told."""
         return [self._obs.params_of(i) for i in self._obs.front()]
 
     @property
     def best_x(self) -> np.ndarray:
-        """Point of that observation, shape (d,), values in [0, 1] (RuntimeError before any)."""
+        """Point of :attr:`best_params`, shape (d,), values in [0, 1]."""
         return self._obs.X[self._obs.best("best_x")].copy()
 
     @property
@@ -217,18 +197,16 @@ class TreeUCB:
 
     @property
     def trust_region(self) -> TrustRegionState | None:
-        """The trust region's state as of the last draw (``None`` with ``sampling="uniform"``);
-        reading it changes nothing."""
+        """The trust region's state as of the last draw (``None`` with ``sampling="uniform"``)."""
         return self._inbox.state if isinstance(self._inbox, TrustRegion) else None
 
     def budget_of(self, step: float | None, *, complete: bool) -> float | None:
-        """The budget to tell for an evaluation that reached ``step``: its step if it was
-        stopped early; ``None`` (full) if complete, except under ``pruned="context"``."""
-        return step if not complete else self._context.complete_budget(step)
+        """The budget to tell for an evaluation that reached ``step``: ``step`` if stopped early
+        or under ``pruned="context"``, else ``None`` (full)."""
+        return step if not complete or self.pruned == "context" else None
 
     def rewards(self) -> np.ndarray:
-        """Rewards of the observations, shape (n,), values in [0, 1] (mid-ranks of the values;
-        with several objectives or constraints, see the class docstring)."""
+        """Rewards of the observations (mid-ranks), shape (n,), in [0, 1]."""
         return self._obs.rewards()
 
     def tell(
@@ -239,12 +217,9 @@ class TreeUCB:
         budget: float | None = None,
         violation: float | None = None,
     ) -> None:
-        """Record the objective value (NaN: ignored, with a warning) of ``params``, a legal
-        value for every parameter: a number, or k numbers for k objectives; ``budget``: the
-        step reached by an evaluation stopped early (a number >= 0), ``None`` or ``inf`` for a
-        full one; ``violation``: the total constraint violation, a number >= 0 (0 or
-        ``None``: feasible), e.g. the sum of the positive parts of constraints feasible when
-        <= 0."""
+        """Record the value of ``params`` (k numbers for k objectives; NaN: ignored); ``budget``:
+        the step an evaluation stopped early reached, >= 0 (``None``/``inf``: full);
+        ``violation``: the total constraint violation, >= 0 (0 or ``None``: feasible)."""
         self._tell(self.space.encode(params), value, budget, violation, params)
 
     def tell_x(
@@ -284,15 +259,9 @@ class TreeUCB:
         *,
         drop_pending: bool = True,
     ) -> None:
-        """Record many observations: ``X`` (n, d) in [0, 1], ``values`` (n,) or (n, k) for k
-        objectives, ``budgets`` (n,) and ``violations`` (n,) as in :meth:`tell` (``None``: all
-        full, all feasible).  ``drop_pending=False`` leaves the pending points alone, for a
-        caller that keeps them with :meth:`add_pending` and :meth:`forget_pending`.
-
-        Raises:
-            ValueError: If ``X`` is not of shape (n, d), ``values`` not of shape (n,) or
-                (n, k), or a violation is not a number >= 0.
-        """
+        """Record many observations: ``X`` (n, d) in [0, 1], ``values`` (n,) or (n, k),
+        ``budgets`` and ``violations`` (n,) as in :meth:`tell` (``None``: all full, feasible).
+        ``drop_pending=False`` leaves the pending points alone (ValueError on a bad shape)."""
         X = as_points(self.space.dim, X, "TreeUCB.tell_many")
         n = X.shape[0]
         Y = as_values(values, n, self._obs.signs.size)
@@ -304,7 +273,6 @@ class TreeUCB:
             self._pending.drop(row)
         self._obs.append(X, Y, b, None, v)
 
-    # -- pending points -------------------------------------------------------------------------
     @property
     def pending(self) -> np.ndarray:
         """Points asked and not yet told, shape (p, d), in the order they were added."""
@@ -316,26 +284,22 @@ class TreeUCB:
         return len(self._pending)
 
     def set_pending(self, X: np.ndarray | Sequence[Sequence[float]]) -> None:
-        """Replace the pending points by ``X``, shape (p, d), values in [0, 1] (else
-        ValueError)."""
+        """Replace the pending points by ``X``, shape (p, d), values in [0, 1]."""
         points = as_points(self.space.dim, X, "TreeUCB.set_pending")
         self._pending.clear()
         for point in points:
             self._pending.add(point)
 
     def add_pending(self, x: np.ndarray | Sequence[float]) -> None:
-        """Add a pending point ``x`` (d,), in O(1); added twice, it counts twice.  :meth:`tell`
-        of it (or of a point that decodes to its values) or :meth:`forget_pending` drops one."""
+        """Add a pending point ``x`` (d,); added twice, it counts twice until told."""
         self._pending.add(as_points(self.space.dim, x, "TreeUCB.add_pending", one=True)[0])
 
     def forget_pending(self, x: np.ndarray | Sequence[float]) -> None:
         """Drop a pending point without a value (e.g. its evaluation failed)."""
         self._pending.drop(as_points(self.space.dim, x, "TreeUCB.forget_pending", one=True)[0])
 
-    # -- the model ------------------------------------------------------------------------------
     def _model(self) -> tuple[np.ndarray, np.ndarray, BoxStats]:
-        """The observations in the partition's columns, their rewards and the boxes, with
-        the partition brought up to date (a new one when the budget context changed)."""
+        """The observations in the partition's columns, their rewards and the boxes."""
         X, changed = self._context.columns(self._obs.X, self._obs.budgets)
         if changed:
             version = self.partition.version
@@ -354,8 +318,7 @@ class TreeUCB:
         return self._model()[2]
 
     def posterior(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Posterior mean and deviation of the reward under the soft tree kernel at ``X`` (m, d),
-        each shape (m,) (RuntimeError before any told value)."""
+        """Soft-tree-kernel posterior mean and deviation of the reward at ``X`` (m, d), (m,)."""
         if self.n_observations == 0:
             raise RuntimeError("TreeUCB.posterior needs at least one told value.")
         Xm, r, _ = self._model()
@@ -364,10 +327,7 @@ class TreeUCB:
         return gp.posterior(Xm, self.partition, r, pts, self._context.at_full(self.pending))
 
     def ask(self, context: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """The next parameters, ``{name: value}``, pending until told.  ``context``: values
-        of some parameters, fixed by the caller (Contextual TreeUCB): the best box containing
-        them is played, the other parameters are chosen, and the context is returned as given.
-        """
+        """The next parameters, pending until told; ``context`` fixes some of them."""
         ctx = {} if context is None else dict(context)
         x = self._choose(self.space.encode_partial(ctx))
         params = self.space.decode(x)
@@ -377,8 +337,7 @@ class TreeUCB:
         return params
 
     def ask_x(self, context: Mapping[int, float] | None = None) -> np.ndarray:
-        """:meth:`ask` on the cube: ``context`` maps columns to coordinates in [0, 1]; returns
-        the point, shape (d,), pending until told."""
+        """:meth:`ask` on the cube (``context``: column -> [0, 1]); shape (d,)."""
         d = self.space.dim
         ctx = {} if context is None else dict(context)
         for j, u in ctx.items():
