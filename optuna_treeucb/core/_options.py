@@ -177,7 +177,7 @@ _OPTIONS = (
         doc="Index of a box: `m + C sqrt(4 log t / n) + M D`, or the posterior of a GP with "
         "the paper's soft tree kernel. Try `soft_gp` on smooth objectives of a few "
         "dimensions, where it shares information between neighbouring boxes; as a bandit "
-        "(`sampling=\"uniform\"`), `soft_gp` with `M=0.3` cut cumulative regret by 16% on "
+        '(`sampling="uniform"`), `soft_gp` with `M=0.3` cut cumulative regret by 16% on '
         "the bandit suite, at about 3x the time per round.",
         choices=("hoeffding", "soft_gp"),
     ),
