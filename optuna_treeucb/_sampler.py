@@ -39,7 +39,6 @@ from optuna_treeucb._trial_log import TrialLog
 from optuna_treeucb._trial_log import Value
 from optuna_treeucb._trial_log import View
 from optuna_treeucb._trial_log import draw_seed
-from optuna_treeucb._trial_log import violation
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
 from optuna_treeucb.core import validate_options
@@ -573,7 +572,7 @@ class TreeUCBSampler(BaseSampler):
             arm = None if value is None else arm_of(t)
             if value is not None and arm is not None:
                 assert not isinstance(value, tuple)  # one objective: one value
-                cache.constrained = cache.constrained or violation(t) > 0.0
+                cache.constrained = cache.constrained or self._log.violations[number] > 0.0
                 cache.stats.tell(arm, sign * value)
         cache.pos = len(self._log.numbers)
         return cache
@@ -583,16 +582,17 @@ class TreeUCBSampler(BaseSampler):
     ) -> tuple[np.ndarray, np.ndarray]:
         """Every observation's arm and score (:func:`_scores`) read in full, shapes (n,)."""
         if view.finished is None:
-            observations = [self._log.values[n] for n in self._log.numbers]
+            numbers: Sequence[int] = self._log.numbers
         else:
-            observations = [self._log.values[t.number] for t in view.finished]
+            numbers = [t.number for t in view.finished]
         arms, values, violations = [], [], []
-        for t, value in observations:
+        for number in numbers:
+            t, value = self._log.values[number]
             a = None if value is None else arm_of(t)
             if value is not None and a is not None:
                 arms.append(a)
                 values.append(value)
-                violations.append(violation(t))
+                violations.append(self._log.violations[number])
         return np.asarray(arms, dtype=int), _scores(values, violations, direction)
 
     def _model(self, space: _Space, direction: _Direction, view: View) -> _Model:
@@ -621,7 +621,7 @@ class TreeUCBSampler(BaseSampler):
             model.pos = len(self._log.numbers)
         else:
             candidates = [self._log.values[t.number] for t in view.finished]
-        _tell_new(model, space, candidates)
+        _tell_new(model, space, candidates, self._log.violations)
         return model
 
     def build_model(self, study: Study, params: Sequence[str] | None = None) -> TreeUCB:
@@ -654,6 +654,7 @@ class TreeUCBSampler(BaseSampler):
                 observations = [self._log.values[n] for n in sorted(self._log.numbers)]
             else:
                 observations = [self._log.values[t.number] for t in view.finished]
+            violations = dict(self._log.violations)  # read under the lock
             if params is None:
                 space = self._tracker.search_space(group=False)
             else:
@@ -672,7 +673,7 @@ class TreeUCBSampler(BaseSampler):
             )
         items = tuple(space.items())
         model = _Model(self._new_core(items, direction))
-        _tell_new(model, items, observations)
+        _tell_new(model, items, observations, violations)
         _sync_pending(model, items, _running(study, view))
         return model.core
 
@@ -742,13 +743,15 @@ def _tell_new(
     model: _Model,
     space: _Space,
     observations: list[tuple[FrozenTrial, Value]],
+    violations: Mapping[int, float],
 ) -> None:
-    """Tell the core the observations it has not been told (in the given order).
+    """Tell the core the observations it has not been told (in the given order), with their
+    total constraint violations by trial number (``TrialLog.violations``).
 
     A pruned trial carries its last step as its budget; the core says which budget a complete
     one has (:meth:`~optuna_treeucb.core.TreeUCB.budget_of`).
     """
-    rows, values, budgets, violations = [], [], [], []
+    rows, values, budgets, told_violations = [], [], [], []
     for t, value in observations:
         if t.number in model.told:
             continue
@@ -759,14 +762,14 @@ def _tell_new(
             values.append(value)
             complete = t.state != TrialState.PRUNED
             budgets.append(model.core.budget_of(t.last_step, complete=complete))
-            violations.append(violation(t))
+            told_violations.append(violations[t.number])
     if rows:
         # the pending points are the running trials', kept by _sync_pending
         model.core.tell_many(
             np.array(rows),
             np.array(values, dtype=float),
             budgets,
-            violations if any(violations) else None,
+            told_violations if any(told_violations) else None,
             drop_pending=False,
         )
 

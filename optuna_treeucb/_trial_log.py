@@ -21,6 +21,7 @@ from optuna.study import Study
 from optuna.trial import TrialState
 
 from optuna_treeucb._grouping import _FOLDED_STATES as FINISHED
+from optuna_treeucb.core._objectives import total_violation
 
 if TYPE_CHECKING:
     from optuna.trial import FrozenTrial
@@ -53,12 +54,14 @@ class TrialLog:
 
     Attributes:
         values: Trial number -> (trial, value(s) for the model or ``None``).
+        violations: Trial number -> its total constraint violation (0: feasible, or no value).
         numbers: Their numbers, in the order logged.
         n_obs: How many have a value.
     """
 
     def __init__(self) -> None:
         self.values: dict[int, tuple[FrozenTrial, Value]] = {}
+        self.violations: dict[int, float] = {}
         self._constraints: tuple[int, int] | None = None  # (trial, count) of the first
         self._mismatch = ""  # the error of a changing number of constraints, raised again
         self.numbers: list[int] = []
@@ -138,29 +141,30 @@ class TrialLog:
         return new, running
 
     def _log(self, new: list[FrozenTrial]) -> None:
-        for t in new:
-            self._check_constraints(t)
-        for t in new:
-            v = value(t)
+        rows = [(t, value(t), constraints(t)) for t in new]
+        for t, v, cs in rows:  # every new trial checked before any is logged
+            if v is not None and cs:
+                self._check_count(t.number, len(cs))
+        for t, v, cs in rows:
             self.values[t.number] = (t, v)
+            self.violations[t.number] = (
+                float(total_violation(np.array([cs]))[0]) if v is not None and cs else 0.0
+            )
             self.numbers.append(t.number)
             self.n_obs += v is not None
 
-    def _check_constraints(self, trial: FrozenTrial) -> None:
-        """ValueError if an observation has another number of constraint values than the
-        first that had any (a trial without any counts as feasible); raised again at every
+    def _check_count(self, number: int, count: int) -> None:
+        """ValueError if observation ``number`` has another number of constraint values than
+        the first that had any (a trial without any counts as feasible); raised again at every
         later read."""
-        count = len(constraints(trial))
-        if count == 0 or value(trial) is None:
-            return
         if self._constraints is None:
-            self._constraints = (trial.number, count)
+            self._constraints = (number, count)
         elif self._constraints[1] != count:
             first, n = self._constraints
             self._mismatch = (
                 "TreeUCBSampler needs the same number of constraint values in every trial "
                 f"(from 'constraints_func' or Trial.set_constraint). Got {n} in trial {first} "
-                f"and {count} in trial {trial.number}."
+                f"and {count} in trial {number}."
             )
             raise ValueError(self._mismatch)
 
@@ -205,8 +209,3 @@ def constraints(trial: FrozenTrial) -> list[float]:
     if hasattr(type(trial), "constraints"):
         return [float(c) for c in trial.constraints.values()]
     return [float(c) for c in trial.system_attrs.get("constraints") or ()]
-
-
-def violation(trial: FrozenTrial) -> float:
-    """A trial's total violation: the sum of its positive constraint values (0: feasible)."""
-    return float(sum(c for c in constraints(trial) if c > 0))

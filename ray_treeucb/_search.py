@@ -17,10 +17,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from optuna_treeucb.core import ParamSpec
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
 from optuna_treeucb.core import validate_options
+from optuna_treeucb.core._objectives import total_violation
 from optuna_treeucb.core._options import face_defaults
 from optuna_treeucb.core._options import fresh_seed
 from optuna_treeucb.core._options import ignored_options
@@ -701,7 +704,7 @@ class TreeUCBSearch(Searcher):
                 f"{n} numbers" if several else "a number",
             )
             return False
-        violation = 0.0
+        cons = []
         for key in self._constraints:
             c = _as_float((constraints or {}).get(key))
             if c is None or math.isnan(c):
@@ -710,7 +713,8 @@ class TreeUCBSearch(Searcher):
                     f"result of {what} holds {(constraints or {}).get(key, 'no such key')!r}: "
                     "every result needs each constraint as a number (<= 0: satisfied)."
                 )
-            violation += max(c, 0.0)
+            cons.append(c)
+        violation = float(total_violation(np.array([cons]))[0]) if cons else 0.0
         told = [float(u) for u in floats if u is not None]
         self._treeucb.tell(
             params, told if several else told[0], budget=budget, violation=violation
