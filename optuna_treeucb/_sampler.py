@@ -164,8 +164,11 @@ class TreeUCBSampler(BaseSampler):
       constraint values is <= 0, as for Optuna's own samplers: the values set by
       :meth:`~optuna.trial.Trial.set_constraint` or stored by ``constraints_func``
       (:attr:`~optuna.trial.FrozenTrial.constraints`; a trial without any counts as
-      feasible).  Feasible trials rank above infeasible ones, which rank by their total
-      violation (the sum of the positive values); with several objectives
+      feasible).  A trial's total violation is the sum of the positive values of whatever
+      constraints it holds, as Optuna 5 reads them: their number and names may differ between
+      trials (a ``"memory"`` constraint set only in one branch); a trial whose constraint
+      values are not numbers is skipped, with one warning.  Feasible trials rank above
+      infeasible ones, which rank by their total violation; with several objectives
       (``optuna.create_study(directions=[...])``) the feasible ones rank by Pareto front,
       then by hypervolume contribution.  The tree and the trust region see those ranks, so
       the region is centred on a box's best feasible trial (SCBO's centre) or on its front

@@ -10,6 +10,7 @@ the running ones, at O(1) amortised per sampled trial.  A pruner's proxy study
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 from dataclasses import dataclass
 from dataclasses import field
@@ -25,6 +26,8 @@ from optuna_treeucb.core._objectives import total_violation
 
 if TYPE_CHECKING:
     from optuna.trial import FrozenTrial
+
+_logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -62,8 +65,7 @@ class TrialLog:
     def __init__(self) -> None:
         self.values: dict[int, tuple[FrozenTrial, Value]] = {}
         self.violations: dict[int, float] = {}
-        self._constraints: tuple[int, int] | None = None  # (trial, count) of the first
-        self._mismatch = ""  # the error of a changing number of constraints, raised again
+        self._warned = False  # a trial with unreadable constraints was skipped
         self.numbers: list[int] = []
         self.n_obs = 0
         self._first: tuple[int, Any] | None = None  # key of trial 0
@@ -77,13 +79,7 @@ class TrialLog:
             What the study shows, or ``None`` if its trials are not those this log was built
             on (another storage's study of the same name, or one deleted and created again):
             the caller starts a new log.
-
-        Raises:
-            ValueError: If the number of constraint values changed between trials (at every
-                read from then on).
         """
-        if self._mismatch:
-            raise ValueError(self._mismatch)
         if type(study) is Study:
             trials = study.get_trials(deepcopy=False)
             if not self._built_on(trials):
@@ -141,32 +137,41 @@ class TrialLog:
         return new, running
 
     def _log(self, new: list[FrozenTrial]) -> None:
-        rows = [(t, value(t), constraints(t)) for t in new]
-        for t, v, cs in rows:  # every new trial checked before any is logged
-            if v is not None and cs:
-                self._check_count(t.number, len(cs))
-        for t, v, cs in rows:
+        for t in new:
+            v = value(t)
+            violation = 0.0
+            if v is not None:
+                violation = self._violation(t)
+                if math.isnan(violation):
+                    v, violation = None, 0.0  # its constraints cannot be read: skipped
             self.values[t.number] = (t, v)
-            self.violations[t.number] = (
-                float(total_violation(np.array([cs]))[0]) if v is not None and cs else 0.0
-            )
+            self.violations[t.number] = violation
             self.numbers.append(t.number)
             self.n_obs += v is not None
 
-    def _check_count(self, number: int, count: int) -> None:
-        """ValueError if observation ``number`` has another number of constraint values than
-        the first that had any (a trial without any counts as feasible); raised again at every
-        later read."""
-        if self._constraints is None:
-            self._constraints = (number, count)
-        elif self._constraints[1] != count:
-            first, n = self._constraints
-            self._mismatch = (
-                "TreeUCBSampler needs the same number of constraint values in every trial "
-                f"(from 'constraints_func' or Trial.set_constraint). Got {n} in trial {first} "
-                f"and {count} in trial {number}."
-            )
-            raise ValueError(self._mismatch)
+    def _violation(self, trial: FrozenTrial) -> float:
+        """The trial's total violation: the sum of the positive values of whatever constraints
+        it holds (any number, any names), as Optuna 5's samplers read them; 0 with none.
+
+        NaN when its constraints cannot be read (a value that is not a number, or NaN): the
+        trial is then skipped, with one warning per log.
+        """
+        try:
+            cs = constraints(trial)
+            if any(math.isnan(c) for c in cs):
+                raise ValueError("NaN")
+        except (TypeError, ValueError) as err:
+            if not self._warned:
+                self._warned = True
+                _logger.warning(
+                    "TreeUCBSampler skips trial %d: its constraint values cannot be read as "
+                    "numbers (%s). Constraints must be real numbers, not NaN. Later trials with "
+                    "unreadable constraints are skipped without this warning.",
+                    trial.number,
+                    err,
+                )
+            return math.nan
+        return float(total_violation(np.array([cs]))[0]) if cs else 0.0
 
 
 def key(trial: FrozenTrial) -> tuple[int, Any]:

@@ -152,17 +152,78 @@ def test_two_objectives_with_constraints() -> None:
 
 # -- bad input ------------------------------------------------------------------------------------
 def _counting(trial: optuna.Trial) -> float:
-    for i in range(1 + (trial.number >= 3)):  # two constraints from trial 3 on
-        trial.set_constraint(f"c{i}", -1.0)
-    return bowl(trial)
+    value = bowl(trial)
+    trial.set_constraint("c0", trial.params["y"] - 1.0)
+    if trial.number >= 3:  # a second constraint from trial 3 on
+        trial.set_constraint("c1", trial.params["x"])
+    return value
 
 
-def test_a_changing_number_of_constraints_raises() -> None:
+def _violations_by_x(study: optuna.Study) -> dict[float, float]:
+    """Each observation's total violation as the sampler's model holds it, by its x."""
+    model = TreeUCBSampler(seed=0).build_model(study, ["x"])
+    xs = [model.space.decode(row)["x"] for row in model.X]
+    return dict(zip(xs, model.violations.tolist()))
+
+
+def _expected_violations(study: optuna.Study) -> dict[float, float]:
+    done = study.get_trials(states=(TrialState.COMPLETE,))
+    return {t.params["x"]: sum(max(c, 0.0) for c in t.constraints.values()) for t in done}
+
+
+def test_a_changing_number_of_constraints_is_summed_as_optuna_does() -> None:
+    # issue 31, item 1: 1 value, then 2, raised at every later trial and on reload
     study = optuna.create_study(sampler=TreeUCBSampler(seed=0, n_startup_trials=1))
-    with pytest.raises(ValueError, match="same number of constraint values.*'constraints_func'"):
-        study.optimize(_counting, n_trials=6)
-    with pytest.raises(ValueError, match="Got 1 in trial 0 and 2 in trial 3"):
-        study.optimize(_counting, n_trials=1)  # and at every later trial
+    study.optimize(_counting, n_trials=8)
+    study.sampler = TreeUCBSampler(seed=1, n_startup_trials=1)  # a fresh sampler reads it all
+    study.optimize(_counting, n_trials=4)
+    assert len(study.get_trials(states=(TrialState.COMPLETE,))) == 12
+    got = _violations_by_x(study)
+    assert got == pytest.approx(_expected_violations(study))
+    assert sum(v > 0 for v in got.values()) >= 3  # the second constraint is active
+
+
+def _named_by_branch(trial: optuna.Trial) -> float:
+    x = trial.suggest_float("x", 0.0, 1.0)
+    model = trial.suggest_categorical("model", ["small", "big"])
+    trial.set_constraint("accuracy", 0.2 - x)  # every trial
+    if model == "big":
+        trial.set_constraint("memory", x - 0.4)  # only the big model has a memory budget
+    return -x if model == "big" else -0.5 * x
+
+
+def test_constraints_named_in_one_branch_only() -> None:
+    # issue 31, item 2: Optuna 5's named constraints, "memory" set only when model == "big"
+    study = optuna.create_study(sampler=TreeUCBSampler(seed=0, n_startup_trials=2))
+    study.optimize(_named_by_branch, n_trials=30)
+    done = study.get_trials(states=(TrialState.COMPLETE,))
+    assert len(done) == 30
+    assert {len(t.constraints) for t in done} == {1, 2}
+    assert _violations_by_x(study) == pytest.approx(_expected_violations(study))
+
+
+def test_a_trial_with_unreadable_constraints_is_skipped_with_one_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    study = optuna.create_study(sampler=TreeUCBSampler(seed=0, n_startup_trials=1))
+    study.optimize(bowl, n_trials=3)
+    dist = optuna.distributions.FloatDistribution(-2.0, 2.0)
+    for text in ("tall", "wide"):  # e.g. written by another tool straight into the storage
+        study.add_trial(
+            optuna.trial.create_trial(
+                params={"x": 0.5, "y": 0.5},
+                distributions={"x": dist, "y": dist},
+                value=0.5,
+                system_attrs={"constraints:memory": text},
+            )
+        )
+    with caplog.at_level("WARNING", logger="optuna_treeucb"):
+        study.optimize(bowl, n_trials=3)
+    warnings_ = [r for r in caplog.records if "constraint values cannot be read" in r.message]
+    assert len(warnings_) == 1
+    assert "trial 3" in warnings_[0].getMessage()
+    assert len(study.trials) == 8  # the study goes on
+    assert TreeUCBSampler(seed=0).build_model(study).n_observations == 6  # 2 skipped
 
 
 def test_nan_constraints_are_rejected_as_optuna_does() -> None:
