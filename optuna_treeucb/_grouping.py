@@ -3,9 +3,11 @@
 A define-by-run objective suggests different parameter sets in different trials.  Here the
 finished trials are folded one by one (each trial once) into
 
-* the distribution of every parameter name, and whether it ever changed (a parameter whose
-  distribution changed between trials is *inconsistent* and left to the independent sampler,
-  as :class:`optuna.search_space.IntersectionSearchSpace` drops it);
+* the distributions of every parameter name, each with the last trial that used it.  A
+  range that changes (widened on resume, or one range per branch) keeps the parameter in the
+  model: the model takes one of its distributions and the trials whose values it contains.  A
+  parameter whose kind, log scale or choices changed is *inconsistent*: Optuna refuses a
+  relative value for it, so it is left to the independent sampler;
 * the distinct parameter-name sets ("signatures") with their trial counts.
 
 Groups follow TPE's ``group=True`` decomposition: two parameters belong to one group when they
@@ -23,6 +25,7 @@ from optuna.distributions import BaseDistribution
 from optuna.distributions import CategoricalDistribution
 from optuna.distributions import FloatDistribution
 from optuna.distributions import IntDistribution
+from optuna.distributions import check_distribution_compatibility
 from optuna.trial import TrialState
 
 from optuna_treeucb.core import ParamSpec
@@ -62,7 +65,8 @@ class _SpaceTracker:
     def __init__(self) -> None:
         self._study_name: str | None = None
         self._folded: set[int] = set()
-        self._distributions: dict[str, BaseDistribution] = {}
+        # name -> its distributions, each with the number of the last trial that used it
+        self._distributions: dict[str, dict[BaseDistribution, int]] = {}
         self._inconsistent: set[str] = set()
         self._unmodelled: dict[str, str] = {}  # name -> why the core cannot represent it
         self._signatures: dict[frozenset[str], int] = {}
@@ -84,17 +88,23 @@ class _SpaceTracker:
                 continue
             self._folded.add(trial.number)
             for name, dist in trial.distributions.items():
-                known = self._distributions.get(name)
-                if known is None:
-                    self._distributions[name] = dist
-                    try:
-                        to_spec(name, dist)
-                    except (ValueError, TypeError) as err:
-                        self._unmodelled[name] = str(err)
-                elif name not in self._inconsistent and known != dist:
-                    self._inconsistent.add(name)
+                self._fold(name, dist, trial.number)
             signature = frozenset(trial.distributions)
             self._signatures[signature] = self._signatures.get(signature, 0) + 1
+
+    def _fold(self, name: str, dist: BaseDistribution, number: int) -> None:
+        known = self._distributions.setdefault(name, {})
+        if dist not in known:
+            if known and name not in self._inconsistent:
+                try:
+                    check_distribution_compatibility(next(iter(known)), dist)
+                except ValueError:  # another kind, log scale or choices
+                    self._inconsistent.add(name)
+            try:
+                to_spec(name, dist)
+            except (ValueError, TypeError) as err:
+                self._unmodelled.setdefault(name, str(err))
+        known[dist] = max(known.get(dist, number), number)
 
     def seen(self, name: str) -> bool:
         """Whether some folded trial suggested ``name``."""
@@ -104,13 +114,24 @@ class _SpaceTracker:
         """Why the core cannot represent parameter ``name``, or ``None`` if it can."""
         return self._unmodelled.get(name)
 
+    def inconsistent(self, name: str) -> bool:
+        """Whether ``name``'s kind, log scale or choices changed between trials."""
+        return name in self._inconsistent
+
     def distribution(self, name: str) -> BaseDistribution | None:
-        """The distribution of a consistent, non-single parameter the core can represent, else
-        ``None``."""
-        dist = self._distributions.get(name)
-        if dist is None or name in self._inconsistent or name in self._unmodelled or dist.single():
-            return None
-        return dist
+        """The distribution of the last folded trial that used ``name``, if the parameter is
+        consistent, non-single and representable by the core, else ``None``."""
+        dists = self.distributions(name)
+        return dists[0] if dists else None
+
+    def distributions(self, name: str) -> list[BaseDistribution]:
+        """The usable distributions of ``name`` (see :meth:`distribution`), the last used first;
+        empty if the parameter is not modelled."""
+        known = self._distributions.get(name)
+        if not known or name in self._inconsistent or name in self._unmodelled:
+            return []
+        dists = sorted(known, key=lambda d: -known[d])
+        return [] if dists[0].single() else dists
 
     def search_space(self, *, group: bool) -> dict[str, BaseDistribution]:
         """The relative search space, sorted by name.

@@ -84,6 +84,9 @@ _SHARED_CHUNK = 2045
 # inactive parameters imputed was second), the cap by mixed_branch_capped_tuning.md.
 _BRANCH_RULE = "share-capped"
 _MISSING = object()  # a parameter a trial does not hold
+# How many of the last finished trials are searched for a parameter's range in this trial's
+# context, when its range changed (a bound on the cost per ask, not a tuned value)
+_CONTEXT_LOOKBACK = 2000
 _MAX_ARMS = 64  # a branch with more combinations of choices keeps its tree
 _MAX_BRANCH_STATS = 64  # cached (branch, context) summaries per study, oldest dropped first
 
@@ -386,9 +389,13 @@ class TreeUCBSampler(BaseSampler):
                 return {}
             running = [t for t in _running(study, view) if t.number != trial.number]
 
-            def dist_of(name: str) -> BaseDistribution | None:
-                dist = search_space.get(name)
-                return self._tracker.distribution(name) if dist is None else dist
+            chosen: dict[str, BaseDistribution] = {}  # modelled with, in this trial
+
+            def dist_of(name: str, value: Any) -> BaseDistribution | None:
+                """A distribution of ``name`` that holds ``value`` (a decided value)."""
+                dists = [chosen.get(name), search_space.get(name)]
+                dists += self._tracker.distributions(name)
+                return next((d for d in dists if d is not None and _contains(d, value)), None)
 
             decided = _context(study, trial, dist_of)
             free = [name for name in search_space if name not in decided]
@@ -407,21 +414,45 @@ class TreeUCBSampler(BaseSampler):
                     ctx_names = sorted([*ctx_names, *choice])
                     if not group:
                         continue
+                context = {n: decided[n] for n in ctx_names}
                 space_list = []
                 for name in sorted([*group, *ctx_names]):
-                    dist = dist_of(name)
+                    if name in context:
+                        dist = dist_of(name, context[name])
+                    else:
+                        dist = chosen[name] = self._dist_in(name, context, search_space[name])
                     assert dist is not None
                     space_list.append((name, dist))
                 space = tuple(space_list)
                 model = self._model(space, direction, view)
                 _sync_pending(model, space, running)
                 _reseed(model.core, (self._base_seed, trial.number, k))
-                params = model.core.ask({n: decided[n] for n in ctx_names})
+                params = model.core.ask(context)
                 # the core holds the point it chose as pending: it is this trial's
                 model.pending[trial.number] = model.core.space.encode(params)
                 decided.update((n, params[n]) for n in group)
         _share_point(study, trial, {n: decided[n] for n in search_space if n in decided})
         return {name: decided[name] for name in free}
+
+    def _dist_in(
+        self, name: str, context: Mapping[str, Any], last: BaseDistribution
+    ) -> BaseDistribution:
+        """The distribution to model ``name`` with, given the values decided in this trial.
+
+        A parameter with one distribution has it (``last``, the relative search space's).  One
+        whose range changed (one range per branch, or a range widened on resume) takes the
+        range of the last finished trial that holds these context values (the branch this
+        trial is in), else ``last``.
+        """
+        dists = self._tracker.distributions(name)
+        if len(dists) < 2 or not context:
+            return last
+        for number in reversed(self._log.numbers[-_CONTEXT_LOOKBACK:]):
+            t = self._log.values[number][0]
+            dist = t.distributions.get(name)
+            if dist in dists and all(t.params.get(n, _MISSING) == v for n, v in context.items()):
+                return dist
+        return last
 
     def sample_independent(
         self,
@@ -453,7 +484,7 @@ class TreeUCBSampler(BaseSampler):
                 view.n_obs < max(1, self._n_startup_trials)
                 or param_name in self._warned
                 or not self._tracker.seen(param_name)
-                or self._tracker.search_space(group=self._group).get(param_name) == dist
+                or param_name in self._tracker.search_space(group=self._group)
             ):
                 return
             self._warned.add(param_name)
@@ -461,7 +492,7 @@ class TreeUCBSampler(BaseSampler):
         if unmodelled is not None:
             reason = f"the tree cannot represent it ({unmodelled})"
         else:
-            reason = "its distribution changed between trials"
+            reason = "its kind, log scale or choices changed between trials"
             if not self._group:
                 reason += " or it is missing from some trials (group=True models such parameters)"
         _logger.warning(
@@ -729,13 +760,24 @@ def _as_tuple(direction: _Direction) -> tuple[str, ...]:
     return (direction,) if isinstance(direction, str) else direction
 
 
+def _contains(dist: BaseDistribution, value: Any) -> bool:
+    """Whether ``value`` is a legal value of ``dist`` (Optuna's own test of a relative value:
+    ``Trial._is_relative_param``), e.g. a value of the old range inside a widened one."""
+    try:
+        return bool(dist._contains(dist.to_internal_repr(value)))
+    except (TypeError, ValueError):
+        return False
+
+
 def _encode(cube: UnitCube, space: _Space, trial: FrozenTrial) -> np.ndarray | None:
-    """The trial's point of the cube, or ``None`` if it lacks a parameter or has another range."""
+    """The trial's point of the cube, or ``None`` if it lacks a parameter or holds a value
+    outside the parameter's distribution in ``space`` (a range that changed)."""
     params = {}
     for name, dist in space:
-        if trial.distributions.get(name) != dist:
+        value = trial.params.get(name, _MISSING)
+        if value is _MISSING or not _contains(dist, value):
             return None
-        params[name] = trial.params[name]
+        params[name] = value
     try:
         return cube.encode(params)
     except (TypeError, ValueError):  # e.g. an enqueued value outside the distribution
@@ -822,7 +864,7 @@ def _running_point(cube: UnitCube, space: _Space, trial: FrozenTrial) -> np.ndar
     shared: dict[str, Any] | None = None
     for name, dist in space:
         if name in trial.params:
-            if trial.distributions[name] != dist:
+            if not _contains(dist, trial.params[name]):
                 return None
             params[name] = trial.params[name]
             continue
@@ -867,7 +909,7 @@ def _running(study: Study, view: View) -> list[FrozenTrial]:
 
 
 def _context(
-    study: Study, trial: FrozenTrial, dist_of: Callable[[str], BaseDistribution | None]
+    study: Study, trial: FrozenTrial, dist_of: Callable[[str, Any], BaseDistribution | None]
 ) -> dict[str, Any]:
     """Values fixed for this trial that the model can condition on.
 
@@ -884,7 +926,7 @@ def _context(
     fixed.update(trial.params)
     context = {}
     for name, value in fixed.items():
-        dist = dist_of(name)
+        dist = dist_of(name, value)
         if dist is None:
             continue
         try:

@@ -69,17 +69,45 @@ def test_each_trial_is_folded_once_and_unfinished_trials_are_skipped() -> None:
     assert tracker.search_space(group=True) == {"x": X}  # the failed trial's "y" is ignored
 
 
-def test_changed_and_single_distributions_are_excluded() -> None:
+def test_a_changed_range_keeps_the_parameter_with_its_last_range() -> None:
+    # issue 31, item 4: a range widened on resume used to drop the parameter for good
+    wide = FloatDistribution(0.0, 2.0)
     tracker = _SpaceTracker()
+    tracker.update("s", [_trial(0, {"x": X, "y": Y}), _trial(1, {"x": wide, "y": Y})])
+    assert tracker.search_space(group=True) == {"x": wide, "y": Y}
+    assert tracker.distributions("x") == [wide, X]  # the last used first
+    tracker.update("s", [_trial(2, {"x": X, "y": Y})])  # e.g. one range per branch
+    assert tracker.distributions("x") == [X, wide]
+    assert not tracker.inconsistent("x")
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        FloatDistribution(0.01, 1.0, log=True),  # another scale
+        IntDistribution(0, 1),  # another kind
+    ],
+)
+def test_another_kind_or_scale_is_inconsistent_and_excluded(changed: object) -> None:
+    # Optuna refuses a relative value whose kind or log scale differs from the trial's
+    tracker = _SpaceTracker()
+    tracker.update("s", [_trial(0, {"x": X, "y": Y}), _trial(1, {"x": changed, "y": Y})])
+    assert tracker.search_space(group=True) == {"y": Y}
+    assert tracker.distribution("x") is None and tracker.inconsistent("x")
+
+
+def test_other_choices_and_single_distributions_are_excluded() -> None:
+    tracker = _SpaceTracker()
+    b2 = CategoricalDistribution(["l", "r", "c"])
     tracker.update(
         "s",
         [
-            _trial(0, {"x": X, "y": Y, "one": IntDistribution(1, 1)}),
-            _trial(1, {"x": FloatDistribution(0.0, 2.0), "y": Y, "one": IntDistribution(1, 1)}),
+            _trial(0, {"b": B, "y": Y, "one": IntDistribution(1, 1)}),
+            _trial(1, {"b": b2, "y": Y, "one": IntDistribution(1, 1)}),
         ],
     )
     assert tracker.search_space(group=True) == {"y": Y}
-    assert tracker.distribution("x") is None
+    assert tracker.distribution("b") is None
     assert tracker.distribution("one") is None
 
 

@@ -392,14 +392,28 @@ def test_group_false_leaves_conditional_parameters_to_the_independent_sampler(
         assert "warn_independent_sampling=False" in m and "RandomSampler" in m
 
 
-def test_changed_distribution_warns_once(caplog: pytest.LogCaptureFixture) -> None:
+def test_a_changed_range_is_modelled_and_another_scale_warns_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     sampler = TreeUCBSampler(seed=0, n_startup_trials=2)
     study = _run(sampler, sphere, 4)
     with caplog.at_level(logging.WARNING, logger=LOGGER):
         study.optimize(lambda t: t.suggest_float("x", 0.0, 1.0) + t.suggest_float("y", -5, 5), 5)
+    assert _warnings(caplog) == []  # a new range: still modelled, with its new range
+    space = sampler.infer_relative_search_space(study, study.trials[-1])
+    assert space["x"] == FloatDistribution(0.0, 1.0)
+    log_x = FloatDistribution(0.1, 1.0, log=True)
+    y = FloatDistribution(-5, 5)
+    study.add_trial(  # e.g. from another tool: a trial whose x had a log scale
+        optuna.trial.create_trial(
+            params={"x": 0.5, "y": 0.0}, distributions={"x": log_x, "y": y}, value=0.5
+        )
+    )
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        study.optimize(lambda t: t.suggest_float("x", 0.0, 1.0), 3)
     messages = _warnings(caplog)
     assert len(messages) == 1 and "'x'" in messages[0]
-    assert "warn_independent_sampling=False" in messages[0]
+    assert "log scale" in messages[0] and "warn_independent_sampling=False" in messages[0]
 
 
 def test_no_warning_when_disabled_or_during_startup(caplog: pytest.LogCaptureFixture) -> None:
