@@ -9,7 +9,8 @@ Two groups, every problem minimised through a define-by-run Optuna objective:
   normalised by the best value any run found (as the scikit-learn tasks of ``optimize``).
 * ``conditional``: a categorical branch with its own conditional parameters.
 
-  - ``branch-<k>``: synthetic, known optima. Branch ``j`` is a BBOB-like function of
+  - ``branch-<k>``: synthetic, known optima (``branch-50``: 50 choices with one parameter
+    each). Branch ``j`` is a BBOB-like function of
     :mod:`benchmarks._testfunctions` on its own floats, ``level_j + scale_j * f_j(x) /
     median_j`` (``median_j`` the median of ``f_j`` at uniform random points). The branch with
     the best random points (the easiest) has a higher optimum level than the best branch,
@@ -54,6 +55,16 @@ BRANCHES: dict[str, dict[str, tuple[str, int, float, float]]] = {
         "rosenbrock": ("rosenbrock", 3, 0.1, 1.0),
         "best": ("ellipsoid", 4, 0.0, 1.0),
     },
+}
+# Many choices, one parameter each (50 model variants): 48 decoys whose optima lie between the
+# easy branch's and the best's, alternating a smooth and a multimodal function.
+BRANCHES["branch-50"] = {
+    "easy": ("sphere", 1, 0.1, 0.05),
+    **{
+        f"m{j:02d}": ("sphere" if j % 2 else "rastrigin", 1, 0.12 + 0.4 * j / 47, 0.2)
+        for j in range(48)
+    },
+    "best": ("sphere", 1, 0.0, 1.0),
 }
 PIPELINE_DATASETS = ("digits", "breast_cancer", "wine")
 MIXINT_PROBLEMS = tuple(f"mixint-f{f}-{d}d" for d in MIXINT_DIMS for f in MIXINT_FUNCTIONS)

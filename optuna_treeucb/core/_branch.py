@@ -8,6 +8,12 @@ among the good trials: the top ``gamma(n) = min(ceil(0.1 n), 25)`` trials are go
 ``capped`` (the sampler's default) scales an arm's ``k`` and ``n_a`` down to at most
 ``gamma(n)`` trials, so an arm whose parameters are not yet tuned keeps being drawn.
 
+With many arms (A > ``PRIOR_ARMS``) the prior's good pseudo-count ``a = PRIOR_ARMS / A`` is
+shared among them: an arm draws ``Beta(k + a, n_a - k + 1)``, and an arm without trials draws
+``Beta(a, 1)`` instead of being tried first.  With Beta(1, 1) for each of 50 arms, the largest
+of 49 draws for arms with no good trial beats an arm with good ones most of the time.  Up to
+``PRIOR_ARMS`` arms the rule is unchanged.
+
 Notations:
     n: number of trials; A: number of arms.
     arms: arm of each trial, shape (n,), ints in [0, A).
@@ -23,6 +29,7 @@ import numpy as np
 
 GOOD_SHARE = 0.1  # TPE's default gamma(n) = min(ceil(0.1 n), 25)
 GOOD_CAP = 25
+PRIOR_ARMS = 4  # up to 4 arms each starts from Beta(1, 1); more arms share one pseudo-count 4
 
 
 def n_good(n: int) -> int:
@@ -31,14 +38,18 @@ def n_good(n: int) -> int:
 
 
 def _draw(counts: np.ndarray, k: np.ndarray, rng: np.random.Generator, capped: bool) -> np.ndarray:
-    """Beta(k + 1, n_a - k + 1) per arm with trials (``capped``: scaled down to at most
-    ``n_good(n)`` trials), ``+inf`` for the others, shape (A,)."""
+    """Beta(k + a, n_a - k + 1) per arm with trials (``capped``: scaled down to at most
+    ``n_good(n)`` trials), with ``a = min(1, PRIOR_ARMS / A)``; for the others ``+inf`` (up to
+    ``PRIOR_ARMS`` arms, or before any trial) or Beta(a, 1); shape (A,)."""
     out = np.full(counts.size, np.inf)
     seen = counts > 0
     if capped:
         scale = np.minimum(1.0, n_good(int(counts.sum())) / np.maximum(counts, 1.0))
         k, counts = k * scale, counts * scale
-    out[seen] = rng.beta(k[seen] + 1.0, counts[seen] - k[seen] + 1.0)
+    a = min(1.0, PRIOR_ARMS / counts.size)
+    out[seen] = rng.beta(k[seen] + a, counts[seen] - k[seen] + 1.0)
+    if a < 1.0 and seen.any():
+        out[~seen] = rng.beta(a, 1.0, size=int(np.count_nonzero(~seen)))
     return out
 
 

@@ -89,3 +89,36 @@ def test_capped_draws_weigh_an_arm_as_at_most_n_good_trials() -> None:
             )
         ]
         assert picks[0] == picks[1]
+
+
+def test_many_arms_share_one_prior_pseudo_count() -> None:
+    # 50 arms (PRIOR_ARMS = 4): a = 4 / 50; n = 20 trials, n_good = 2, both in arm 1
+    arms = np.r_[np.zeros(10, dtype=int), np.ones(10, dtype=int)]
+    rewards = np.r_[np.full(10, 0.5), 1.0, 0.9, np.zeros(8)]
+    rng = np.random.default_rng(2)
+    draws = np.array([branch_index(arms, rewards, 50, rng) for _ in range(4000)])
+    a = 4 / 50
+    for arm, dist in [
+        (0, scipy.stats.beta(0 + a, 10 + 1)),
+        (1, scipy.stats.beta(2 + a, 8 + 1)),
+        (7, scipy.stats.beta(a, 1)),  # no trials: drawn from the prior, not tried first
+    ]:
+        assert scipy.stats.kstest(draws[:, arm], dist.cdf).pvalue > 1e-3
+
+
+def test_a_good_arm_among_50_is_chosen_over_once_tried_poor_ones() -> None:
+    # arm 37 tried 5 times, all among the 6 good trials of 54; the 49 others once each.  With
+    # Beta(1, 1) priors the 49 draws of Beta(1, 2) together won often (issue 31, item 6)
+    arms = np.r_[np.full(5, 37), np.delete(np.arange(50), 37)]
+    rewards = np.r_[np.linspace(1.0, 0.96, 5), -np.linspace(0.0, 1.0, 49)]
+    rng = np.random.default_rng(3)
+    picks = np.array([choose_arm(arms, rewards, 50, rng, capped=True) for _ in range(2000)])
+    assert np.mean(picks == 37) > 0.65  # 0.75 here; 0.46 with Beta(1, 1) priors
+
+
+def test_up_to_four_arms_the_rule_is_beta_one_one() -> None:
+    arms = np.array([0, 0, 1, 2, 3])
+    rewards = np.array([0.1, 0.2, 0.9, 0.3, 0.4])
+    a = branch_index(arms, rewards, 4, np.random.default_rng(5))
+    b = np.random.default_rng(5).beta([1.0, 2.0, 1.0, 1.0], [3.0, 1.0, 2.0, 2.0])
+    np.testing.assert_array_equal(a, b)
