@@ -29,6 +29,7 @@ COMMANDS = {
     "moo": "benchmarks.moo",
     "constrained": "benchmarks.constrained",
     "mixed_ray": "benchmarks.mixed_ray",
+    "changing_spaces": "benchmarks.changing_spaces",
 }
 
 

@@ -235,3 +235,13 @@ def test_bandit(results_in_tmp: Path) -> None:
     assert all(1.0 <= float(r[-2]) <= n for r in rows)
     assert sum(float(r[-2]) for r in rows) == pytest.approx(n * (n + 1) / 2, abs=0.5 * n)
     assert (results_in_tmp / "bandit.png").stat().st_size > 0
+
+
+def test_changing_spaces_quick_writes_a_table_per_study(tmp_path: Path) -> None:
+    out = tmp_path / "r"
+    cli.main(["changing_spaces", "--quick", "--samplers", "Random", "--out", str(out)])
+    text = (out / "changing_spaces.md").read_text()
+    assert "Mode: quick" in text
+    for study in ("### widen", "### per-branch", "### choices-50"):
+        assert study in text
+    assert "| Random |" in text

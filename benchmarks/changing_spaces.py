@@ -1,0 +1,163 @@
+"""Studies whose space changes or branches widely: a range widened on resume, one range per
+branch, and 50 model variants with a parameter each.
+
+Three define-by-run Optuna studies, each run by every sampler with the same seeds:
+
+- ``widen``: x in [0, 1] with y and z for 50 trials, then the study is resumed (a new sampler)
+  with x in [0, 2] for 100 more; the optimum has x = 1.4, outside the old range. Reported: the
+  median objective of the 100 trials after the change, and the best value.
+- ``per-branch``: a branch ``a`` with ``lr`` in [0, 0.1] and a momentum, a branch ``b`` with
+  ``lr`` in [0, 1] and a dropout; ``a`` holds the optimum 0, ``b``'s is 0.05. Reported: the
+  best value after 100 trials and the share of trials 51-100 in ``a``.
+- ``choices-50``: a categorical with 50 choices, each with its own parameter in [0, 1]; choice
+  ``m37`` has optimum 0, the others 0.2-1 (a fixed draw). Reported: the best value after 200
+  trials and how often ``m37`` was played.
+
+Usage::
+
+    python -m benchmarks changing_spaces --quick           # 1 seed
+    python -m benchmarks changing_spaces --seeds 3 --out benchmarks/results
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from benchmarks._common import command_line
+from benchmarks._common import fmt
+from benchmarks._common import machine_note
+from benchmarks._common import make_parser
+from benchmarks._common import md_table
+from benchmarks._common import pmap
+from benchmarks._common import stamp_core
+from benchmarks._common import write_result
+from benchmarks._samplers import make_sampler
+
+SAMPLERS = ("TreeUCB", "TPE")
+CHOICES = 50
+BEST_CHOICE = 37
+
+
+def _bowl(high: float) -> Callable[[Any], float]:
+    def objective(trial: Any) -> float:
+        x = trial.suggest_float("x", 0.0, high)
+        y = trial.suggest_float("y", 0.0, 1.0)
+        z = trial.suggest_float("z", 0.0, 1.0)
+        return (x - 1.4) ** 2 + (y - 0.3) ** 2 + (z - 0.6) ** 2
+
+    return objective
+
+
+def widen(sampler: str, seed: int) -> dict[str, float]:
+    import optuna
+
+    study = optuna.create_study(sampler=make_sampler(sampler, seed))
+    study.optimize(_bowl(1.0), n_trials=50)
+    study.sampler = make_sampler(sampler, seed + 1000)  # resumed with the wider range
+    study.optimize(_bowl(2.0), n_trials=100)
+    after = [t.value for t in study.trials[50:]]
+    return {"median after": float(np.median(after)), "best": float(study.best_value)}
+
+
+def _per_branch(trial: Any) -> float:
+    if trial.suggest_categorical("branch", ["a", "b"]) == "a":
+        lr = trial.suggest_float("lr", 0.0, 0.1)
+        m = trial.suggest_float("momentum", 0.0, 1.0)
+        return 10 * abs(lr - 0.03) + (m - 0.7) ** 2
+    lr = trial.suggest_float("lr", 0.0, 1.0)
+    d = trial.suggest_float("dropout", 0.0, 1.0)
+    return 0.05 + (lr - 0.6) ** 2 + (d - 0.2) ** 2
+
+
+def per_branch(sampler: str, seed: int) -> dict[str, float]:
+    import optuna
+
+    study = optuna.create_study(sampler=make_sampler(sampler, seed))
+    study.optimize(_per_branch, n_trials=100)
+    late = study.trials[50:]
+    share = np.mean([t.params["branch"] == "a" for t in late])
+    return {"best": float(study.best_value), "share in a, 51-100": float(share)}
+
+
+def choices(sampler: str, seed: int) -> dict[str, float]:
+    import optuna
+
+    rng = np.random.default_rng(12345)  # the problem, the same for every seed
+    level = rng.uniform(0.2, 1.0, CHOICES)
+    level[BEST_CHOICE] = 0.0
+    centre = rng.uniform(0.1, 0.9, CHOICES)
+    names = [f"m{i}" for i in range(CHOICES)]
+
+    def objective(trial: Any) -> float:
+        choice = trial.suggest_categorical("model", names)
+        i = int(choice[1:])
+        return float(level[i] + (trial.suggest_float(f"p_{choice}", 0.0, 1.0) - centre[i]) ** 2)
+
+    study = optuna.create_study(sampler=make_sampler(sampler, seed))
+    study.optimize(objective, n_trials=200)
+    played = sum(t.params["model"] == names[BEST_CHOICE] for t in study.trials)
+    return {"best": float(study.best_value), f"m{BEST_CHOICE} played": float(played)}
+
+
+STUDIES: dict[str, Callable[[str, int], dict[str, float]]] = {
+    "widen": widen,
+    "per-branch": per_branch,
+    "choices-50": choices,
+}
+
+
+def run_one(job: tuple[str, str, int]) -> dict[str, Any]:
+    """One study of one sampler and seed: its figures."""
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    study, sampler, seed = job
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return {"study": study, "sampler": sampler, "seed": seed, **STUDIES[study](sampler, seed)}
+
+
+def report(results: list[dict[str, Any]], samplers: list[str]) -> str:
+    """One table per study: each figure per seed, for every sampler."""
+    parts = []
+    for study in STUDIES:
+        runs = [r for r in results if r["study"] == study]
+        figures = [k for k in runs[0] if k not in ("study", "sampler", "seed")]
+        rows = []
+        for s in samplers:
+            mine = sorted((r for r in runs if r["sampler"] == s), key=lambda r: r["seed"])
+            rows.append([s, *(" / ".join(fmt(r[f]) for r in mine) for f in figures)])
+        header = ["sampler", *(f"{f} (seed by seed)" for f in figures)]
+        parts.append(f"### {study}\n\n" + md_table(header, rows))
+    return "\n\n".join(parts)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the three studies and write ``changing_spaces.md`` into ``--out``."""
+    p = make_parser("changing_spaces", __doc__)
+    p.add_argument("--quick", action="store_true", help="one seed")
+    p.add_argument("--seeds", type=int, default=3, help="number of seeds, from --seed-offset")
+    p.add_argument("--seed-offset", type=int, default=0, help="the first seed")
+    p.add_argument("--samplers", default=",".join(SAMPLERS), help="comma-separated names")
+    p.add_argument("--jobs", type=int, default=1, help="processes to run the studies in")
+    p.add_argument("--name", default="changing_spaces", help="name of the result file")
+    args = p.parse_args(argv)
+    started = time.time()
+    stamp_core()
+    samplers = args.samplers.split(",")
+    seeds = range(args.seed_offset, args.seed_offset + (1 if args.quick else args.seeds))
+    jobs = [(study, s, seed) for study in STUDIES for s in samplers for seed in seeds]
+    results = pmap(run_one, jobs, args.jobs)
+    text = (
+        f"# Changing and wide conditional spaces\n\n`{command_line('changing_spaces', argv)}`\n\n"
+        + machine_note("quick" if args.quick else "full", started)
+        + "\n"
+        + report(results, samplers)
+        + "\n"
+    )
+    write_result(args.out, args.name, text)
