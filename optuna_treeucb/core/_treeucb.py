@@ -39,6 +39,7 @@ from optuna_treeucb.core._partition import RefitPartition
 from optuna_treeucb.core._space import ParamSpec
 from optuna_treeucb.core._space import UnitCube
 from optuna_treeucb.core._space import as_cube
+from optuna_treeucb.core._space import as_reals
 
 _logger = logging.getLogger(__name__)
 Rule = Literal["refit", "incremental"]
@@ -219,7 +220,10 @@ class TreeUCB:
     ) -> None:
         """Record the value of ``params`` (k numbers for k objectives; NaN: ignored); ``budget``:
         the step an evaluation stopped early reached, >= 0 (``None``/``inf``: full);
-        ``violation``: the total constraint violation, >= 0 (0 or ``None``: feasible)."""
+        ``violation``: the total constraint violation, >= 0 (0 or ``None``: feasible).
+
+        A number is a Python or NumPy int or float: ``bool``, ``str`` and a ``None`` value are
+        not (TypeError naming the argument); a value out of range raises ValueError."""
         self._tell(self.space.encode(params), value, budget, violation, params)
 
     def tell_x(
@@ -242,10 +246,8 @@ class TreeUCB:
         violation: Any,
         params: Mapping[str, Any] | None,
     ) -> None:
-        if isinstance(value, (bool, str)):
-            raise TypeError(f"TreeUCB.tell needs a numeric value. Got {value!r}.")
-        y = as_values(value, None, self._obs.signs.size)
-        b = as_budgets([budget], 1, "TreeUCB.tell")
+        y = as_values(value, None, self._obs.signs.size, "TreeUCB.tell")
+        b = as_budgets([budget], 1, "TreeUCB.tell", "budget")
         v = as_violations([violation], 1, "TreeUCB.tell", "violation")
         self._pending.drop(x)
         self._obs.append(x[None], y, b, params, v)
@@ -264,8 +266,10 @@ class TreeUCB:
         ``drop_pending=False`` leaves the pending points alone (ValueError on a bad shape)."""
         X = as_points(self.space.dim, X, "TreeUCB.tell_many")
         n = X.shape[0]
-        Y = as_values(values, n, self._obs.signs.size)
-        b = as_budgets([None] * n if budgets is None else budgets, n, "TreeUCB.tell_many")
+        Y = as_values(values, n, self._obs.signs.size, "TreeUCB.tell_many")
+        b = as_budgets(
+            [None] * n if budgets is None else budgets, n, "TreeUCB.tell_many", "budgets"
+        )
         v = as_violations(
             [None] * n if violations is None else violations, n, "TreeUCB.tell_many", "violations"
         )
@@ -339,12 +343,24 @@ class TreeUCB:
     def ask_x(self, context: Mapping[int, float] | None = None) -> np.ndarray:
         """:meth:`ask` on the cube (``context``: column -> [0, 1]); shape (d,)."""
         d = self.space.dim
-        ctx = {} if context is None else dict(context)
-        for j, u in ctx.items():
-            if not (isinstance(j, (int, np.integer)) and 0 <= j < d):
-                raise ValueError(f"A context column must be an int in [0, {d}). Got {j!r}.")
-            if not (isinstance(u, (int, float, np.number)) and 0.0 <= float(u) <= 1.0):
-                raise ValueError(f"A context coordinate must be in [0, 1]. Got {u!r}.")
+        allowed = (
+            f"a dict {{column: coordinate}} with int columns in [0, {d}) and real coordinates "
+            "in [0, 1], or None"
+        )
+        message = (
+            f"The 'context' parameter of TreeUCB.ask_x must be {allowed}. Got {context!r} instead."
+        )
+        if context is not None and not isinstance(context, Mapping):
+            raise TypeError(message)
+        ctx: dict[int, float] = {}
+        for j, u in (context or {}).items():
+            if isinstance(j, bool) or not isinstance(j, (int, np.integer)):
+                raise TypeError(message)
+            if not 0 <= j < d:
+                raise ValueError(message)
+            inside = lambda v: (v >= 0.0) & (v <= 1.0)  # noqa: E731
+            coordinate = as_reals(u, "context", "TreeUCB.ask_x", allowed, inside, shown=context)
+            ctx[int(j)] = float(coordinate)
         x = self._choose(ctx)
         self._pending.add(x)
         return x
