@@ -426,8 +426,9 @@ class TreeUCBSearch(Searcher):
             ``"a/b"`` keys). A point that gives only some parameters is a context: TreeUCB
             chooses the others.
         evaluated_rewards:
-            Metric values of ``points_to_evaluate`` measured already; the points are then
-            recorded instead of run, and must give every parameter.
+            Metric values of ``points_to_evaluate`` measured already, each as the ``value``
+            of :meth:`add_evaluated_point`; the points are then recorded instead of run, and
+            must give every parameter.
         seed:
             Seed of the random draws, combined with the configuration's rank (``None``: a
             fresh seed); see "Reproducibility" above.
@@ -591,6 +592,8 @@ class TreeUCBSearch(Searcher):
             self._queue = queue
             return
         for i, (flat, value) in enumerate(zip(queue, self._evaluated_rewards, strict=True)):
+            item = f"Item {i} of the 'evaluated_rewards' parameter of TreeUCBSearch"
+            value = self._given_value(value, item)
             self._record(flat, value, f"points_to_evaluate[{i}] (evaluated_rewards[{i}])")
             self._n_configs += 1
 
@@ -746,6 +749,41 @@ class TreeUCBSearch(Searcher):
         )
         return None
 
+    def _given_value(self, value: Any, what: str) -> Any:
+        """A metric value the user gave (``evaluated_rewards``, :meth:`add_evaluated_point`)
+        as :meth:`_record` takes it: a number, or a list with several metrics. NaN stays (the
+        point is then not recorded, with a warning).
+
+        Raises:
+            TypeError: If it is not a number, or with several metrics neither a list of
+                numbers nor a dict keyed by the metric names.
+            ValueError: If it has another number of values, or other keys, than metrics.
+        """
+        several = isinstance(self._metric, list)
+        names = list(self._metric) if isinstance(self._metric, list) else [str(self._metric)]
+        allowed = (
+            f"a list of {len(names)} real numbers, one per metric of {names!r} in that order, "
+            "or a dict keyed by those metric names"
+            if several
+            else f"a real number, or a dict {{{names[0]!r}: number}}"
+        )
+        message = f"{what} must be {allowed} (NaN: not recorded). Got {value!r} instead."
+        if isinstance(value, Mapping):
+            if set(value) != set(names):
+                raise ValueError(message)
+            values = [value[name] for name in names]
+        elif not several:
+            values = [value]
+        elif isinstance(value, (list, tuple, np.ndarray)):
+            values = list(value)
+        else:  # e.g. a number for several metrics
+            raise TypeError(message)
+        if any(_as_float(u) is None for u in values):
+            raise TypeError(message)
+        if len(values) != len(names):
+            raise ValueError(message)
+        return values if several else values[0]
+
     def _metrics(self, result: Mapping[str, Any]) -> Any:
         """The metric value(s) of a result: a list with several metrics; ``None`` if one is
         missing."""
@@ -831,22 +869,26 @@ class TreeUCBSearch(Searcher):
     ) -> None:
         """Record a configuration evaluated outside this searcher.
 
-        Errored points, pruned points without ``intermediate_values``, and values that are not
-        numbers are not recorded (and logged).  A pruned point with ``intermediate_values``
+        Errored points, pruned points without ``intermediate_values``, and NaN values are not
+        recorded (and logged).  A pruned point with ``intermediate_values``
         is recorded with ``value`` at the step it reached, ``len(intermediate_values)`` (see
         "Schedulers" in the class docstring).
 
         Args:
             parameters: A value for every parameter (nested or flat ``"a/b"`` keys); keys that
                 are not parameters are ignored.
-            value: Its metric value.
+            value: Its metric value; with several metrics, a list in the order of ``metric``
+                or a dict keyed by the metric names (a dict also with one metric).
             error: Whether the evaluation raised.
             pruned: Whether the evaluation was stopped early.
             intermediate_values: The values it reported, one per step, if it was pruned.
 
         Raises:
             RuntimeError: If the search space, metric or mode is not set yet.
-            ValueError: If a parameter is missing or its value is not legal.
+            ValueError: If a parameter is missing or its value is not legal, or ``value``
+                holds another number of values, or other keys, than there are metrics.
+            TypeError: If ``value`` is not a number (``None``, ``bool``, ``str``), or with
+                several metrics neither a list of numbers nor a dict.
         """
         treeucb = self._check_ready()
         assert self._layout is not None
@@ -866,6 +908,9 @@ class TreeUCBSearch(Searcher):
         what = "The 'parameters' of TreeUCBSearch.add_evaluated_point"
         flat = self._layout.flatten(parameters, what=what, strict=False)
         self._check_values(flat, what=what, full=True)
+        value = self._given_value(
+            value, "The 'value' parameter of TreeUCBSearch.add_evaluated_point"
+        )
         budget = float(len(intermediate_values)) if pruned and intermediate_values else None
         n_pending = treeucb.n_pending
         if self._record(flat, value, f"the evaluated point {parameters!r}", budget=budget):

@@ -129,6 +129,47 @@ def test_add_evaluated_point_is_refused_with_constraints() -> None:
         searcher.add_evaluated_point({"x": 0.5, "y": 0.5}, [1.0, 2.0])
 
 
+def test_add_evaluated_point_takes_a_dict_keyed_by_metric() -> None:
+    searcher = _searcher()
+    searcher.add_evaluated_point({"x": 0.5, "y": 0.5}, {"f2": 2.0, "f1": 1.0})
+    searcher.add_evaluated_point({"x": 0.4, "y": 0.5}, (3.0, 4.0))
+    assert searcher.model is not None
+    np.testing.assert_array_equal(searcher.model.values, [[1.0, 2.0], [3.0, 4.0]])
+
+
+@pytest.mark.parametrize(
+    ("value", "error"),
+    [
+        (1.0, TypeError),  # one number for two metrics: was dropped with a warning
+        ({"f1": 1.0}, ValueError),
+        ({"f1": 1.0, "f2": 2.0, "f3": 3.0}, ValueError),
+        ([1.0], ValueError),
+        ([1.0, None], TypeError),
+        (["1.0", 2.0], TypeError),
+    ],
+)
+def test_add_evaluated_point_with_a_bad_value_for_several_metrics_raises(
+    value: Any, error: type[Exception]
+) -> None:
+    searcher = _searcher()
+    match = (
+        "'value' parameter of TreeUCBSearch.add_evaluated_point must be a list of 2 real "
+        r"numbers, one per metric of \['f1', 'f2'\] .* or a dict keyed by those metric names"
+    )
+    with pytest.raises(error, match=match):
+        searcher.add_evaluated_point({"x": 0.5, "y": 0.5}, value)
+    assert searcher.model is not None and searcher.model.n_observations == 0
+
+
+def test_evaluated_rewards_follow_the_rule_of_add_evaluated_point() -> None:
+    kwargs: dict[str, Any] = {"points_to_evaluate": [{"x": 0.5, "y": 0.5}] * 2}
+    searcher = _searcher(evaluated_rewards=[{"f1": 1.0, "f2": 2.0}, [3.0, 4.0]], **kwargs)
+    assert searcher.model is not None
+    np.testing.assert_array_equal(searcher.model.values, [[1.0, 2.0], [3.0, 4.0]])
+    with pytest.raises(TypeError, match="Item 1 of the 'evaluated_rewards' parameter.*Got 3.0"):
+        _searcher(evaluated_rewards=[[1.0, 2.0], 3.0], **kwargs)
+
+
 def test_several_metrics_from_evaluated_rewards() -> None:
     searcher = TreeUCBSearch(
         SPACE,
