@@ -3,6 +3,7 @@ from __future__ import annotations
 import logging
 import math
 import pickle
+import threading
 from collections.abc import Callable
 
 import numpy as np
@@ -380,3 +381,31 @@ def test_best_x_is_the_first_best_point_as_best_params(direction: str) -> None:
     expected = 0.1 if direction == "maximize" else 0.2  # ties: the first one told
     np.testing.assert_array_equal(bandit.best_x, [expected])
     assert bandit.best_params == {"x": expected}
+
+
+@pytest.mark.parametrize("sampling", ["uniform", "local_gp"])
+def test_two_threads_can_ask_and_tell_one_bandit(sampling: str) -> None:
+    # unlocked, this raised "The weights and list don't have the same length" or IndexError
+    bandit = TreeUCB(2, seed=0, n_startup=3, sampling=sampling)
+    start = threading.Barrier(2)
+    errors: list[BaseException] = []
+
+    def worker(offset: float) -> None:
+        start.wait()
+        try:
+            for _ in range(100):
+                x = bandit.ask_x()
+                bandit.tell_x(x, float((x[0] - 0.3) ** 2) + offset)
+                _ = bandit.best_x, bandit.pending
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert bandit.n_observations == 200 and bandit.n_pending == 0
+    copy = pickle.loads(pickle.dumps(bandit))  # the lock is made again, not pickled
+    np.testing.assert_array_equal(copy.ask_x(), bandit.ask_x())
