@@ -375,13 +375,17 @@ class TreeUCBSearch(Searcher):
     contribution.  ``constraints`` names result keys, each satisfied when its value is <= 0
     (e.g. ``"mem_gb_over"``: memory in GB minus the budget); the names are read from the
     result dict, never evaluated.  Feasible results rank above infeasible ones, which rank by
-    their total violation (the sum of the positive values).  Every completed result must
-    hold every constraint as a number (else ``ValueError`` naming ``constraints`` and the
-    key); ``evaluated_rewards`` and :meth:`add_evaluated_point` hold no constraint values, so
-    they are refused when ``constraints`` is set.
+    their total violation (the sum of the positive values).  A trial's constraint values are
+    the latest its results reported; a trial without a number for every constraint (one
+    missing, NaN or not a number) is dropped as a NaN metric is, and its point released, with
+    one warning per searcher (later ones at INFO).  Report every constraint in every result,
+    not only in the final one, so that trials a scheduler stops early count.
+    ``evaluated_rewards`` and :meth:`add_evaluated_point` hold no constraint values, so they
+    are refused when ``constraints`` is set.
 
     Results: a trial that errored, whose result lacks a metric, or whose metric is ``None``,
-    not a number or NaN is dropped (logged) and its pending point forgotten; ``+inf`` and
+    not a number or NaN is dropped (logged) and its pending point forgotten, as is one whose
+    constraints cannot be read; nothing is raised inside Tune's callbacks.  ``+inf`` and
     ``-inf`` are recorded (the core's reward normalisation puts them at the worst or best
     end).  Results for unknown trials are ignored with a warning.
 
@@ -422,8 +426,9 @@ class TreeUCBSearch(Searcher):
             ``"a/b"`` keys). A point that gives only some parameters is a context: TreeUCB
             chooses the others.
         evaluated_rewards:
-            Metric values of ``points_to_evaluate`` measured already; the points are then
-            recorded instead of run, and must give every parameter.
+            Metric values of ``points_to_evaluate`` measured already, each as the ``value``
+            of :meth:`add_evaluated_point`; the points are then recorded instead of run, and
+            must give every parameter.
         seed:
             Seed of the random draws, combined with the configuration's rank (``None``: a
             fresh seed); see "Reproducibility" above.
@@ -576,6 +581,7 @@ class TreeUCBSearch(Searcher):
         # (seed, k), as an Optuna trial's by (seed, trial number).
         self._base_seed = int(self._seed) if self._seed is not None else fresh_seed()
         self._n_configs = 0
+        self._warned_constraints = False  # a result was dropped for its constraints
         queue = []
         for i, point in enumerate(self._points_to_evaluate):
             what = f"points_to_evaluate[{i}]"
@@ -586,6 +592,8 @@ class TreeUCBSearch(Searcher):
             self._queue = queue
             return
         for i, (flat, value) in enumerate(zip(queue, self._evaluated_rewards, strict=True)):
+            item = f"Item {i} of the 'evaluated_rewards' parameter of TreeUCBSearch"
+            value = self._given_value(value, item)
             self._record(flat, value, f"points_to_evaluate[{i}] (evaluated_rewards[{i}])")
             self._n_configs += 1
 
@@ -681,14 +689,13 @@ class TreeUCBSearch(Searcher):
         what: str,
         budget: float | None = None,
         constraints: Mapping[str, Any] | None = None,
+        *,
+        stopped: bool = False,
     ) -> bool:
         """Tell the core a result (``value``: a list with several metrics, ``constraints``:
-        the values of the constraint keys); ``False`` (and a warning) if a value is not a
-        number.
-
-        Raises:
-            ValueError: If a constraint is missing or not a number.
-        """
+        the values of the constraint keys); ``False`` (logged) if a metric or a constraint is
+        missing, NaN or not a number. Never raises on a result: Tune calls it from its
+        callbacks (``stopped``: the trial was stopped early, which the message explains)."""
         assert self._treeucb is not None
         several = isinstance(self._metric, list)
         values = list(value) if several and isinstance(value, (list, tuple)) else [value]
@@ -704,22 +711,78 @@ class TreeUCBSearch(Searcher):
                 f"{n} numbers" if several else "a number",
             )
             return False
-        cons = []
-        for key in self._constraints:
-            c = _as_float((constraints or {}).get(key))
-            if c is None or math.isnan(c):
-                raise ValueError(
-                    f"The 'constraints' parameter of TreeUCBSearch names {key!r}, but the "
-                    f"result of {what} holds {(constraints or {}).get(key, 'no such key')!r}: "
-                    "every result needs each constraint as a number (<= 0: satisfied)."
-                )
-            cons.append(c)
-        violation = float(total_violation(np.array([cons]))[0]) if cons else 0.0
+        violation = self._violation(constraints or {}, what, stopped)
+        if violation is None:
+            return False
         told = [float(u) for u in floats if u is not None]
         self._treeucb.tell(
             params, told if several else told[0], budget=budget, violation=violation
         )
         return True
+
+    def _violation(self, constraints: Mapping[str, Any], what: str, stopped: bool) -> float | None:
+        """The total violation of a result's constraint values (the core's
+        ``total_violation``), or ``None`` when one is missing, NaN or not a number: the
+        result is then dropped, with one warning per searcher (later ones at INFO)."""
+        keys = self._constraints
+        cons = [_as_float(constraints.get(key)) for key in keys]
+        bad = {
+            k: constraints.get(k, "nothing")
+            for k, c in zip(keys, cons)
+            if c is None or math.isnan(c)
+        }
+        if not bad:
+            return float(total_violation(np.array([cons]))[0]) if cons else 0.0
+        level = logging.INFO if self._warned_constraints else logging.WARNING
+        self._warned_constraints = True
+        _logger.log(
+            level,
+            "TreeUCBSearch drops %s: its result holds %s for the constraint(s) of the "
+            "'constraints' parameter, which must be real numbers, not NaN (its configuration "
+            "is not counted).%s Later results dropped for their constraints are logged at INFO.",
+            what,
+            ", ".join(f"{v!r} for {k!r}" for k, v in bad.items()),
+            " It was stopped early by a scheduler: report every constraint in every result "
+            "(not only the final one) for such trials to count."
+            if stopped
+            else "",
+        )
+        return None
+
+    def _given_value(self, value: Any, what: str) -> Any:
+        """A metric value the user gave (``evaluated_rewards``, :meth:`add_evaluated_point`)
+        as :meth:`_record` takes it: a number, or a list with several metrics. NaN stays (the
+        point is then not recorded, with a warning).
+
+        Raises:
+            TypeError: If it is not a number, or with several metrics neither a list of
+                numbers nor a dict keyed by the metric names.
+            ValueError: If it has another number of values, or other keys, than metrics.
+        """
+        several = isinstance(self._metric, list)
+        names = list(self._metric) if isinstance(self._metric, list) else [str(self._metric)]
+        allowed = (
+            f"a list of {len(names)} real numbers, one per metric of {names!r} in that order, "
+            "or a dict keyed by those metric names"
+            if several
+            else f"a real number, or a dict {{{names[0]!r}: number}}"
+        )
+        message = f"{what} must be {allowed} (NaN: not recorded). Got {value!r} instead."
+        if isinstance(value, Mapping):
+            if set(value) != set(names):
+                raise ValueError(message)
+            values = [value[name] for name in names]
+        elif not several:
+            values = [value]
+        elif isinstance(value, (list, tuple, np.ndarray)):
+            values = list(value)
+        else:  # e.g. a number for several metrics
+            raise TypeError(message)
+        if any(_as_float(u) is None for u in values):
+            raise TypeError(message)
+        if len(values) != len(names):
+            raise ValueError(message)
+        return values if several else values[0]
 
     def _metrics(self, result: Mapping[str, Any]) -> Any:
         """The metric value(s) of a result: a list with several metrics; ``None`` if one is
@@ -750,7 +813,9 @@ class TreeUCBSearch(Searcher):
         step = self._step(result)
         value = None if self._metric is None else self._metrics(result)
         if value is not None:
-            cons = {key: result[key] for key in self._constraints if key in result}
+            # the latest value of each constraint, also from results before this one
+            previous = self._last_result.get(trial_id, (None, None, {}))[2]
+            cons = {**previous, **{k: result[k] for k in self._constraints if k in result}}
             self._last_result[trial_id] = (value, step, cons)
 
     def on_trial_complete(
@@ -776,10 +841,12 @@ class TreeUCBSearch(Searcher):
             _logger.info("TreeUCBSearch drops trial %s: it errored.", trial_id)
         else:
             assert self._metric is not None  # a trial is live only after suggest checked it
-            value = None if result is None else self._metrics(result)
-            cons: Mapping[str, Any] | None = result
+            final: Mapping[str, Any] = {} if result is None else result
+            value = self._metrics(final)
+            cons: Mapping[str, Any] = {} if last is None else last[2]
             if value is not None:
-                step = self._step(result)  # type: ignore[arg-type]
+                step = self._step(final)
+                cons = {**cons, **{k: final[k] for k in self._constraints if k in final}}
             elif last is not None:  # the last intermediate result stands in for it
                 value, step, cons = last
             else:
@@ -787,7 +854,8 @@ class TreeUCBSearch(Searcher):
             # stopped early if some result went further; complete otherwise
             stopped = step is not None and step < self._max_step
             budget = self._treeucb.budget_of(step, complete=not stopped)
-            told = self._record(params, value, f"trial {trial_id}", budget, cons)
+            what = f"trial {trial_id}"
+            told = self._record(params, value, what, budget, cons, stopped=stopped)
         if not told:  # a told value dropped the trial's pending point itself
             self._treeucb.forget_pending(self._cube.encode(params))
 
@@ -801,22 +869,26 @@ class TreeUCBSearch(Searcher):
     ) -> None:
         """Record a configuration evaluated outside this searcher.
 
-        Errored points, pruned points without ``intermediate_values``, and values that are not
-        numbers are not recorded (and logged).  A pruned point with ``intermediate_values``
+        Errored points, pruned points without ``intermediate_values``, and NaN values are not
+        recorded (and logged).  A pruned point with ``intermediate_values``
         is recorded with ``value`` at the step it reached, ``len(intermediate_values)`` (see
         "Schedulers" in the class docstring).
 
         Args:
             parameters: A value for every parameter (nested or flat ``"a/b"`` keys); keys that
                 are not parameters are ignored.
-            value: Its metric value.
+            value: Its metric value; with several metrics, a list in the order of ``metric``
+                or a dict keyed by the metric names (a dict also with one metric).
             error: Whether the evaluation raised.
             pruned: Whether the evaluation was stopped early.
             intermediate_values: The values it reported, one per step, if it was pruned.
 
         Raises:
             RuntimeError: If the search space, metric or mode is not set yet.
-            ValueError: If a parameter is missing or its value is not legal.
+            ValueError: If a parameter is missing or its value is not legal, or ``value``
+                holds another number of values, or other keys, than there are metrics.
+            TypeError: If ``value`` is not a number (``None``, ``bool``, ``str``), or with
+                several metrics neither a list of numbers nor a dict.
         """
         treeucb = self._check_ready()
         assert self._layout is not None
@@ -836,6 +908,9 @@ class TreeUCBSearch(Searcher):
         what = "The 'parameters' of TreeUCBSearch.add_evaluated_point"
         flat = self._layout.flatten(parameters, what=what, strict=False)
         self._check_values(flat, what=what, full=True)
+        value = self._given_value(
+            value, "The 'value' parameter of TreeUCBSearch.add_evaluated_point"
+        )
         budget = float(len(intermediate_values)) if pruned and intermediate_values else None
         n_pending = treeucb.n_pending
         if self._record(flat, value, f"the evaluated point {parameters!r}", budget=budget):

@@ -18,7 +18,7 @@ from typing import Literal
 
 import numpy as np
 
-from optuna_treeucb.core._space import is_number
+from optuna_treeucb.core._space import as_reals
 
 PrunedRule = Literal["last_value", "context"]
 
@@ -75,26 +75,19 @@ def budget_contexts(budget: np.ndarray, B: float) -> np.ndarray:
     return np.log1p(b) / math.log1p(B)
 
 
-def as_budgets(budgets: Any, n: int, what: str) -> np.ndarray:
-    """Budgets as floats, ``None`` as ``inf``; shape (n,), values in [0, inf]."""
-    try:
-        items = list(budgets)
-    except TypeError:
-        raise TypeError(
-            f"{what} needs budgets as a sequence of numbers or None. Got {budgets!r}."
-        ) from None
-    out = np.full(len(items), np.inf)
-    for i, b in enumerate(items):
-        if b is not None and not is_number(b):
-            raise TypeError(f"{what} needs a budget that is a number or None. Got {b!r}.")
-        if b is not None and not float(b) >= 0.0:
-            raise ValueError(
-                f"{what} needs a budget >= 0 (the step reached) or None/inf for a full "
-                f"evaluation. Got {b!r}."
-            )
-        out[i] = np.inf if b is None else float(b)
+def as_budgets(budgets: Any, n: int, owner: str, name: str) -> np.ndarray:
+    """Budgets as floats, ``None`` as ``inf``; shape (n,), values in [0, inf].
+
+    ``name`` is ``"budget"`` for :meth:`TreeUCB.tell`, which passes ``[budget]``.
+    """
+    allowed = "a real number >= 0 (the step reached), or None or inf (a full evaluation)"
+    if name != "budget":
+        allowed = "a sequence with, per value, " + allowed.replace(", or", " or")
+    shown = budgets[0] if name == "budget" else budgets
+    out = as_reals(budgets, name, owner, allowed, lambda b: b >= 0, none=np.inf, shown=shown)
     if out.shape != (n,):
         raise ValueError(
-            f"{what} needs one budget per value: got {out.shape[0]} budgets for {n} values."
+            f"The {name!r} parameter of {owner} must be {allowed}. Got {out.size} budgets "
+            f"for {n} values instead."
         )
     return out

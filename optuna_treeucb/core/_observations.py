@@ -29,6 +29,7 @@ from optuna_treeucb.core._objectives import progress
 from optuna_treeucb.core._objectives import progress_of
 from optuna_treeucb.core._objectives import rank_rewards
 from optuna_treeucb.core._space import UnitCube
+from optuna_treeucb.core._space import as_reals
 
 if TYPE_CHECKING:
     from optuna_treeucb.core._partition import Partition
@@ -72,34 +73,43 @@ def as_points(d: int, X: Any, what: str, *, one: bool = False) -> np.ndarray:
     return arr
 
 
-def as_values(value: Any, n: int | None, k: int) -> np.ndarray:
-    """The told values as shape (n, k): a number or k numbers (``n`` None), or (n,) or (n, k)."""
-    try:
-        Y = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):  # e.g. a string or None
-        raise TypeError(f"TreeUCB.tell needs a numeric value. Got {value!r}.") from None
+def as_values(value: Any, n: int | None, k: int, owner: str) -> np.ndarray:
+    """The told values as shape (n, k): a number or k numbers (``n`` None, :meth:`tell`), or
+    (n,) or (n, k) (:meth:`tell_many`); NaN marks a failed evaluation (dropped later)."""
+    shapes: list[tuple[int, ...]]
     if n is None:
-        if Y.shape == (k,) or (k == 1 and Y.shape == ()):
-            return Y.reshape(1, k)
-        per = "a number" if k == 1 else f"{k} numbers, one per objective"
-        raise ValueError(f"TreeUCB.tell needs {per}. Got {value!r}.")
-    if Y.shape == (n, k) or (k == 1 and Y.shape == (n,)):
-        return Y.reshape(n, k)
-    shape = f"({n},), one per row of X" if k == 1 else f"({n}, {k}), a row per row of X"
-    raise ValueError(f"TreeUCB.tell_many needs values of shape {shape}. Got shape {Y.shape}.")
+        name, what = "value", "a real number" if k == 1 else f"{k} real numbers, one per objective"
+        shapes = [(k,), ()] if k == 1 else [(k,)]
+    else:
+        shape = f"({n},), one per row of X" if k == 1 else f"({n}, {k}), a row per row of X"
+        name, what = "values", f"real numbers of shape {shape}"
+        shapes = [(n, k), (n,)] if k == 1 else [(n, k)]
+    allowed = f"{what} (NaN: a failed evaluation, ignored)"
+    Y = as_reals(value, name, owner, allowed)
+    if Y.shape not in shapes:
+        got = repr(value) if n is None else f"shape {Y.shape}"
+        raise ValueError(
+            f"The {name!r} parameter of {owner} must be {allowed}. Got {got} instead."
+        )
+    return Y.reshape(-1, k)
 
 
 def as_violations(violations: Any, n: int, owner: str, name: str) -> np.ndarray:
     """``violations`` as a float array of shape (n,), values >= 0 (``None``: 0)."""
-    try:
-        v = np.array([0.0 if u is None else u for u in violations], dtype=float)
-    except (TypeError, ValueError):  # not a sequence, or not numbers
-        v = np.full(0, np.nan)
-    if v.shape != (n,) or np.isnan(v).any() or (v < 0).any():
+    allowed = (
+        "a real number >= 0, or None"
+        if name == "violation"
+        else ("a sequence with a real number >= 0 or None per row of X")
+    )
+    allowed += (
+        " (0 or None: feasible; e.g. the sum of the positive parts of constraints feasible when "
+        "<= 0)"
+    )
+    shown = violations[0] if name == "violation" else violations  # tell: [violation]
+    v = as_reals(violations, name, owner, allowed, lambda u: u >= 0, none=0.0, shown=shown)
+    if v.shape != (n,):
         raise ValueError(
-            f"The {name!r} parameter of {owner} must be a number >= 0 per observation "
-            f"(0: feasible; e.g. the sum of the positive parts of constraints feasible when "
-            f"<= 0). Got {violations if n != 1 else violations[0]!r} instead."
+            f"The {name!r} parameter of {owner} must be {allowed}. Got {shown!r} instead."
         )
     return v
 

@@ -15,6 +15,7 @@ Notations:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -54,6 +55,55 @@ _MAX_LISTED_EDGES = 100_000  # bin_edges builds an array only up to this many bi
 def is_number(value: Any) -> bool:
     """Whether ``value`` is a real number (a Python or NumPy int or float), ``bool`` excluded."""
     return not isinstance(value, bool) and isinstance(value, (int, float, np.number))
+
+
+def as_reals(
+    value: Any,
+    name: str,
+    owner: str,
+    allowed: str,
+    ok: Callable[[np.ndarray], np.ndarray] | None = None,
+    *,
+    none: float | None = None,
+    shown: Any = None,
+) -> np.ndarray:
+    """``value`` as a float array of its shape, by the core's one rule for numeric inputs.
+
+    A number is a Python or NumPy int or float (:func:`is_number`): ``bool``, ``str`` and
+    ``None`` are not (``None`` stands for ``none`` when that is given).  ``value`` is a number
+    or nested sequences (or an array) of numbers.
+
+    Args:
+        value: The input, as the caller gave it.
+        name: The parameter's name, e.g. ``"violation"``.
+        owner: Who takes it, e.g. ``"TreeUCB.tell"``.
+        allowed: What it must be, e.g. ``"a real number >= 0"``.
+        ok: Elementwise check of the floats (NaN reaches it), e.g. ``lambda v: v >= 0``.
+        none: The number ``None`` stands for; ``None``: ``None`` is not allowed.
+        shown: What the message shows as received (``value`` if ``None``).
+
+    Raises:
+        TypeError: If an element is not a number.
+        ValueError: If ``ok`` rejects an element.
+    """
+    message = (
+        f"The {name!r} parameter of {owner} must be {allowed}. "
+        f"Got {value if shown is None else shown!r} instead."
+    )
+    if isinstance(value, np.ndarray) and value.dtype.kind in "iuf":
+        arr = value.astype(float)
+    else:
+        try:
+            items = np.asarray(value, dtype=object)
+        except ValueError:  # e.g. arrays of unequal lengths
+            raise TypeError(message) from None
+        flat = [none if u is None and none is not None else u for u in items.flat]
+        if not all(is_number(u) for u in flat):
+            raise TypeError(message)
+        arr = np.array(flat, dtype=float).reshape(items.shape)
+    if ok is not None and not np.all(ok(arr)):
+        raise ValueError(message)
+    return arr
 
 
 def _whole(value: Any) -> int | None:

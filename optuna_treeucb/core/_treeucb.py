@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import logging
+import threading
+from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 from typing import Literal
+from typing import TypeVar
+from typing import cast
 
 import numpy as np
 
@@ -39,12 +44,25 @@ from optuna_treeucb.core._partition import RefitPartition
 from optuna_treeucb.core._space import ParamSpec
 from optuna_treeucb.core._space import UnitCube
 from optuna_treeucb.core._space import as_cube
+from optuna_treeucb.core._space import as_reals
 
 _logger = logging.getLogger(__name__)
 Rule = Literal["refit", "incremental"]
 Index = Literal["hoeffding", "soft_gp"]
 Sampling = Literal["uniform", "trust_region", "local_gp"]
 Discrete = Literal["box", "region"]
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _serialised(method: _F) -> _F:
+    """``method`` run under its TreeUCB's lock: one call at a time (re-entrant)."""
+
+    @functools.wraps(method)
+    def locked(self: TreeUCB, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return cast(_F, locked)
 
 
 class TreeUCB:
@@ -58,6 +76,10 @@ class TreeUCB:
     in [0, 1] by mid-rank (NaN: ignored with a warning); with several objectives or
     constraints, feasible observations rank first, then by Pareto front and hypervolume
     contribution.  A budget marks an evaluation stopped early (see ``pruned``).
+
+    Threads: each public method and property runs under the instance's lock, so several
+    threads may ask and tell one ``TreeUCB``; the points drawn then depend on the order in
+    which the threads' calls arrive, so a seeded run is reproducible only from one thread.
 
     The defaults are the paper's bandit (cumulative regret: every point counts).  **For
     optimisation** (only the best value counts), pass ``sampling="local_gp"``, the default of
@@ -127,6 +149,7 @@ class TreeUCB:
         self.max_budget: float | None = opts["max_budget"]
         self.sampling: Sampling = opts["sampling"]
         self.discrete: Discrete = opts["discrete"]
+        self._lock = threading.RLock()  # one call at a time: see "Threads" above
         self._rng = np.random.default_rng(self.seed)
         self._obs = Observations(self.space, directions)
         self._pending = Pending(self.space)
@@ -139,63 +162,83 @@ class TreeUCB:
             kind = TrustRegion if self.sampling == "trust_region" else LocalGP
             self._inbox = kind(self.space, self.n_startup, self.discrete)
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_lock"]  # a lock cannot be pickled; a new one is made on loading
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
+
     def _new_partition(self) -> Partition:
         """An empty partition of the cube, with a column per parameter and per context."""
         d = self.space.dim + self._context.n_columns
         return RefitPartition(d, seed=0) if self.rule == "refit" else IncrementalPartition(d)
 
+    @_serialised
     def reseed(self, seed: int | Sequence[int] | None) -> None:
         """Replace the generator by ``default_rng(seed)`` (the wrappers: a seed per trial)."""
         self._rng = np.random.default_rng(seed)
 
     @property
+    @_serialised
     def n_observations(self) -> int:
         """Number of observations told (NaN values excluded)."""
         return self._obs.n
 
     @property
+    @_serialised
     def X(self) -> np.ndarray:
         """Observed points, shape (n, d), values in [0, 1]."""
         return self._obs.X.copy()
 
     @property
+    @_serialised
     def budgets(self) -> np.ndarray:
         """Budget of each observation (``inf``: a full evaluation), shape (n,)."""
         return self._obs.budgets.copy()
 
     @property
+    @_serialised
     def values(self) -> np.ndarray:
         """Observed values as told (not negated), shape (n,), or (n, k) for k objectives."""
         return self._obs.values
 
     @property
+    @_serialised
     def violations(self) -> np.ndarray:
         """Total constraint violation of each observation (0: feasible), shape (n,)."""
         return self._obs.violations.copy()
 
     @property
+    @_serialised
     def best_params(self) -> dict[str, Any]:
         """Parameters of the best feasible (else least violating) observation among those that
         went furthest (RuntimeError before any; with several objectives, :attr:`front_params`)."""
         return self._obs.best_params()
 
     @property
+    @_serialised
     def front_params(self) -> list[dict[str, Any]]:
         """Parameters of the non-dominated observations, chosen as :attr:`best_params` is, in
         the order told."""
         return [self._obs.params_of(i) for i in self._obs.front()]
 
     @property
+    @_serialised
     def best_x(self) -> np.ndarray:
         """Point of :attr:`best_params`, shape (d,), values in [0, 1]."""
         return self._obs.X[self._obs.best("best_x")].copy()
 
     @property
+    @_serialised
     def in_startup(self) -> bool:
         """Whether the next point is uniform: until ``n_startup`` values (at least 1) are told."""
         return self.n_observations < max(self.n_startup, 1)
 
     @property
+    @_serialised
     def trust_region(self) -> TrustRegionState | None:
         """The trust region's state as of the last draw (``None`` with ``sampling="uniform"``)."""
         return self._inbox.state if isinstance(self._inbox, TrustRegion) else None
@@ -205,10 +248,12 @@ class TreeUCB:
         or under ``pruned="context"``, else ``None`` (full)."""
         return step if not complete or self.pruned == "context" else None
 
+    @_serialised
     def rewards(self) -> np.ndarray:
         """Rewards of the observations (mid-ranks), shape (n,), in [0, 1]."""
         return self._obs.rewards()
 
+    @_serialised
     def tell(
         self,
         params: Mapping[str, Any],
@@ -219,9 +264,13 @@ class TreeUCB:
     ) -> None:
         """Record the value of ``params`` (k numbers for k objectives; NaN: ignored); ``budget``:
         the step an evaluation stopped early reached, >= 0 (``None``/``inf``: full);
-        ``violation``: the total constraint violation, >= 0 (0 or ``None``: feasible)."""
+        ``violation``: the total constraint violation, >= 0 (0 or ``None``: feasible).
+
+        A number is a Python or NumPy int or float: ``bool``, ``str`` and a ``None`` value are
+        not (TypeError naming the argument); a value out of range raises ValueError."""
         self._tell(self.space.encode(params), value, budget, violation, params)
 
+    @_serialised
     def tell_x(
         self,
         x: np.ndarray | Sequence[float],
@@ -242,14 +291,13 @@ class TreeUCB:
         violation: Any,
         params: Mapping[str, Any] | None,
     ) -> None:
-        if isinstance(value, (bool, str)):
-            raise TypeError(f"TreeUCB.tell needs a numeric value. Got {value!r}.")
-        y = as_values(value, None, self._obs.signs.size)
-        b = as_budgets([budget], 1, "TreeUCB.tell")
+        y = as_values(value, None, self._obs.signs.size, "TreeUCB.tell")
+        b = as_budgets([budget], 1, "TreeUCB.tell", "budget")
         v = as_violations([violation], 1, "TreeUCB.tell", "violation")
         self._pending.drop(x)
         self._obs.append(x[None], y, b, params, v)
 
+    @_serialised
     def tell_many(
         self,
         X: np.ndarray,
@@ -264,8 +312,10 @@ class TreeUCB:
         ``drop_pending=False`` leaves the pending points alone (ValueError on a bad shape)."""
         X = as_points(self.space.dim, X, "TreeUCB.tell_many")
         n = X.shape[0]
-        Y = as_values(values, n, self._obs.signs.size)
-        b = as_budgets([None] * n if budgets is None else budgets, n, "TreeUCB.tell_many")
+        Y = as_values(values, n, self._obs.signs.size, "TreeUCB.tell_many")
+        b = as_budgets(
+            [None] * n if budgets is None else budgets, n, "TreeUCB.tell_many", "budgets"
+        )
         v = as_violations(
             [None] * n if violations is None else violations, n, "TreeUCB.tell_many", "violations"
         )
@@ -274,15 +324,18 @@ class TreeUCB:
         self._obs.append(X, Y, b, None, v)
 
     @property
+    @_serialised
     def pending(self) -> np.ndarray:
         """Points asked and not yet told, shape (p, d), in the order they were added."""
         return self._pending.points
 
     @property
+    @_serialised
     def n_pending(self) -> int:
         """Number of pending points (duplicates counted each)."""
         return len(self._pending)
 
+    @_serialised
     def set_pending(self, X: np.ndarray | Sequence[Sequence[float]]) -> None:
         """Replace the pending points by ``X``, shape (p, d), values in [0, 1]."""
         points = as_points(self.space.dim, X, "TreeUCB.set_pending")
@@ -290,10 +343,12 @@ class TreeUCB:
         for point in points:
             self._pending.add(point)
 
+    @_serialised
     def add_pending(self, x: np.ndarray | Sequence[float]) -> None:
         """Add a pending point ``x`` (d,); added twice, it counts twice until told."""
         self._pending.add(as_points(self.space.dim, x, "TreeUCB.add_pending", one=True)[0])
 
+    @_serialised
     def forget_pending(self, x: np.ndarray | Sequence[float]) -> None:
         """Drop a pending point without a value (e.g. its evaluation failed)."""
         self._pending.drop(as_points(self.space.dim, x, "TreeUCB.forget_pending", one=True)[0])
@@ -313,10 +368,12 @@ class TreeUCB:
         t = self.n_observations + self.n_pending + 1  # the round, this one included
         return X, r, BoxStats.of(self.partition, r, n_pending, t, self.C, self.M)
 
+    @_serialised
     def fit_leaves(self) -> BoxStats:
         """Fit the partition to the data and return its boxes with their statistics."""
         return self._model()[2]
 
+    @_serialised
     def posterior(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Soft-tree-kernel posterior mean and deviation of the reward at ``X`` (m, d), (m,)."""
         if self.n_observations == 0:
@@ -326,6 +383,7 @@ class TreeUCB:
         pts = self._context.at_full(np.atleast_2d(np.asarray(X, dtype=float)))
         return gp.posterior(Xm, self.partition, r, pts, self._context.at_full(self.pending))
 
+    @_serialised
     def ask(self, context: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The next parameters, pending until told; ``context`` fixes some of them."""
         ctx = {} if context is None else dict(context)
@@ -336,15 +394,28 @@ class TreeUCB:
         self._pending.add(self.space.encode(params))
         return params
 
+    @_serialised
     def ask_x(self, context: Mapping[int, float] | None = None) -> np.ndarray:
         """:meth:`ask` on the cube (``context``: column -> [0, 1]); shape (d,)."""
         d = self.space.dim
-        ctx = {} if context is None else dict(context)
-        for j, u in ctx.items():
-            if not (isinstance(j, (int, np.integer)) and 0 <= j < d):
-                raise ValueError(f"A context column must be an int in [0, {d}). Got {j!r}.")
-            if not (isinstance(u, (int, float, np.number)) and 0.0 <= float(u) <= 1.0):
-                raise ValueError(f"A context coordinate must be in [0, 1]. Got {u!r}.")
+        allowed = (
+            f"a dict {{column: coordinate}} with int columns in [0, {d}) and real coordinates "
+            "in [0, 1], or None"
+        )
+        message = (
+            f"The 'context' parameter of TreeUCB.ask_x must be {allowed}. Got {context!r} instead."
+        )
+        if context is not None and not isinstance(context, Mapping):
+            raise TypeError(message)
+        ctx: dict[int, float] = {}
+        for j, u in (context or {}).items():
+            if isinstance(j, bool) or not isinstance(j, (int, np.integer)):
+                raise TypeError(message)
+            if not 0 <= j < d:
+                raise ValueError(message)
+            inside = lambda v: (v >= 0.0) & (v <= 1.0)  # noqa: E731
+            coordinate = as_reals(u, "context", "TreeUCB.ask_x", allowed, inside, shown=context)
+            ctx[int(j)] = float(coordinate)
         x = self._choose(ctx)
         self._pending.add(x)
         return x

@@ -67,10 +67,10 @@ def test_tell_many_takes_budgets_and_drops_them_with_nan_values() -> None:
 @pytest.mark.parametrize(
     ("budget", "error", "match"),
     [
-        (-1, ValueError, "budget >= 0.*Got -1"),
-        (math.nan, ValueError, "budget >= 0.*Got nan"),
-        ("3", TypeError, "a number or None. Got '3'"),
-        (True, TypeError, "a number or None. Got True"),
+        (-1, ValueError, "'budget' parameter of TreeUCB.tell .* >= 0.*Got -1 instead"),
+        (math.nan, ValueError, "'budget' .*Got nan instead"),
+        ("3", TypeError, "'budget' .* a real number >= 0 .*Got '3' instead"),
+        (True, TypeError, "'budget' .* or None or inf .*Got True instead"),
     ],
 )
 def test_bad_budgets_are_rejected(budget: object, error: type[Exception], match: str) -> None:
@@ -82,7 +82,9 @@ def test_bad_budgets_are_rejected(budget: object, error: type[Exception], match:
 
 def test_tell_many_needs_one_budget_per_value() -> None:
     bandit = TreeUCB(1, seed=0)
-    with pytest.raises(ValueError, match="TreeUCB.tell_many needs one budget per value: got 1"):
+    with pytest.raises(
+        ValueError, match="'budgets' parameter of TreeUCB.tell_many .*Got 1 budgets for 2 values"
+    ):
         bandit.tell_many(np.array([[0.1], [0.2]]), [1.0, 2.0], [3])
 
 

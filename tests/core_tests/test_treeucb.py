@@ -3,6 +3,8 @@ from __future__ import annotations
 import logging
 import math
 import pickle
+import threading
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -218,16 +220,65 @@ def test_bad_inputs_raise_clear_errors() -> None:
         bandit.tell_x([0.1, 0.2, 0.3], 1.0)
     with pytest.raises(ValueError, match="\\[0, 1\\]"):
         bandit.tell_x([0.1, 1.5], 1.0)
-    with pytest.raises(TypeError, match="numeric value"):
+    with pytest.raises(TypeError, match="'value' parameter of TreeUCB.tell must be a real"):
         bandit.tell_x([0.1, 0.5], "good")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="values of shape \\(3,\\), one per row of X"):
+    with pytest.raises(ValueError, match="shape \\(3,\\), one per row of X.*Got shape \\(2,\\)"):
         bandit.tell_many(np.zeros((3, 2)), [1.0, 2.0])
     with pytest.raises(ValueError, match="Unknown parameter"):
         bandit.ask(context={"y": 0.3})
-    with pytest.raises(ValueError, match="context column"):
+    with pytest.raises(ValueError, match="'context' parameter of TreeUCB.ask_x"):
         bandit.ask_x(context={5: 0.3})
     with pytest.raises(RuntimeError, match="at least one"):
         _ = bandit.best_params
+
+
+def _tell(**kwargs: object) -> Callable[[TreeUCB], object]:
+    return lambda bandit: bandit.tell_x([0.5, 0.5], **{"value": 1.0, **kwargs})  # type: ignore
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "name", "got"),
+    [
+        (_tell(value=None), TypeError, "value", "None"),
+        (_tell(value="1.0"), TypeError, "value", "'1.0'"),
+        (_tell(value=True), TypeError, "value", "True"),
+        (_tell(violation="0.5"), TypeError, "violation", "'0.5'"),
+        (_tell(violation=True), TypeError, "violation", "True"),
+        (_tell(violation=-0.5), ValueError, "violation", "-0.5"),
+        (_tell(budget=np.bool_(True)), TypeError, "budget", "np.True_"),
+        (lambda b: b.tell_many(np.full((2, 2), 0.5), [1.0, None]), TypeError, "values", "None"),
+        (
+            lambda b: b.tell_many(np.full((1, 2), 0.5), [1.0], [0], ["1"]),
+            TypeError,
+            "violations",
+            "",
+        ),
+        (lambda b: b.ask_x([0.5, 0.5]), TypeError, "context", "\\[0.5, 0.5\\]"),
+        (lambda b: b.ask_x({0: True}), TypeError, "context", "{0: True}"),
+        (lambda b: b.ask_x({0: "0.5"}), TypeError, "context", "{0: '0.5'}"),
+        (lambda b: b.ask_x({True: 0.5}), TypeError, "context", "{True: 0.5}"),
+        (lambda b: b.ask_x({0: 1.5}), ValueError, "context", "{0: 1.5}"),
+    ],
+)
+def test_every_numeric_input_follows_one_rule(
+    call: Callable[[TreeUCB], object], error: type[Exception], name: str, got: str
+) -> None:
+    # a number is a Python or NumPy int or float; bool, str and None are not
+    bandit = TreeUCB(2, seed=0)
+    with pytest.raises(
+        error, match=f"The '{name}' parameter of TreeUCB\\.\\w+ must be .*Got .*{got}"
+    ):
+        call(bandit)
+    assert bandit.n_observations == 0 and bandit.n_pending == 0
+
+
+def test_numpy_numbers_and_nan_values_are_accepted() -> None:
+    bandit = TreeUCB(2, seed=0)
+    bandit.tell_x([0.5, 0.5], np.float32(1.0), budget=np.int64(3), violation=np.float64(0.5))
+    bandit.tell_x([0.2, 0.5], math.nan)  # documented: a failed evaluation, ignored
+    bandit.ask_x({np.int64(1): np.float32(0.25)})
+    np.testing.assert_array_equal(bandit.violations, [0.5])
+    np.testing.assert_array_equal(bandit.budgets, [3.0])
 
 
 def test_space_accepts_cube_and_specs() -> None:
@@ -330,3 +381,31 @@ def test_best_x_is_the_first_best_point_as_best_params(direction: str) -> None:
     expected = 0.1 if direction == "maximize" else 0.2  # ties: the first one told
     np.testing.assert_array_equal(bandit.best_x, [expected])
     assert bandit.best_params == {"x": expected}
+
+
+@pytest.mark.parametrize("sampling", ["uniform", "local_gp"])
+def test_two_threads_can_ask_and_tell_one_bandit(sampling: str) -> None:
+    # unlocked, this raised "The weights and list don't have the same length" or IndexError
+    bandit = TreeUCB(2, seed=0, n_startup=3, sampling=sampling)
+    start = threading.Barrier(2)
+    errors: list[BaseException] = []
+
+    def worker(offset: float) -> None:
+        start.wait()
+        try:
+            for _ in range(100):
+                x = bandit.ask_x()
+                bandit.tell_x(x, float((x[0] - 0.3) ** 2) + offset)
+                _ = bandit.best_x, bandit.pending
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert bandit.n_observations == 200 and bandit.n_pending == 0
+    copy = pickle.loads(pickle.dumps(bandit))  # the lock is made again, not pickled
+    np.testing.assert_array_equal(copy.ask_x(), bandit.ask_x())

@@ -129,11 +129,14 @@ def test_bad_directions_name_the_parameter(direction: object, error: type, match
 
 def test_bad_values_and_violations_raise_clear_errors() -> None:
     bandit = TreeUCB(2, direction=["minimize", "maximize"])
-    with pytest.raises(ValueError, match="tell needs 2 numbers, one per objective. Got 1.0"):
+    with pytest.raises(
+        ValueError,
+        match="'value' .*TreeUCB.tell must be 2 real numbers, one per objective.*Got 1.0",
+    ):
         bandit.tell_x([0.1, 0.2], 1.0)
-    with pytest.raises(ValueError, match="tell needs 2 numbers.*Got \\[1.0, 2.0, 3.0\\]"):
+    with pytest.raises(ValueError, match="2 real numbers.*Got \\[1.0, 2.0, 3.0\\]"):
         bandit.tell({"x0": 0.1, "x1": 0.2}, [1.0, 2.0, 3.0])
-    with pytest.raises(ValueError, match="values of shape \\(3, 2\\), a row per row of X"):
+    with pytest.raises(ValueError, match="shape \\(3, 2\\), a row per row of X"):
         bandit.tell_many(np.zeros((3, 2)), [1.0, 2.0, 3.0])
     with pytest.raises(ValueError, match="'violation' parameter of TreeUCB.tell .*>= 0.*Got -1"):
         bandit.tell_x([0.1, 0.2], [1.0, 2.0], violation=-1.0)

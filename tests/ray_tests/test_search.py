@@ -609,6 +609,20 @@ def test_add_evaluated_point(caplog: pytest.LogCaptureFixture) -> None:
         searcher.add_evaluated_point({"x": 0.2, "opt/name": "sgd"}, 1.0)
     with pytest.raises(ValueError, match="not a legal point.*'n'"):
         searcher.add_evaluated_point({"x": 0.2, "n": 12, "opt/name": "sgd"}, 1.0)
+    searcher.add_evaluated_point({"x": 0.4, "n": 4, "opt/name": "sgd"}, {"loss": 2.0})
+    assert core.n_observations == 3
+
+
+@pytest.mark.parametrize("value", [None, "1.0", True, [1.0], {"acc": 1.0}])
+def test_add_evaluated_point_with_a_value_that_is_not_a_number_raises(value: Any) -> None:
+    searcher = TreeUCBSearch(SPACE, metric="loss", mode="max", seed=0)
+    match = (
+        "'value' parameter of TreeUCBSearch.add_evaluated_point must be a real number, or a "
+        f"dict {{'loss': number}} .*Got {re.escape(repr(value))} instead"
+    )
+    with pytest.raises(ValueError if isinstance(value, dict) else TypeError, match=match):
+        searcher.add_evaluated_point({"x": 0.2, "n": 4, "opt/name": "sgd"}, value)
+    assert searcher.model is not None and searcher.model.n_observations == 0
 
 
 # -- checkpoints and wrappers ---------------------------------------------------------------------
