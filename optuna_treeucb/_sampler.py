@@ -287,7 +287,9 @@ class TreeUCBSampler(BaseSampler):
             )
         self._constraints_func = constraints_func
         given = {k: v for k, v in locals().items() if k not in _OWN_ARGUMENTS}
-        options = validate_options("TreeUCBSampler", {**given, **unknown}, wrapper=True)
+        options = validate_options(
+            "TreeUCBSampler", {**given, **unknown}, wrapper=True, aliases=False
+        )
         for name in ignored_options(options, wrapper=True):  # warned about: not passed on
             del options[name]
         self._core_options = {**_DEFAULTS, **options}

@@ -169,6 +169,37 @@ def test_unknown_option_suggests_the_closest_name() -> None:
         validate_options("TreeUCBX", {"zzz": 3})
 
 
+@pytest.mark.parametrize(
+    ("name", "value", "close"),
+    [
+        ("index", "soft-gp", "soft_gp"),
+        ("index", "Soft GP", "soft_gp"),
+        ("sampling", "localgp", "local_gp"),
+        ("sampling", "trust-region", "trust_region"),
+        ("rule", "Incremental", "incremental"),
+        ("pruned", "last-value", "last_value"),
+    ],
+)
+def test_a_bad_choice_suggests_the_closest_value(name: str, value: str, close: str) -> None:
+    with pytest.raises(ValueError, match=rf"Got '{value}' instead\. Did you mean '{close}'\?$"):
+        TreeUCB(2, **{name: value})
+
+
+def test_a_choice_far_from_every_value_gets_no_suggestion() -> None:
+    with pytest.raises(ValueError) as err:
+        TreeUCB(2, rule="bogus")
+    assert str(err.value).endswith("Got 'bogus' instead.")
+
+
+def test_the_wrappers_name_given_to_the_core_says_the_cores_name() -> None:
+    with pytest.raises(
+        TypeError,
+        match=r"TreeUCB got an unexpected option 'n_startup_trials'\. TreeUCB takes it as "
+        r"'n_startup'; 'n_startup_trials' is its name in TreeUCBSampler and TreeUCBSearch\.",
+    ):
+        TreeUCB(2, n_startup_trials=3)
+
+
 def test_wrapper_names() -> None:
     assert validate_options("W", {"n_startup_trials": 3}, wrapper=True) == {"n_startup": 3}
     assert validate_options("W", {"n_startup": 3}, wrapper=True) == {"n_startup": 3}
@@ -180,6 +211,8 @@ def test_wrapper_names() -> None:
         validate_options("W", {"direction": "minimize"}, wrapper=True)
     with pytest.raises(TypeError, match="unexpected option 'n_startup_trials'"):
         validate_options("TreeUCB", {"n_startup_trials": 3})
+    with pytest.raises(TypeError, match="W got an unexpected option 'n_startup'. W takes it as"):
+        validate_options("W", {"n_startup": 3}, wrapper=True, aliases=False)
 
 
 # -- the README's table ---------------------------------------------------------------------------

@@ -120,6 +120,32 @@ def test_an_unknown_option_names_itself_the_options_and_the_closest(
     assert f"Did you mean {close!r}?" in message and "The options are [" in message
 
 
+def test_the_sampler_says_its_argument_is_optunas_n_startup_trials() -> None:
+    # it said "got both 'n_startup_trials' and 'n_startup'", though only one was given
+    with pytest.raises(
+        TypeError,
+        match=r"TreeUCBSampler got an unexpected option 'n_startup'\. TreeUCBSampler takes it "
+        r"as 'n_startup_trials' \(Optuna's name\); 'n_startup' is its name in TreeUCB and "
+        r"TreeUCBSearch\.",
+    ):
+        TreeUCBSampler(n_startup=5)
+    # the searcher takes both names ('n_startup' is an alias)
+    searcher = _make("TreeUCBSearch", n_startup=3)
+    assert isinstance(searcher, TreeUCBSearch)
+    searcher.suggest("t0")
+    assert searcher.model is not None and searcher.model.n_startup == 3
+
+
+@pytest.mark.parametrize("face", ["TreeUCBSampler", "TreeUCBSearch"])
+def test_a_bad_choice_names_the_face_and_the_closest_value(face: str) -> None:
+    with pytest.raises(
+        ValueError,
+        match=rf"The 'index' parameter of {face} must be one of \['hoeffding', 'soft_gp'\]\. "
+        r"Got 'soft-gp' instead\. Did you mean 'soft_gp'\?",
+    ):
+        _make(face, index="soft-gp")
+
+
 @pytest.mark.parametrize("face", ["TreeUCBSampler", "TreeUCBSearch"])
 def test_a_deleted_option_is_unknown(face: str) -> None:
     with pytest.raises(TypeError, match=rf"{face} got an unexpected option 'bagging'"):
