@@ -5,7 +5,10 @@ from __future__ import annotations
 import difflib
 import math
 import numbers
+import re
+import textwrap
 import warnings
+from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,6 +23,10 @@ Direction = Literal["maximize", "minimize"]
 SEED_LIMIT = 2**32
 TABLE_START = "<!-- options-table:start -->"
 TABLE_END = "<!-- options-table:end -->"
+# The line of a docstring's ``Args:`` section that :func:`document_options` replaces by the
+# options, rendered from OPTIONS, so that ``help()`` and the API reference list each option
+# with its meaning, allowed values and this face's default without restating them by hand.
+ARGS_MARKER = "<the options: rendered from optuna_treeucb.core.OPTIONS at import>"
 
 _SAME: Any = object()  # an option whose default is the same on every face
 Kind = Literal["int", "float", "str"]
@@ -378,6 +385,66 @@ def options_table() -> str:
             default += f" (`TreeUCB`), `{o.default_of(True)!r}` (sampler, searcher)"
         rows.append(f"| {name} | {default} | {o.allowed()} | {applies} | {o.doc} |")
     return "\n".join(rows) + "\n"
+
+
+def _rst(markdown: str) -> str:
+    """A line of the options' Markdown as reStructuredText: `code` becomes ``code``."""
+    return re.sub(r"(?<!`)`([^`]+)`(?!`)", r"``\1``", markdown)
+
+
+def _allowed_rst(option: Option) -> str:
+    if option.kind == "str":
+        text = "one of " + ", ".join(f"``{c!r}``" for c in option.choices)
+        return text + (" or ``None``" if option.none else "")
+    return option.allowed().replace("2**32", "``2**32``").replace("None", "``None``")
+
+
+Face = Literal["TreeUCB", "TreeUCBSampler", "TreeUCBSearch"]
+
+
+def option_args(face: Face, extra: Mapping[str, str] | None = None) -> list[str]:
+    """The ``Args:`` entries of the options of ``face``: a name line, then the indented text;
+    ``extra``: the face's own sentences, by the core's option name."""
+    wrapper = face != "TreeUCB"
+    lines: list[str] = []
+    for o in OPTIONS.values():
+        if wrapper and o.core_only:
+            continue
+        text = [_rst(o.doc), *([extra[o.name]] if extra and o.name in extra else [])]
+        if o.applies != "always":
+            text.append(f"It has an effect only when ``{o.applies}``.")
+        text.append(f"Allowed: {_allowed_rst(o)}; default: ``{o.default_of(wrapper)!r}``.")
+        if wrapper and o.face_name != o.name:
+            text.append(f"``{o.name}`` in ``TreeUCB``.")
+        if face == "TreeUCBSearch" and o.aliases:
+            text.append(" ".join(f"``{a}`` is an alias." for a in o.aliases))
+        lines.append(f"{o.face_name if wrapper else o.name}:")
+        lines += textwrap.wrap(" ".join(text), 84, initial_indent="    ", subsequent_indent="    ")
+    return lines
+
+
+_Documented = Any  # a class whose docstring holds ARGS_MARKER
+
+
+def document_options(
+    face: Face, extra: Mapping[str, str] | None = None
+) -> Callable[[_Documented], _Documented]:
+    """Class decorator: replace the :data:`ARGS_MARKER` line of the docstring by
+    :func:`option_args` at the marker's indentation (a docstring stripped by ``-OO`` stays
+    ``None``)."""
+
+    def decorate(cls: _Documented) -> _Documented:
+        doc = cls.__doc__
+        if doc is None:
+            return cls
+        match = re.search(rf"^( *){re.escape(ARGS_MARKER)}$", doc, flags=re.M)
+        assert match is not None, f"{cls.__name__}'s docstring lacks the options marker"
+        indent = match.group(1)
+        entries = "\n".join(indent + line for line in option_args(face, extra))
+        cls.__doc__ = doc[: match.start()] + entries + doc[match.end() :]
+        return cls
+
+    return decorate
 
 
 def splice_table(text: str) -> str:

@@ -47,13 +47,28 @@ def test_treeucb_signature_matches_the_table() -> None:
         assert params[name].kind == inspect.Parameter.KEYWORD_ONLY
 
 
-def test_treeucb_docstring_describes_every_option() -> None:
-    doc = TreeUCB.__doc__ or ""
-    args = doc[doc.index("Args:") : doc.index("Raises:")]
-    assert args.split()[1] == "space:"
-    for name in OPTIONS:  # named, and pointed to the table that describes them
-        assert re.search(rf"\b{name}\b", args), name
-    assert "OPTIONS" in args
+def args_entries(doc: str | None) -> dict[str, str]:
+    """The entries of a Google-style ``Args:`` section: name -> its text on one line."""
+    assert doc is not None
+    section = doc[doc.index("    Args:\n") : doc.index("    Raises:\n")]
+    entries = re.findall(r"^        (\*{0,2}\w+):\n((?:            .*\n)+)", section, re.M)
+    return {name: " ".join(text.split()) for name, text in entries}
+
+
+def test_treeucb_docstring_describes_every_option_from_the_table() -> None:
+    # rendered from OPTIONS at import (document_options): meaning, allowed values, default
+    entries = args_entries(TreeUCB.__doc__)
+    assert list(entries) == ["space", *OPTIONS]
+    for name, option in OPTIONS.items():
+        text = entries[name]
+        assert text.startswith(" ".join(option.doc.replace("`", "``").split())), name
+        assert f"default: ``{option.default!r}``." in text, name
+    assert 'It has an effect only when ``pruned="context"``' in entries["max_budget"]
+    assert (
+        "Allowed: one of ``'uniform'``, ``'trust_region'``, ``'local_gp'``"
+        in (entries["sampling"])
+    )
+    assert "<the options" not in (TreeUCB.__doc__ or "")
 
 
 def test_at_most_twelve_options_each_saying_when_to_change_it() -> None:
