@@ -33,6 +33,13 @@ COMMANDS = {
 }
 
 
+def _first_sentence(text: str) -> str:
+    """The first sentence of the first paragraph, on one line (a summary may span lines)."""
+    paragraph = " ".join(text.split("\n\n")[0].split())
+    end = paragraph.find(". ")
+    return paragraph if end < 0 else paragraph[: end + 1]
+
+
 def usage() -> str:
     """The top-level help: what the entry point does and one line per command."""
     width = max(map(len, COMMANDS))
@@ -44,7 +51,7 @@ def usage() -> str:
         "commands:",
     ]
     for command, module in COMMANDS.items():
-        summary = plain(importlib.import_module(module).__doc__ or "").split("\n")[0]
+        summary = _first_sentence(plain(importlib.import_module(module).__doc__ or ""))
         lines.append(f"  {command:<{width}}  {summary}")
     return "\n".join(lines)
 

@@ -77,8 +77,10 @@ def simple_regret_run(job: tuple[dict[str, Any], str, int, int, float, int]) -> 
 def main(argv: list[str] | None = None) -> None:
     """Run the ablation and write <name>.md into ``--out``."""
     p = make_parser("ablation", __doc__)
-    p.add_argument("--quick", action="store_true")
-    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument(
+        "--quick", action="store_true", help="2 tuning seeds, T=300, 100 trials, 2-D and 10-D"
+    )
+    p.add_argument("--jobs", type=int, default=1, help="worker processes (1: run in this process)")
     p.add_argument("--seeds", type=int, default=None, help="tuning seeds (2 quick, 5 full)")
     p.add_argument("--rounds", type=int, default=None, help="bandit T (300 quick, 1000 full)")
     p.add_argument("--trials", type=int, default=None, help="optimisation trials (100/200)")

@@ -194,13 +194,18 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--quick", action="store_true", help="4 functions, 5-D, 1 seed, 100 trials")
     p.add_argument("--samplers", default=None, help="comma-separated sampler names")
     p.add_argument("--workers", default="1,8,32", help="comma-separated W, the first is the base")
-    p.add_argument("--dims", default="5")
+    p.add_argument("--dims", default="5", help="comma-separated dimensions")
     p.add_argument("--functions", default=None, help="comma-separated BBOB ids (all 24)")
-    p.add_argument("--noise", choices=("both", "noiseless", "noisy"), default="both")
-    p.add_argument("--seeds", type=int, default=None)
+    p.add_argument(
+        "--noise",
+        choices=("both", "noiseless", "noisy"),
+        default="both",
+        help="which BBOB functions: noiseless, noisy or both",
+    )
+    p.add_argument("--seeds", type=int, default=None, help="seeds per problem (3; 1 quick)")
     p.add_argument("--seed-offset", type=int, default=0, help="0: tuning, 1000+: report")
-    p.add_argument("--trials", type=int, default=None)
-    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--trials", type=int, default=None, help="trials per study (200; 100 quick)")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes (1: run in this process)")
     p.add_argument("--name", default="async", help="stem of the result files")
     p.add_argument("--save", default=None, help="pickle the raw results to this path")
     p.add_argument("--load", default=None, help="comma-separated pickles of earlier runs")

@@ -1,4 +1,4 @@
-"""``python -m benchmarks constrained``: see :mod:`benchmarks.moo`."""
+"""Constraints: Optuna's samplers on constrained problems with known optima (see `moo`)."""
 
 from __future__ import annotations
 

@@ -423,9 +423,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--tasks", default=None, help=f"comma-separated subset of {TASKS}")
     p.add_argument("--pruners", default=None, help=f"comma-separated subset of {PRUNERS}")
     p.add_argument("--seeds", type=int, default=None, help="default 20 (curves), 10 (others)")
-    p.add_argument("--seed-offset", type=int, default=SEED_OFFSET)
+    p.add_argument("--seed-offset", type=int, default=SEED_OFFSET, help="first seed")
     p.add_argument("--fulls", type=int, default=60, help="resource in full trainings")
-    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=1, help="worker processes (1: run in this process)")
     p.add_argument(
         "--name", default=None, help="default fidelity (fidelity_ray for --backend ray)"
     )

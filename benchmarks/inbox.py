@@ -94,13 +94,18 @@ def main(argv: list[str] | None = None) -> None:
         default=[{"sampling": "uniform"}, {"sampling": "trust_region"}, {"sampling": "local_gp"}],
         help="core options per setting, 'key=value,key=value'; the first is the baseline",
     )
-    p.add_argument("--dims", default="2,5,10")
+    p.add_argument("--dims", default="2,5,10", help="comma-separated dimensions")
     p.add_argument("--functions", default=None, help="comma-separated BBOB ids (all 24)")
-    p.add_argument("--noise", choices=("both", "noiseless", "noisy"), default="both")
-    p.add_argument("--seeds", type=int, default=5)
+    p.add_argument(
+        "--noise",
+        choices=("both", "noiseless", "noisy"),
+        default="both",
+        help="which BBOB functions: noiseless, noisy or both",
+    )
+    p.add_argument("--seeds", type=int, default=5, help="seeds per problem")
     p.add_argument("--seed-offset", type=int, default=0, help="0: tuning, 1000+: report")
-    p.add_argument("--trials", type=int, default=200)
-    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--trials", type=int, default=200, help="asks per run")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes (1: run in this process)")
     p.add_argument("--name", default="inbox", help="stem of the result file")
     a = p.parse_args(argv)
     print(stamp_core(), flush=True)

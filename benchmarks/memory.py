@@ -1,6 +1,6 @@
 """Resident memory and time of a study over huge integer and fine float grids.
 
-The space of issue 11: ``suggest_int("a", 0, 10**12)``, ``suggest_int("b", 0, 10**9, step=3)``
+The space: ``suggest_int("a", 0, 10**12)``, ``suggest_int("b", 0, 10**9, step=3)``
 and ``suggest_float("c", 0, 1, step=1e-9)`` (before the closed-form grids, the first model
 trial allocated 7.28 TiB and raised MemoryError).  RandomSampler and then TreeUCBSampler each
 run ``--trials`` trials of a cheap objective in one process, on in-memory storage.  For each
@@ -13,7 +13,7 @@ beyond it is the model's.
 Usage::
 
     python -m benchmarks memory --quick   # 200 trials
-    python -m benchmarks memory           # 1,000 trials (the issue's target: growth < 50 MB)
+    python -m benchmarks memory           # 1,000 trials (the target: growth < 50 MB)
 """
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> None:
     import optuna
 
     p = make_parser("memory", __doc__)
-    p.add_argument("--quick", action="store_true")
+    p.add_argument("--quick", action="store_true", help="200 trials instead of 1,000")
     p.add_argument("--trials", type=int, default=None, help="trials per study (200/1000)")
     a = p.parse_args(argv)
     print(stamp_core(), flush=True)

@@ -1,4 +1,4 @@
-"""Quality on integer-heavy and conditional spaces (issue #23): groups ``mixint`` and
+"""Quality on integer-heavy and conditional spaces: groups ``mixint`` and
 ``conditional`` of :mod:`benchmarks._mixed_problems`.
 
 Every sampler runs the same problems, seeds and budget. Reported at 50/100/200 trials: the mean
@@ -190,15 +190,17 @@ def load(paths: str, problems: list[str], seeds: range, samplers: list[str]) -> 
 def main(argv: list[str] | None = None) -> None:
     """Run the comparison and write ``<name>.md`` into ``--out``."""
     p = make_parser("mixed", __doc__)
-    p.add_argument("--quick", action="store_true")
-    p.add_argument("--trials", type=int, default=None)
-    p.add_argument("--seeds", type=int, default=None)
+    p.add_argument(
+        "--quick", action="store_true", help="2 problems, 2 seeds, 30 trials (a smoke run)"
+    )
+    p.add_argument("--trials", type=int, default=None, help="trials per study (200; 30 quick)")
+    p.add_argument("--seeds", type=int, default=None, help="seeds per problem (5; 2 quick)")
     p.add_argument("--seed-offset", type=int, default=0, help="first seed (100+: report)")
     p.add_argument("--problems", default=None, help="names, or the groups mixint, conditional")
     p.add_argument(
         "--samplers", default=None, help='comma-separated sampler names ("": only --load)'
     )
-    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=1, help="worker processes (1: run in this process)")
     p.add_argument("--name", default="mixed", help="stem of the result file")
     p.add_argument("--save", default=None, help="pickle the raw results to this path")
     p.add_argument("--load", default=None, help="comma-separated pickles to report with")

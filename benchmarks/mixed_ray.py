@@ -1,4 +1,4 @@
-"""Conditional spaces on the Ray face (issue #23): the synthetic branch problems of
+"""Conditional spaces on the Ray face: the synthetic branch problems of
 ``python -m benchmarks mixed`` in real Tune runs.
 
 A conditional (define-by-run) space reaches Tune through Ray's ``OptunaSearch``, given the

@@ -1,4 +1,4 @@
-"""Several objectives and constraints: Optuna's samplers on problems with known optima (#24).
+"""Several objectives and constraints: Optuna's samplers on problems with known optima.
 
 ``python -m benchmarks moo``: the multi-objective problems of :mod:`benchmarks._moo_problems`
 (ZDT1/2/3 in 5-D and 10-D, DTLZ2 with 3 objectives); the score is the hypervolume regret
@@ -299,8 +299,8 @@ def run(mode: str, argv: list[str] | None = None) -> None:
     """Run one mode (``"moo"`` or ``"constrained"``) and write ``<mode>.md`` into ``--out``."""
     all_problems = MOO_PROBLEMS if mode == "moo" else CONSTRAINED_PROBLEMS
     p = make_parser(mode, __doc__)
-    p.add_argument("--trials", type=int, default=200)
-    p.add_argument("--seeds", type=int, default=3)
+    p.add_argument("--trials", type=int, default=200, help="trials per study")
+    p.add_argument("--seeds", type=int, default=3, help="seeds per problem")
     p.add_argument("--seed-offset", type=int, default=0, help="first seed")
     p.add_argument("--problems", default=",".join(all_problems), help="comma-separated names")
     p.add_argument(
@@ -316,7 +316,7 @@ def run(mode: str, argv: list[str] | None = None) -> None:
         help=f"of {list(SAMPLERS)} (default {list(DEFAULT_SAMPLERS)}); with --backend ray, "
         f"of {list(RAY_SEARCHERS)} (default: both); '' with --load: report saved runs only",
     )
-    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=1, help="worker processes (1: run in this process)")
     p.add_argument("--name", default=None, help=f"stem of the result file ({mode} or {mode}_ray)")
     p.add_argument("--save", default=None, help="pickle the raw runs to this path")
     p.add_argument("--load", default=None, help="comma-separated pickles to report with")

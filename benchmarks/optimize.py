@@ -544,12 +544,14 @@ def select_problems(quick: bool, names: str | None) -> list[ProblemSpec]:
 def main(argv: list[str] | None = None) -> None:
     """Run the comparison and write <name>.md and <name>.png into ``--out``."""
     p = make_parser("optimize", __doc__)
-    p.add_argument("--quick", action="store_true")
+    p.add_argument(
+        "--quick", action="store_true", help="fewer problems, 2 seeds, 100 trials, no GPSampler"
+    )
     p.add_argument("--gp", action="store_true", help="include GPSampler in quick mode")
-    p.add_argument("--trials", type=int, default=None)
-    p.add_argument("--seeds", type=int, default=None)
+    p.add_argument("--trials", type=int, default=None, help="trials per study (200; 100 quick)")
+    p.add_argument("--seeds", type=int, default=None, help="seeds per problem (5; 2 quick)")
     p.add_argument("--problems", default=None, help="comma-separated subset of problem names")
-    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=1, help="worker processes (1: run in this process)")
     p.add_argument("--name", default="optimize", help="stem of the result files")
     p.add_argument("--seed-offset", type=int, default=0, help="first seed (1000+: report)")
     p.add_argument("--samplers", default=None, help="comma-separated sampler names")

@@ -124,7 +124,9 @@ def main(argv: list[str] | None = None) -> None:
     import optuna
 
     p = make_parser("overhead", __doc__)
-    p.add_argument("--quick", action="store_true")
+    p.add_argument(
+        "--quick", action="store_true", help="up to 2,000 finished trials instead of 10,000"
+    )
     p.add_argument("--max-seconds", type=float, default=None, help="drop a sampler above this")
     p.add_argument("--samplers", default=",".join(SAMPLER_NAMES), help="comma-separated names")
     a = p.parse_args(argv)

@@ -64,7 +64,12 @@ def _setting(text: str) -> tuple[float, float, str | None, dict[str, Any]]:
 def main(argv: list[str] | None = None) -> None:
     """Run the paired check and write paired_<index>.md into ``--out``."""
     p = make_parser("paired", __doc__)
-    p.add_argument("--index", choices=("hoeffding", "soft_gp"), default="hoeffding")
+    p.add_argument(
+        "--index",
+        choices=("hoeffding", "soft_gp"),
+        default="hoeffding",
+        help="the core's index option for every setting",
+    )
     p.add_argument(
         "--settings",
         type=_setting,
@@ -75,7 +80,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--quick", action="store_true", help="3 seeds, 100 trials")
     p.add_argument("--seeds", type=int, default=None, help="seeds (default 10; 3 with --quick)")
     p.add_argument("--trials", type=int, default=None, help="default 200; 100 with --quick")
-    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=1, help="worker processes (1: run in this process)")
     p.add_argument("--name", default=None, help="stem of the result file (paired_<index>)")
     a = p.parse_args(argv)
     a.seeds = a.seeds or (3 if a.quick else 10)

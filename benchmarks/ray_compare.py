@@ -283,8 +283,8 @@ def main(argv: list[str] | None = None) -> None:
     """Run every searcher on every problem and seed; write <name>.md and <name>.png."""
     p = make_parser("ray_compare", __doc__)
     p.add_argument("--quick", action="store_true", help="2 problems, 1 seed, 50 trials")
-    p.add_argument("--trials", type=int, default=None)
-    p.add_argument("--seeds", type=int, default=None)
+    p.add_argument("--trials", type=int, default=None, help="trials per run (100; 50 quick)")
+    p.add_argument("--seeds", type=int, default=None, help="seeds per problem (2; 1 quick)")
     p.add_argument("--seed-offset", type=int, default=0, help="first seed (1000+: report)")
     p.add_argument("--problems", default=None, help="comma-separated BBOB problem names")
     p.add_argument("--searchers", default=None, help="comma-separated subset of searchers")

@@ -1,4 +1,4 @@
-"""Scale: many processes on one storage, many pending trials, many trials (issue 13).
+"""Scale: many processes on one storage, many pending trials, many trials.
 
 Three parts, each a table of the result file:
 
@@ -513,13 +513,35 @@ def main(argv: list[str] | None = None) -> None:
         return
     parser = make_parser("scale", __doc__)
     parser.add_argument("--quick", action="store_true", help="smaller sizes (minutes)")
-    parser.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS))
-    parser.add_argument("--procs", type=int, nargs="+", default=None)
+    parser.add_argument(
+        "--parts", nargs="+", choices=PARTS, default=list(PARTS), help="the parts to run (all)"
+    )
+    parser.add_argument(
+        "--procs",
+        type=int,
+        nargs="+",
+        default=None,
+        help="processes part: process counts (1 2 4 8; 1 2 4 quick)",
+    )
     parser.add_argument("--per-process", type=int, default=None, help="trials per process")
-    parser.add_argument("--repeats", type=int, default=None)
+    parser.add_argument(
+        "--repeats", type=int, default=None, help="processes part: repeats (2; 1 quick)"
+    )
     parser.add_argument("--n-trials", type=int, default=None, help="searcher trials")
-    parser.add_argument("--storages", nargs="+", choices=STORAGES, default=list(STORAGES))
-    parser.add_argument("--widths", type=int, nargs="+", default=[1, 8, 64, 256])
+    parser.add_argument(
+        "--storages",
+        nargs="+",
+        choices=STORAGES,
+        default=list(STORAGES),
+        help="processes part: the storages to share (all)",
+    )
+    parser.add_argument(
+        "--widths",
+        type=int,
+        nargs="+",
+        default=[1, 8, 64, 256],
+        help="searcher and sampler parts: numbers of pending trials",
+    )
     parser.add_argument("--sizes", type=int, nargs="+", default=None, help="sampler part")
     parser.add_argument("--sampler-trials", type=int, default=None, help="sampler part")
     parser.add_argument("--tune-trials", type=int, default=None, help="tune part, per run")

@@ -66,6 +66,10 @@ if TYPE_CHECKING:
     from ray.tune.search import Searcher
 
 SAMPLERS = ("treeucb", "tpe", "gp", "random")
+SYNTHETIC_NOTE = (
+    "--smoke: SYNTHETIC data (random arrays of the real shapes), not the real dataset; the "
+    "accuracies only show that the run works."
+)
 # the examples run from a clone (the package is not on PyPI yet), so the clone's form comes first
 _GP_INSTALL = (
     "pip install -e '.[gp]' in this clone (once published: pip install 'optuna-treeucb[gp]')"
@@ -178,7 +182,9 @@ class RunSummary:
     """One run: one sampler for one repeat.
 
     ``best`` is the best complete trial's accuracy; ``n_pruned`` and ``epochs`` (spent by all
-    trials) are set with pruning only.
+    trials) are set with pruning only.  ``train_s`` is the trials' training time, summed; set
+    for runs whose trials run one at a time (the Optuna backend), where ``wall_s - train_s``
+    is the time spent outside training: the sampler's suggestions and Optuna's bookkeeping.
     """
 
     sampler: str
@@ -189,6 +195,7 @@ class RunSummary:
     wall_s: float
     n_pruned: int = 0
     epochs: int | None = None
+    train_s: float | None = None
 
 
 @dataclass
@@ -896,7 +903,9 @@ def _run_optuna(
                 epochs=t.user_attrs.get("epochs"),
             )
         )
-    return records, _summary(sampler_name, repeat, seed, records, wall), study
+    summary = _summary(sampler_name, repeat, seed, records, wall)
+    summary.train_s = sum(r.duration_s for r in records)
+    return records, summary, study
 
 
 def _ray_trainable(
@@ -1243,23 +1252,74 @@ def format_table(runs: list[RunSummary]) -> str:
     head = f"{'sampler':<10}{'runs':>5}{'trials':>8}"
     if pruning:
         head += f"{'pruned':>8}{'epochs':>8}"
-    lines = [head + f"{'best accuracy (mean ± sd)':>28}{'time s (mean)':>15}"]
+    head += f"{'best accuracy (mean ± sd)':>28}{'run s':>8}{'training s':>12}{'sampler s':>11}"
+    lines = [head]
     for sampler in dict.fromkeys(r.sampler for r in runs):
         mine = [r for r in runs if r.sampler == sampler]
         best = np.array([r.best for r in mine])
         sd = float(np.std(best, ddof=1)) if len(best) > 1 else 0.0
-        line = f"{sampler:<10}{len(mine):>5}{np.mean([r.n_trials for r in mine]):>8.1f}"
+        line = f"{sampler:<10}{len(mine):>5}{_count([r.n_trials for r in mine]):>8}"
         if pruning:
-            line += f"{np.mean([r.n_pruned for r in mine]):>8.1f}"
-            line += f"{np.mean([r.epochs or 0 for r in mine]):>8.1f}"
+            line += f"{_count([r.n_pruned for r in mine]):>8}"
+            line += f"{_count([r.epochs or 0 for r in mine]):>8}"
+        wall = float(np.mean([r.wall_s for r in mine]))
+        trains = [r.train_s for r in mine if r.train_s is not None]
+        train = f"{np.mean(trains):.1f}" if len(trains) == len(mine) else "-"
+        other = f"{wall - np.mean(trains):.1f}" if len(trains) == len(mine) else "-"
         lines.append(
-            line + f"{f'{np.mean(best):.4f} ± {sd:.4f}':>28}"
-            f"{np.mean([r.wall_s for r in mine]):>15.1f}"
+            line + f"{f'{np.mean(best):.4f} ± {sd:.4f}':>28}{wall:>8.1f}{train:>12}{other:>11}"
         )
     return "\n".join(lines)
 
 
+def _count(values: Sequence[int]) -> str:
+    """The mean of counts: an int when they are all equal (``30``, not ``30.0``)."""
+    return str(values[0]) if len(set(values)) == 1 else f"{np.mean(values):.1f}"
+
+
+def interpret(runs: list[RunSummary]) -> str:
+    """One line: which of the first two samplers is ahead on best accuracy, and whether the
+    seeds they share can tell them apart (a paired t-test at 5%, two-sided)."""
+    from scipy import stats
+
+    names = list(dict.fromkeys(r.sampler for r in runs))
+    if len(names) < 2:
+        return "One sampler ran: nothing to compare."
+    a, b = names[:2]
+    best = {(r.sampler, r.seed): r.best for r in runs}
+    seeds = [s for (name, s) in best if name == a and (b, s) in best]
+    diff = np.array([best[(a, s)] - best[(b, s)] for s in seeds])
+    diff = diff[np.isfinite(diff)]
+    n = diff.size
+    if n == 0:
+        return f"{a} and {b} share no seed with a complete trial: nothing to compare."
+    mean = float(diff.mean())
+    ahead, behind = (a, b) if mean >= 0 else (b, a)
+    wins = int(np.sum(diff > 0 if mean >= 0 else diff < 0))
+    head = (
+        f"{ahead} is ahead of {behind} by {abs(mean):.4f} best accuracy on average over "
+        f"{n} paired seed{'s' if n > 1 else ''} ({wins} of {n} won)"
+    )
+    if mean == 0:
+        return f"{a} and {b} tie on best accuracy over {n} paired seeds."
+    if n < 3:
+        return (
+            head
+            + f": {n} seed{'s' if n > 1 else ''} cannot tell them apart; run --repeats 5 or more."
+        )
+    se = float(diff.std(ddof=1) / np.sqrt(n))
+    t = abs(mean) / se if se > 0 else math.inf
+    need = float(stats.t.ppf(0.975, n - 1))
+    verdict = "the seeds tell them apart" if t > need else "the seeds cannot tell them apart"
+    return head + f"; paired t = {t:.2f} against {need:.2f} needed at 5%: {verdict}."
+
+
 # --------------------------------------------------------------------------- entry points
+
+
+def synthetic_data(spec: StudySpec, a: argparse.Namespace) -> bool:
+    """Whether synthetic arrays stand in for the data (``--smoke`` without ``--data-dir``)."""
+    return bool(a.smoke and a.data_dir is None and not spec.bundled_data)
 
 
 def load_split(spec: StudySpec, a: argparse.Namespace) -> Split:
@@ -1281,7 +1341,7 @@ def load_split(spec: StudySpec, a: argparse.Namespace) -> Split:
         DataNotFoundError: If the data are missing and cannot be downloaded.
         ValueError: If ``--train-size`` or ``--val-size`` do not fit the data.
     """
-    if a.smoke and a.data_dir is None and not spec.bundled_data:
+    if synthetic_data(spec, a):
         data = synthetic(
             spec.input_shape, a.train_size + a.val_size, n_classes=10, seed=min(a.seeds)
         )
@@ -1331,6 +1391,8 @@ def run(spec: StudySpec, a: argparse.Namespace) -> RunResult:
     if uses_epochs(a):
         how = f"pruner {a.pruner}" if a.backend == "optuna" else f"scheduler {a.scheduler}"
         pruning = f"; {how}, {a.epochs} epochs, '{spec.resource}' is the resource"
+    if synthetic_data(spec, a):
+        print(f"[{spec.name}] {SYNTHETIC_NOTE}", flush=True)
     print(
         f"[{spec.name}] {len(data.y_train)} training / {len(data.y_val)} validation examples; "
         f"backend {a.backend}; samplers {', '.join(a.samplers)}; seeds {a.seeds}; "
@@ -1371,6 +1433,9 @@ def run(spec: StudySpec, a: argparse.Namespace) -> RunResult:
         files["plot"] = plot_best(records, Path(a.out) / "best_accuracy.png", title)
     table = format_table(runs)
     print(table)
+    print(interpret(runs))
+    if synthetic_data(spec, a):
+        print(SYNTHETIC_NOTE)
     for kind, path in files.items():
         print(f"wrote {kind}: {path}")
     return RunResult(records, runs, studies, files, table)

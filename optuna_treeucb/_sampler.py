@@ -46,6 +46,7 @@ from optuna_treeucb.core._branch import BranchStats
 from optuna_treeucb.core._branch import choose_arm
 from optuna_treeucb.core._fidelity import PrunedRule
 from optuna_treeucb.core._objectives import objective_rewards
+from optuna_treeucb.core._options import document_options
 from optuna_treeucb.core._options import face_defaults
 from optuna_treeucb.core._options import fresh_seed
 from optuna_treeucb.core._options import ignored_options
@@ -119,6 +120,16 @@ class _Model:
     pending: dict[int, np.ndarray | None] = field(default_factory=dict)
 
 
+# the sampler's own sentences on the core's options, in its Args: section
+_OPTION_NOTES = {
+    "seed": "The sampler combines it with the trial number (``None``: a fresh seed).",
+    "n_startup": "The observations are the finished trials described above; until there are "
+    "that many, every parameter comes from ``independent_sampler``, and a group of conditional "
+    "parameters with fewer observations of its own is drawn uniformly (given its context).",
+}
+
+
+@document_options("TreeUCBSampler", _OPTION_NOTES)
 class TreeUCBSampler(BaseSampler):
     """Sampler using TreeUCB, a Lipschitz bandit over a partition learned by a regression tree.
 
@@ -199,20 +210,15 @@ class TreeUCBSampler(BaseSampler):
     * **Inspection.**  :meth:`build_model` returns the bandit fitted on a study, e.g. to plot
       its partition.
 
-    The other keyword arguments (``rule``, ``index``, ``C``, ...) are the options of the core,
-    with the same names and allowed values: see the options table in the README (generated
-    from :data:`optuna_treeucb.core.OPTIONS`), which also shows where the sampler's default
-    differs from the core's (``sampling``: the sampler optimises, the core is the paper's
-    bandit).  An unknown keyword raises ``TypeError`` naming it, the options and the closest
-    one.
+    The options (``seed``, ``n_startup_trials``, ``rule``, ``index``, ``C``, ...) are the
+    core's, with the same allowed values; each is listed below with the sampler's default,
+    which differs from the core's for ``sampling`` only (the sampler optimises, the core is
+    the paper's bandit).  They are declared once, in :data:`optuna_treeucb.core.OPTIONS`;
+    ``python -m optuna_treeucb.core`` prints them as a table.  An unknown keyword raises
+    ``TypeError`` naming it, the options and the closest one.
 
     Args:
-        seed:
-            Seed of the random draws, combined with the trial number (``None``: a fresh seed).
-        n_startup_trials:
-            Number of observations (see above) before the tree is used; until then every
-            parameter comes from ``independent_sampler``.  A group of conditional parameters
-            with fewer observations of its own is drawn uniformly (given its context).
+        <the options: rendered from optuna_treeucb.core.OPTIONS at import>
         group:
             Model define-by-run (conditional) parameters by groups; see above.
         independent_sampler:
@@ -293,7 +299,9 @@ class TreeUCBSampler(BaseSampler):
             )
         self._constraints_func = constraints_func
         given = {k: v for k, v in locals().items() if k not in _OWN_ARGUMENTS}
-        options = validate_options("TreeUCBSampler", {**given, **unknown}, wrapper=True)
+        options = validate_options(
+            "TreeUCBSampler", {**given, **unknown}, wrapper=True, aliases=False
+        )
         for name in ignored_options(options, wrapper=True):  # warned about: not passed on
             del options[name]
         self._core_options = {**_DEFAULTS, **options}

@@ -24,6 +24,7 @@ from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
 from optuna_treeucb.core import validate_options
 from optuna_treeucb.core._objectives import total_violation
+from optuna_treeucb.core._options import document_options
 from optuna_treeucb.core._options import face_defaults
 from optuna_treeucb.core._options import fresh_seed
 from optuna_treeucb.core._options import ignored_options
@@ -336,6 +337,15 @@ def _as_float(value: Any) -> float | None:
         return None
 
 
+# the searcher's own sentences on the core's options, in its Args: section
+_OPTION_NOTES = {
+    "seed": "The searcher combines it with the configuration's rank (``None``: a fresh seed); "
+    'see "Reproducibility" above.',
+    "n_startup": "``None`` takes this default.",
+}
+
+
+@document_options("TreeUCBSearch", _OPTION_NOTES)
 class TreeUCBSearch(Searcher):
     """Ray Tune searcher that suggests configurations with TreeUCB.
 
@@ -412,6 +422,12 @@ class TreeUCBSearch(Searcher):
     they completed, therefore continues that run instead of repeating its first
     configurations; :meth:`save` and :meth:`restore` keep the whole state.
 
+    Options: ``seed``, ``n_startup_trials`` and the core's other options (``rule``, ``index``,
+    ``C``, ...), as keywords with the core's allowed values, are listed below with the
+    searcher's defaults, which differ from the core's for ``sampling`` only.  They are
+    declared once, in :data:`optuna_treeucb.core.OPTIONS`; ``python -m optuna_treeucb.core``
+    prints them as a table.
+
     Args:
         space:
             Tune search space (a dict of domains, possibly nested). If ``None``, it is taken
@@ -429,22 +445,13 @@ class TreeUCBSearch(Searcher):
             Metric values of ``points_to_evaluate`` measured already, each as the ``value``
             of :meth:`add_evaluated_point`; the points are then recorded instead of run, and
             must give every parameter.
-        seed:
-            Seed of the random draws, combined with the configuration's rank (``None``: a
-            fresh seed); see "Reproducibility" above.
-        n_startup_trials:
-            Number of configurations drawn uniformly at random before the tree is used
-            (``n_startup`` is an alias). ``None`` takes the core's default.
+        <the options: rendered from optuna_treeucb.core.OPTIONS at import>
         time_attr:
             Key of the results that measures how far a trial went (as the schedulers'
             ``time_attr``); ``None`` records every trial as a full evaluation.
         constraints:
             Keys of the results that are constraints, each feasible when <= 0; see
             "Several metrics and constraints" above.
-        **options:
-            Further options of the core, by name (``rule``, ``index``, ``C``, ...): see the
-            options table in the README (generated from :data:`optuna_treeucb.core.OPTIONS`)
-            or :class:`~optuna_treeucb.core.TreeUCB`.
 
     Raises:
         ValueError: If an argument or the search space is not valid.

@@ -24,15 +24,16 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 import numpy as np
-from scipy.linalg import cho_factor
-from scipy.linalg import cho_solve
-from scipy.linalg import solve_triangular
-from threadpoolctl import ThreadpoolController
 
 from optuna_treeucb.core._partition import box_contains
 
 if TYPE_CHECKING:
+    from threadpoolctl import ThreadpoolController
+
     from optuna_treeucb.core._partition import Partition
+
+# scipy and threadpoolctl are imported where first needed, so that importing the package stays
+# as quick as importing Optuna (tests/core_tests/test_imports.py).
 
 # The soft tree kernel's constants, fixed once: no user case for changing them (issue #22).
 ALPHA = 100.0  # sharpness of the sigmoid box edges (inf: hard boxes)
@@ -48,6 +49,8 @@ def one_blas_thread() -> Any:
     """Context that runs BLAS single-threaded (the GP solves are small)."""
     global _blas
     if _blas is None:
+        from threadpoolctl import ThreadpoolController
+
         _blas = ThreadpoolController()
     return _blas.limit(limits=1, user_api="blas")
 
@@ -236,6 +239,10 @@ def gp_posterior(
     (pending points shrink the variance only); ``prior_mean``: ``m0`` (``None``: the mean
     reward); ``gram``: ``Phi^T Phi`` if known.
     """
+    from scipy.linalg import cho_factor
+    from scipy.linalg import cho_solve
+    from scipy.linalg import solve_triangular
+
     m0 = float(np.mean(r)) if prior_mean is None else prior_mean
     G = Phi.T @ Phi if gram is None else gram
     A = np.eye(Phi.shape[1]) + G / noise  # L x L

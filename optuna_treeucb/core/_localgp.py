@@ -20,8 +20,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import solve_triangular
-from scipy.linalg.blas import dtrsv
+
+# scipy is imported where first needed, so that importing the package stays as quick as
+# importing Optuna (tests/core_tests/test_imports.py).
 
 LENGTHSCALES = (0.05, 0.1, 0.2, 0.4, 0.8)  # times sqrt(d): the cube's diameter
 NOISE_RATIOS = (1e-3, 1e-2, 0.1, 1.0)  # noise variance / signal variance
@@ -86,6 +87,8 @@ def profile_loglik(chol: np.ndarray, z: np.ndarray) -> np.ndarray:
     """Log marginal likelihood of ``z ~ N(0, s2 A)`` at the best ``s2 = z^T A^-1 z / n``,
     ``-n/2 log s2 - 1/2 log det A`` (Rasmussen and Williams, eq. 2.30), shape (g,), for the
     lower Cholesky factors ``chol`` of ``A = K + lam I``, shape (g, n, n)."""
+    from scipy.linalg.blas import dtrsv
+
     n = z.shape[0]
     # w = L^-1 z, one BLAS solve per factor: L^T is the Fortran-ordered view of a C-ordered L
     w = np.array([dtrsv(L.T, z, lower=0, trans=1) for L in chol])
@@ -151,6 +154,8 @@ def _factor(
     chol: np.ndarray | None = None,
 ) -> LocalGP:
     """The GP on standardised targets ``z`` (``chol``: the factor of ``K + lam I``, if known)."""
+    from scipy.linalg import solve_triangular
+
     n = X.shape[0]
     if chol is None:
         chol = np.linalg.cholesky(matern52(X, X, ell) + (lam + JITTER) * np.eye(n))
@@ -163,6 +168,8 @@ def _factor(
 def posterior(gp: LocalGP, Xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Posterior mean and variance (without the noise) of the latent function at ``Xs``
     (m, d), in the targets' units, each shape (m,)."""
+    from scipy.linalg import solve_triangular
+
     Ks = matern52(Xs, gp.X, gp.ell)
     v = solve_triangular(gp.chol, Ks.T, lower=True, check_finite=False)
     mean = gp.y_mean + gp.y_std * (Ks @ gp.weights)
@@ -194,6 +201,8 @@ def thompson_sample(
     """One joint draw of the latent function at ``Xs`` (m, d) from the posterior, shape (m,);
     with ``n_joint < m``, only the ``n_joint`` candidates of largest ``mean + JOINT_Z std``
     (those that can win the argmax) are drawn, the others get ``-inf``."""
+    from scipy.linalg import solve_triangular
+
     Ks = matern52(Xs, gp.X, gp.ell)
     v = solve_triangular(gp.chol, Ks.T, lower=True, check_finite=False)
     mean = Ks @ gp.weights

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-import moocore
 import numpy as np
 
 TieBreak = Literal["hypervolume", "crowding"]
@@ -166,6 +165,8 @@ def hypervolume_contributions(points: np.ndarray, reference: np.ndarray) -> np.n
 
     ``points`` (m, k) are finite, distinct and non-dominated; ``reference`` (k,) is below all.
     """
+    import moocore  # imported where first needed: most studies have one objective
+
     return np.asarray(moocore.hv_contributions(points, ref=reference, maximise=True), dtype=float)
 
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 import difflib
 import math
 import numbers
+import re
+import textwrap
 import warnings
+from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,6 +23,10 @@ Direction = Literal["maximize", "minimize"]
 SEED_LIMIT = 2**32
 TABLE_START = "<!-- options-table:start -->"
 TABLE_END = "<!-- options-table:end -->"
+# The line of a docstring's ``Args:`` section that :func:`document_options` replaces by the
+# options, rendered from OPTIONS, so that ``help()`` and the API reference list each option
+# with its meaning, allowed values and this face's default without restating them by hand.
+ARGS_MARKER = "<the options: rendered from optuna_treeucb.core.OPTIONS at import>"
 
 _SAME: Any = object()  # an option whose default is the same on every face
 Kind = Literal["int", "float", "str"]
@@ -98,7 +105,7 @@ class Option:
             raise TypeError(f"{message} ({type(value).__name__}) instead.")
         if self.kind == "str":
             if value not in self.choices:
-                raise ValueError(f"{message} instead.")
+                raise ValueError(f"{message} instead.{_did_you_mean(value, self.choices)}")
             return value
         number = int(value) if self.kind == "int" else _as_float(value)
         if not self._in_range(number):
@@ -119,6 +126,18 @@ class Option:
         if self.low is not None and not (v >= self.low if lo_in else v > self.low):
             return False
         return self.high is None or (v <= self.high if hi_in else v < self.high)
+
+
+def _did_you_mean(given: str, known: Sequence[str]) -> str:
+    """`` Did you mean 'x'?`` for the ``known`` name closest to ``given``, or ``""``; case,
+    hyphens and spaces are ignored (``'Soft-GP'`` is close to ``'soft_gp'``)."""
+
+    def key(name: str) -> str:
+        return name.lower().replace("-", "_").replace(" ", "_")
+
+    by_key = {key(name): name for name in known}
+    close = difflib.get_close_matches(key(given), list(by_key), n=1)
+    return f" Did you mean {by_key[close[0]]!r}?" if close else ""
 
 
 def fresh_seed() -> int:
@@ -261,11 +280,12 @@ OPTIONS: Mapping[str, Option] = MappingProxyType({o.name: o for o in _OPTIONS})
 
 
 def validate_options(
-    owner: str, options: Mapping[str, Any], *, wrapper: bool = False
+    owner: str, options: Mapping[str, Any], *, wrapper: bool = False, aliases: bool = True
 ) -> dict[str, Any]:
     """The ``options`` given to ``owner`` (named in every error), checked, by the core's names.
 
-    With ``wrapper`` the names are the wrappers'.  An option that has no effect warns.
+    With ``wrapper`` the names are the wrappers' (with ``aliases``, their aliases too).  An
+    option that has no effect warns.
 
     Raises:
         TypeError: If an option is unknown, given twice (by a name and an alias), or of the
@@ -276,20 +296,14 @@ def validate_options(
         name: o
         for o in OPTIONS.values()
         if not (wrapper and o.core_only)
-        for name in ((o.face_name, *o.aliases) if wrapper else (o.name,))
+        for name in ((o.face_name, *(o.aliases if aliases else ())) if wrapper else (o.name,))
     }
     out: dict[str, Any] = {}
     given: dict[str, str] = {}  # core name -> the name the user gave
     for key, value in options.items():
         option = names.get(key)
         if option is None:
-            known = [o.face_name if wrapper else o.name for o in dict.fromkeys(names.values())]
-            lower = {k.lower(): k for k in known}  # 'c' is close to 'C'
-            close = difflib.get_close_matches(str(key).lower(), list(lower), n=1)
-            hint = f" Did you mean {lower[close[0]]!r}?" if close else ""
-            raise TypeError(
-                f"{owner} got an unexpected option {key!r}.{hint} The options are {known!r}."
-            )
+            raise _unknown(owner, key, names, wrapper)
         if option.name in given:
             keep = option.face_name if wrapper else option.name
             raise TypeError(
@@ -306,6 +320,26 @@ def validate_options(
             stacklevel=3,
         )
     return out
+
+
+def _unknown(owner: str, key: Any, names: Mapping[str, Option], wrapper: bool) -> TypeError:
+    """The error for an option ``key`` that ``owner`` does not take (``names``: those it
+    takes): the closest name, or the one ``owner`` uses when ``key`` is another face's."""
+    known = [o.face_name if wrapper else o.name for o in dict.fromkeys(names.values())]
+    own = {o.name: o.face_name if wrapper else o.name for o in names.values()}
+    elsewhere = {n: o for o in OPTIONS.values() for n in (o.name, o.face_name, *o.aliases)}
+    other = elsewhere.get(key) if isinstance(key, str) else None
+    if other is not None and other.name in own:  # e.g. TreeUCBSampler(n_startup=5)
+        right = own[other.name]
+        faces = ["TreeUCB"] if key == other.name else []
+        faces += ["TreeUCBSampler"] if key == other.face_name else []
+        faces += ["TreeUCBSearch"] if key in (other.face_name, *other.aliases) else []
+        why = " (Optuna's name)" if wrapper and right != other.name else ""
+        where = " and ".join(faces)
+        hint = f" {owner} takes it as {right!r}{why}; {key!r} is its name in {where}."
+    else:
+        hint = _did_you_mean(str(key), known)
+    return TypeError(f"{owner} got an unexpected option {key!r}.{hint} The options are {known!r}.")
 
 
 def _has_effect(option: Option, options: Mapping[str, Any]) -> bool:
@@ -351,6 +385,66 @@ def options_table() -> str:
             default += f" (`TreeUCB`), `{o.default_of(True)!r}` (sampler, searcher)"
         rows.append(f"| {name} | {default} | {o.allowed()} | {applies} | {o.doc} |")
     return "\n".join(rows) + "\n"
+
+
+def _rst(markdown: str) -> str:
+    """A line of the options' Markdown as reStructuredText: `code` becomes ``code``."""
+    return re.sub(r"(?<!`)`([^`]+)`(?!`)", r"``\1``", markdown)
+
+
+def _allowed_rst(option: Option) -> str:
+    if option.kind == "str":
+        text = "one of " + ", ".join(f"``{c!r}``" for c in option.choices)
+        return text + (" or ``None``" if option.none else "")
+    return option.allowed().replace("2**32", "``2**32``").replace("None", "``None``")
+
+
+Face = Literal["TreeUCB", "TreeUCBSampler", "TreeUCBSearch"]
+
+
+def option_args(face: Face, extra: Mapping[str, str] | None = None) -> list[str]:
+    """The ``Args:`` entries of the options of ``face``: a name line, then the indented text;
+    ``extra``: the face's own sentences, by the core's option name."""
+    wrapper = face != "TreeUCB"
+    lines: list[str] = []
+    for o in OPTIONS.values():
+        if wrapper and o.core_only:
+            continue
+        text = [_rst(o.doc), *([extra[o.name]] if extra and o.name in extra else [])]
+        if o.applies != "always":
+            text.append(f"It has an effect only when ``{o.applies}``.")
+        text.append(f"Allowed: {_allowed_rst(o)}; default: ``{o.default_of(wrapper)!r}``.")
+        if wrapper and o.face_name != o.name:
+            text.append(f"``{o.name}`` in ``TreeUCB``.")
+        if face == "TreeUCBSearch" and o.aliases:
+            text.append(" ".join(f"``{a}`` is an alias." for a in o.aliases))
+        lines.append(f"{o.face_name if wrapper else o.name}:")
+        lines += textwrap.wrap(" ".join(text), 84, initial_indent="    ", subsequent_indent="    ")
+    return lines
+
+
+_Documented = Any  # a class whose docstring holds ARGS_MARKER
+
+
+def document_options(
+    face: Face, extra: Mapping[str, str] | None = None
+) -> Callable[[_Documented], _Documented]:
+    """Class decorator: replace the :data:`ARGS_MARKER` line of the docstring by
+    :func:`option_args` at the marker's indentation (a docstring stripped by ``-OO`` stays
+    ``None``)."""
+
+    def decorate(cls: _Documented) -> _Documented:
+        doc = cls.__doc__
+        if doc is None:
+            return cls
+        match = re.search(rf"^( *){re.escape(ARGS_MARKER)}$", doc, flags=re.M)
+        assert match is not None, f"{cls.__name__}'s docstring lacks the options marker"
+        indent = match.group(1)
+        entries = "\n".join(indent + line for line in option_args(face, extra))
+        cls.__doc__ = doc[: match.start()] + entries + doc[match.end() :]
+        return cls
+
+    return decorate
 
 
 def splice_table(text: str) -> str:

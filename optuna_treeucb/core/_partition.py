@@ -19,12 +19,18 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 from typing import Any
 from typing import Protocol
 
 import numpy as np
-import sklearn
-from sklearn.tree import DecisionTreeRegressor
+
+if TYPE_CHECKING:
+    from sklearn.tree import DecisionTreeRegressor
+
+# scikit-learn (which imports scipy.stats and pandas when present) is imported at the first
+# fit, so that importing the package stays as quick as importing Optuna
+# (tests/core_tests/test_imports.py).
 
 # Tuned once by the ablation (ablation.md at 436ff1b, in git history); constants, not options.
 CRITERION = "absolute_error"  # split criterion of the refit rule (the paper's)
@@ -182,6 +188,9 @@ class RefitPartition:
         n = X.shape[0]
         m = self.fit_size(n)
         if m >= 2 and m != self._n_fit:
+            import sklearn
+            from sklearn.tree import DecisionTreeRegressor
+
             tree = DecisionTreeRegressor(
                 criterion=self.criterion,
                 min_impurity_decrease=self.min_impurity_decrease,

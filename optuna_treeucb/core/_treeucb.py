@@ -37,6 +37,7 @@ from optuna_treeucb.core._observations import as_violations
 from optuna_treeucb.core._observations import repeats
 from optuna_treeucb.core._options import Direction
 from optuna_treeucb.core._options import as_directions
+from optuna_treeucb.core._options import document_options
 from optuna_treeucb.core._options import validate_options
 from optuna_treeucb.core._partition import IncrementalPartition
 from optuna_treeucb.core._partition import Partition
@@ -65,6 +66,7 @@ def _serialised(method: _F) -> _F:
     return cast(_F, locked)
 
 
+@document_options("TreeUCB")
 class TreeUCB:
     """TreeUCB: a Lipschitz bandit over a box whose partition is learned by a regression tree.
 
@@ -83,15 +85,15 @@ class TreeUCB:
 
     The defaults are the paper's bandit (cumulative regret: every point counts).  **For
     optimisation** (only the best value counts), pass ``sampling="local_gp"``, the default of
-    ``TreeUCBSampler`` and ``TreeUCBSearch``: TuRBO's local GP in a trust region.
+    ``TreeUCBSampler`` and ``TreeUCBSearch``: TuRBO's local GP in a trust region.  The options
+    below are declared once, in :data:`~optuna_treeucb.core.OPTIONS`;
+    ``python -m optuna_treeucb.core`` prints them as a table.
 
     Args:
         space:
             A :class:`UnitCube`, a sequence of :class:`ParamSpec`, or an int d for the plain
             cube [0, 1]^d (parameters ``"x0"``, ``"x1"``, ...).
-        seed, direction, rule, index, C, M, n_startup, pruned, max_budget, sampling, discrete:
-            The options, declared with their allowed values, defaults and use in
-            :data:`~optuna_treeucb.core.OPTIONS` (the README's options table).
+        <the options: rendered from optuna_treeucb.core.OPTIONS at import>
 
     Raises:
         ValueError: If an option is out of its range.

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
+import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -82,3 +85,48 @@ def test_an_unknown_sampler_stops_before_anything_runs(results_in_tmp: Path) -> 
     with pytest.raises(SystemExit, match="Unknown sampler 'TreeUBC'; choose from TreeUCB, TPE"):
         cli.main(["optimize", "--samplers", "TPE,TreeUBC", "--problems", "sphere-2d"])
     assert not list(results_in_tmp.iterdir())
+
+
+_ISSUE = re.compile(r"\bissues?\b|#\d+", re.I)
+
+
+def test_top_level_help_is_full_sentences_without_issue_numbers(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    cli.main(["--help"])
+    lines = capsys.readouterr().out.split("commands:\n")[1].splitlines()
+    assert len(lines) == len(cli.COMMANDS)
+    for line in lines:
+        summary = line.split(None, 1)[1]
+        assert summary.endswith("."), line  # a whole sentence, not its first line
+        assert not _ISSUE.search(summary), line
+
+
+def _parsers(command: str, monkeypatch: pytest.MonkeyPatch) -> argparse.ArgumentParser:
+    """The parser a command builds, caught when it parses ``--help``."""
+    caught: list[argparse.ArgumentParser] = []
+
+    def parse_args(self: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> Any:
+        caught.append(self)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", parse_args)
+    with pytest.raises(SystemExit):
+        cli.main([command, "--help"])
+    (parser,) = caught
+    return parser
+
+
+@pytest.mark.parametrize("command", list(cli.COMMANDS))
+def test_every_option_has_help_without_issue_numbers(
+    command: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parser = _parsers(command, monkeypatch)
+    assert parser.description and not _ISSUE.search(parser.description), command
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction):
+            continue
+        name = "/".join(action.option_strings) or action.dest
+        assert action.help and action.help.strip(), f"{command} {name} has no help"
+        assert not _ISSUE.search(action.help), f"{command} {name}: {action.help}"
+    assert not _ISSUE.search(parser.epilog or ""), command

@@ -47,13 +47,28 @@ def test_treeucb_signature_matches_the_table() -> None:
         assert params[name].kind == inspect.Parameter.KEYWORD_ONLY
 
 
-def test_treeucb_docstring_describes_every_option() -> None:
-    doc = TreeUCB.__doc__ or ""
-    args = doc[doc.index("Args:") : doc.index("Raises:")]
-    assert args.split()[1] == "space:"
-    for name in OPTIONS:  # named, and pointed to the table that describes them
-        assert re.search(rf"\b{name}\b", args), name
-    assert "OPTIONS" in args
+def args_entries(doc: str | None) -> dict[str, str]:
+    """The entries of a Google-style ``Args:`` section: name -> its text on one line."""
+    assert doc is not None
+    section = doc[doc.index("    Args:\n") : doc.index("    Raises:\n")]
+    entries = re.findall(r"^        (\*{0,2}\w+):\n((?:            .*\n)+)", section, re.M)
+    return {name: " ".join(text.split()) for name, text in entries}
+
+
+def test_treeucb_docstring_describes_every_option_from_the_table() -> None:
+    # rendered from OPTIONS at import (document_options): meaning, allowed values, default
+    entries = args_entries(TreeUCB.__doc__)
+    assert list(entries) == ["space", *OPTIONS]
+    for name, option in OPTIONS.items():
+        text = entries[name]
+        assert text.startswith(" ".join(option.doc.replace("`", "``").split())), name
+        assert f"default: ``{option.default!r}``." in text, name
+    assert 'It has an effect only when ``pruned="context"``' in entries["max_budget"]
+    assert (
+        "Allowed: one of ``'uniform'``, ``'trust_region'``, ``'local_gp'``"
+        in (entries["sampling"])
+    )
+    assert "<the options" not in (TreeUCB.__doc__ or "")
 
 
 def test_at_most_twelve_options_each_saying_when_to_change_it() -> None:
@@ -169,6 +184,37 @@ def test_unknown_option_suggests_the_closest_name() -> None:
         validate_options("TreeUCBX", {"zzz": 3})
 
 
+@pytest.mark.parametrize(
+    ("name", "value", "close"),
+    [
+        ("index", "soft-gp", "soft_gp"),
+        ("index", "Soft GP", "soft_gp"),
+        ("sampling", "localgp", "local_gp"),
+        ("sampling", "trust-region", "trust_region"),
+        ("rule", "Incremental", "incremental"),
+        ("pruned", "last-value", "last_value"),
+    ],
+)
+def test_a_bad_choice_suggests_the_closest_value(name: str, value: str, close: str) -> None:
+    with pytest.raises(ValueError, match=rf"Got '{value}' instead\. Did you mean '{close}'\?$"):
+        TreeUCB(2, **{name: value})
+
+
+def test_a_choice_far_from_every_value_gets_no_suggestion() -> None:
+    with pytest.raises(ValueError) as err:
+        TreeUCB(2, rule="bogus")
+    assert str(err.value).endswith("Got 'bogus' instead.")
+
+
+def test_the_wrappers_name_given_to_the_core_says_the_cores_name() -> None:
+    with pytest.raises(
+        TypeError,
+        match=r"TreeUCB got an unexpected option 'n_startup_trials'\. TreeUCB takes it as "
+        r"'n_startup'; 'n_startup_trials' is its name in TreeUCBSampler and TreeUCBSearch\.",
+    ):
+        TreeUCB(2, n_startup_trials=3)
+
+
 def test_wrapper_names() -> None:
     assert validate_options("W", {"n_startup_trials": 3}, wrapper=True) == {"n_startup": 3}
     assert validate_options("W", {"n_startup": 3}, wrapper=True) == {"n_startup": 3}
@@ -180,6 +226,8 @@ def test_wrapper_names() -> None:
         validate_options("W", {"direction": "minimize"}, wrapper=True)
     with pytest.raises(TypeError, match="unexpected option 'n_startup_trials'"):
         validate_options("TreeUCB", {"n_startup_trials": 3})
+    with pytest.raises(TypeError, match="W got an unexpected option 'n_startup'. W takes it as"):
+        validate_options("W", {"n_startup": 3}, wrapper=True, aliases=False)
 
 
 # -- the README's table ---------------------------------------------------------------------------

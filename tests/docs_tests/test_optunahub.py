@@ -24,15 +24,31 @@ def _load_entry() -> types.ModuleType:
     return module
 
 
+ROOT = ENTRY.parents[4]
+# optunahub-registry's template/README.md: its sections, in its order
+TEMPLATE_SECTIONS = ["Abstract", "Class or Function Names", "Installation", "Example", "Others"]
+
+
 def test_entry_has_the_registry_layout() -> None:
-    assert {"README.md", "__init__.py", "example.py", "requirements.txt"} <= {
+    assert {"README.md", "__init__.py", "example.py", "requirements.txt", "LICENSE"} <= {
         p.name for p in ENTRY.iterdir()
     }
+    assert (ENTRY / "LICENSE").read_text() == (ROOT / "LICENSE").read_text()
     front = (ENTRY / "README.md").read_text().split("---")[1]
     for key in ("author", "title", "description", "tags", "optuna_versions", "license"):
         assert re.search(rf"^{key}: ", front, flags=re.M), key
     assert "sampler" in re.search(r"^tags: \[(.*)\]", front, flags=re.M).group(1).split(", ")
     assert (ENTRY / "requirements.txt").read_text().split() == ["optuna-treeucb"]
+
+
+def test_readme_follows_the_template_and_says_when_to_use_it() -> None:
+    text = (ENTRY / "README.md").read_text()
+    assert re.findall(r"^## (.+)$", text, flags=re.M) == TEMPLATE_SECTIONS
+    abstract = text.split("## Abstract")[1].split("\n## ")[0]
+    assert "https://arxiv.org/abs/1901.09277" in abstract
+    for words in ("instead of TPE", "GPSampler", "constraints", "several objectives"):
+        assert words in abstract, words
+    assert "### License" in text and "[LICENSE](LICENSE)" in text
 
 
 def test_entry_reexports_the_sampler() -> None:

@@ -90,8 +90,12 @@ def test_digits_main_job_smoke(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert (out / "partition.png").stat().st_size > 10_000
     printed = capsys.readouterr().out
     table = printed[printed.index("sampler ") :].splitlines()
-    assert table[1].split()[:3] == ["treeucb", "2", "3.0"]
-    assert table[2].split()[:3] == ["tpe", "2", "3.0"]
+    assert table[1].split()[:3] == ["treeucb", "2", "3"]  # whole trials, not 3.0
+    assert table[2].split()[:3] == ["tpe", "2", "3"]
+    assert table[0].split()[-6:] == ["run", "s", "training", "s", "sampler", "s"]
+    # one line of interpretation: who is ahead, and that 2 seeds cannot tell
+    assert "2 seeds cannot tell them apart" in table[3] or " tie " in table[3]
+    assert "SYNTHETIC" not in printed  # digits ships its data
 
 
 def test_missing_data_prints_what_to_download(

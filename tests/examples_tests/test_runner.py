@@ -30,6 +30,7 @@ from examples._runner import StudySpec
 from examples._runner import TrialRecord
 from examples._runner import build_parser
 from examples._runner import format_table
+from examples._runner import interpret
 from examples._runner import make_optuna_sampler
 from examples._runner import make_pruner
 from examples._runner import plot_best
@@ -260,10 +261,40 @@ def test_plot_and_table_average_over_repeats(tmp_path: Path) -> None:
         RunSummary("a", 1, 1, 1, 0.6, 20.0),
         RunSummary("b", 0, 0, 1, 0.9, 5.0),
     ]
+    runs[2].train_s = 3.5  # b's training: the rest of its run is the sampler's
     lines = format_table(runs).splitlines()
     assert lines[0].split()[:3] == ["sampler", "runs", "trials"]
-    assert lines[1].split() == ["a", "2", "1.5", "0.6500", "±", "0.0707", "15.0"]
-    assert lines[2].split() == ["b", "1", "1.0", "0.9000", "±", "0.0000", "5.0"]
+    assert lines[0].split()[-5:] == ["run", "s", "training", "s", "sampler", "s"][-5:]
+    assert lines[1].split() == ["a", "2", "1.5", "0.6500", "±", "0.0707", "15.0", "-", "-"]
+    # a whole count stays an int (trials 1, not 1.0)
+    assert lines[2].split() == ["b", "1", "1", "0.9000", "±", "0.0000", "5.0", "3.5", "1.5"]
+
+
+@pytest.mark.parametrize(
+    ("bests", "words"),
+    [
+        (
+            [(0.9, 0.8)],
+            "treeucb is ahead of tpe by 0.1000 best accuracy on average over 1 "
+            "paired seed (1 of 1 won): 1 seed cannot tell them apart",
+        ),
+        ([(0.90, 0.80), (0.91, 0.81), (0.92, 0.80), (0.93, 0.82)], "the seeds tell them apart"),
+        (
+            [(0.9, 0.8), (0.7, 0.8), (0.9, 0.85)],
+            "(2 of 3 won); paired t = 0.28 against 4.30 needed at 5%: the seeds cannot",
+        ),
+        ([(0.7, 0.8), (0.7, 0.9), (0.7, 0.85)], "tpe is ahead of treeucb by 0.1500"),
+    ],
+)
+def test_interpret_says_who_is_ahead_and_whether_the_seeds_tell(
+    bests: list[tuple[float, float]], words: str
+) -> None:
+    runs = [
+        RunSummary(name, k, k, 30, best, 1.0)
+        for k, pair in enumerate(bests)
+        for name, best in zip(("treeucb", "tpe"), pair)
+    ]
+    assert words in interpret(runs)
 
 
 @pytest.mark.parametrize("repeats", [1, 2])
@@ -330,9 +361,11 @@ def test_a_pruned_run_plots_against_epochs_and_counts_complete_trials(tmp_path: 
     assert plot_best(records, tmp_path / "plot.png", "toy").stat().st_size > 1000
     lines = format_table([RunSummary("a", 0, 0, 3, 0.6, 10.0, n_pruned=1, epochs=19)])
     assert lines.splitlines()[0].split()[:5] == ["sampler", "runs", "trials", "pruned", "epochs"]
-    assert lines.splitlines()[1].split() == ["a", "1", "3.0", "1.0", "19.0", "0.6000", "±"] + [
+    assert lines.splitlines()[1].split() == ["a", "1", "3", "1", "19", "0.6000", "±"] + [
         "0.0000",
         "10.0",
+        "-",
+        "-",
     ]
 
 
@@ -401,3 +434,16 @@ def test_an_untimed_warm_up_runs_before_the_first_run(tmp_path: Path) -> None:
     result = run(spec, a)
     assert calls[0] < 1e-6 and len(calls) == 1 + 2 * len(a.seeds)
     assert len(result.records) == 2 * len(a.seeds)  # the warm-up is no trial
+
+
+@pytest.mark.parametrize("spec", STUDIES, ids=lambda s: s.name)
+def test_smoke_runs_on_synthetic_data_say_so(spec: StudySpec) -> None:
+    from examples._runner import SYNTHETIC_NOTE
+    from examples._runner import synthetic_data
+
+    parser = build_parser(spec)
+    smoke = resolve_args(spec, parser.parse_args(["--smoke"]), parser)
+    real = resolve_args(spec, parser.parse_args(["--smoke", "--data-dir", "d"]), parser)
+    assert synthetic_data(spec, smoke) is (not spec.bundled_data)  # digits ships its data
+    assert not synthetic_data(spec, real)
+    assert "SYNTHETIC" in SYNTHETIC_NOTE

@@ -3,6 +3,7 @@ checked by the one table (the errors name the face the user called)."""
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import optuna
@@ -14,6 +15,7 @@ from optuna_treeucb.core import OPTIONS
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core._options import face_defaults
 from ray_treeucb import TreeUCBSearch
+from tests.core_tests.test_options import args_entries
 from tests.invalid_values import invalid_values
 
 FACE_OPTIONS = [o for o in OPTIONS.values() if not o.core_only and o.name != "seed"]
@@ -50,6 +52,26 @@ def _searcher_core(options: dict[str, Any]) -> TreeUCB:
 
 
 FACES = [_sampler_core, _searcher_core]
+
+
+@pytest.mark.parametrize("face", [TreeUCBSampler, TreeUCBSearch])
+def test_the_docstring_lists_every_option_with_the_faces_default(face: type) -> None:
+    # rendered from OPTIONS at import, so help() and the API pages need no README
+    entries = args_entries(face.__doc__)
+    params = inspect.signature(face).parameters
+    for option in FACE_OPTIONS + [OPTIONS["seed"]]:
+        text = entries[option.face_name]
+        assert text.startswith(" ".join(option.doc.replace("`", "``").split())), option.name
+        default = option.default_of(True)
+        assert f"default: ``{default!r}``." in text, option.name
+        if option.face_name in params and params[option.face_name].default is not None:
+            assert params[option.face_name].default == default, option.name
+    assert "``n_startup`` in ``TreeUCB``" in entries["n_startup_trials"]
+    assert ("``n_startup`` is an alias" in entries["n_startup_trials"]) is (face is TreeUCBSearch)
+    assert "default: ``'local_gp'``" in entries["sampling"]  # the faces optimise
+    doc = face.__doc__ or ""
+    assert "options table in the README" not in doc and "<the options" not in doc
+    assert "python -m optuna_treeucb.core" in doc
 
 
 def test_every_face_option_has_a_case() -> None:
@@ -118,6 +140,32 @@ def test_an_unknown_option_names_itself_the_options_and_the_closest(
     message = str(err.value)
     assert message.startswith(f"{face} got an unexpected option {name!r}."), message
     assert f"Did you mean {close!r}?" in message and "The options are [" in message
+
+
+def test_the_sampler_says_its_argument_is_optunas_n_startup_trials() -> None:
+    # it said "got both 'n_startup_trials' and 'n_startup'", though only one was given
+    with pytest.raises(
+        TypeError,
+        match=r"TreeUCBSampler got an unexpected option 'n_startup'\. TreeUCBSampler takes it "
+        r"as 'n_startup_trials' \(Optuna's name\); 'n_startup' is its name in TreeUCB and "
+        r"TreeUCBSearch\.",
+    ):
+        TreeUCBSampler(n_startup=5)
+    # the searcher takes both names ('n_startup' is an alias)
+    searcher = _make("TreeUCBSearch", n_startup=3)
+    assert isinstance(searcher, TreeUCBSearch)
+    searcher.suggest("t0")
+    assert searcher.model is not None and searcher.model.n_startup == 3
+
+
+@pytest.mark.parametrize("face", ["TreeUCBSampler", "TreeUCBSearch"])
+def test_a_bad_choice_names_the_face_and_the_closest_value(face: str) -> None:
+    with pytest.raises(
+        ValueError,
+        match=rf"The 'index' parameter of {face} must be one of \['hoeffding', 'soft_gp'\]\. "
+        r"Got 'soft-gp' instead\. Did you mean 'soft_gp'\?",
+    ):
+        _make(face, index="soft-gp")
 
 
 @pytest.mark.parametrize("face", ["TreeUCBSampler", "TreeUCBSearch"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -53,7 +54,12 @@ def test_sdist_and_wheel_install_into_a_fresh_venv_with_core_dependencies_only(
     (sdist,) = (tmp_path / "dist").glob("optuna_treeucb-*.tar.gz")
     (wheel,) = (tmp_path / "dist").glob("optuna_treeucb-*-py3-none-any.whl")
     assert sdist.stat().st_size > 0
+    with tarfile.open(sdist) as tar:
+        assert "optuna_treeucb-0.1.0/LICENSE" in tar.getnames()
     names = set(zipfile.ZipFile(wheel).namelist())
+    assert "optuna_treeucb-0.1.0.dist-info/licenses/LICENSE" in names
+    metadata = zipfile.ZipFile(wheel).read("optuna_treeucb-0.1.0.dist-info/METADATA").decode()
+    assert "License-Expression: MIT" in metadata and "License-File: LICENSE" in metadata
     assert {"optuna_treeucb/py.typed", "ray_treeucb/py.typed"} <= names
     assert "optuna_treeucb/core/_treeucb.py" in names
     assert not any(n.startswith(("tests/", "examples/", "benchmarks/")) for n in names)
