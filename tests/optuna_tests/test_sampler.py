@@ -141,12 +141,16 @@ def test_the_trust_region_follows_the_trials_as_told_in_one_go(sampling: str) ->
     assert (state.rho, state.n_success, state.n_failure) != (1.0, 0, 0)
 
 
-def test_docstring_describes_only_the_samplers_own_arguments() -> None:
+def test_docstring_describes_each_argument_once() -> None:
+    # the core's options are rendered from OPTIONS (tests/faces_tests/test_options.py), then
+    # the sampler's own arguments
     doc = TreeUCBSampler.__doc__ or ""
     args = doc[doc.index("Args:") : doc.index("Raises:")]
     described = re.findall(r"^ {8}(\w+):$", args, flags=re.M)
-    own = ["seed", "n_startup_trials", "group", "independent_sampler"]
-    assert described == [*own, "warn_independent_sampling", "constraints_func"]  # core: table
+    own = ["group", "independent_sampler", "warn_independent_sampling", "constraints_func"]
+    assert described[-4:] == own
+    signature = inspect.signature(TreeUCBSampler.__init__).parameters
+    assert sorted(described) == sorted(n for n in signature if n not in ("self", "unknown"))
 
 
 @pytest.mark.parametrize(
