@@ -54,13 +54,15 @@ Discrete = Literal["box", "region"]
 @dataclass(frozen=True)
 class TrustRegionState:
     """The region's side ``rho`` (times :data:`CUBE_SIDE`), successes and failures in a row,
-    the best value so far (``-inf`` before any) and how many values were consumed."""
+    the best feasible value so far (``-inf`` before any), how many values were consumed and
+    the least violation of an infeasible value so far (``inf`` before any)."""
 
     rho: float = RHO_INIT
     n_success: int = 0
     n_failure: int = 0
     best: float = -math.inf
     n_seen: int = 0
+    least: float = math.inf
 
 
 def failure_tolerance(d: int, n_pending: int = 0) -> int:
@@ -70,33 +72,57 @@ def failure_tolerance(d: int, n_pending: int = 0) -> int:
 
 
 def trust_region_step(
-    state: TrustRegionState, value: float, d: int, *, count: bool, n_pending: int = 0
+    state: TrustRegionState,
+    value: float,
+    d: int,
+    *,
+    count: bool,
+    n_pending: int = 0,
+    violation: float = 0.0,
 ) -> TrustRegionState:
-    """The state after one told value (larger is better; above the best is a success):
-    ``rho`` doubles after :data:`SUCCESS_TOL` successes in a row (up to :data:`RHO_MAX`),
-    halves after :func:`failure_tolerance` failures, and restarts below :data:`RHO_MIN`.  With
-    ``count`` false (start-up values), and for the first value, the value only sets the best."""
-    best, rho = max(state.best, value), state.rho
-    if not count or state.best == -math.inf:  # start-up, or the first value
-        return replace(state, best=best, n_seen=state.n_seen + 1)
-    n_s, n_f = (state.n_success + 1, 0) if value > state.best else (0, state.n_failure + 1)
+    """The state after one told value (larger is better) and its violation (0: feasible).
+
+    A success is SCBO's (Eriksson and Poloczek 2021): a feasible value above the best feasible
+    one, or, while none is feasible, a violation below the least so far.  ``rho`` doubles
+    after :data:`SUCCESS_TOL` successes in a row (up to :data:`RHO_MAX`), halves after
+    :func:`failure_tolerance` failures, and restarts below :data:`RHO_MIN`.  With ``count``
+    false (start-up values), and for the first value, the value only sets the bests."""
+    feasible = violation == 0.0
+    best = max(state.best, value) if feasible else state.best
+    least = state.least if feasible else min(state.least, violation)
+    seen = replace(state, best=best, least=least, n_seen=state.n_seen + 1)
+    if not count or (state.best == -math.inf and state.least == math.inf):  # the first value
+        return seen
+    if feasible:
+        success = value > state.best
+    else:
+        success = state.best == -math.inf and violation < state.least
+    n_s, n_f = (state.n_success + 1, 0) if success else (0, state.n_failure + 1)
+    rho = state.rho
     if n_s >= SUCCESS_TOL:
         rho, n_s = min(2.0 * rho, RHO_MAX), 0
     elif n_f >= failure_tolerance(d, n_pending):
         rho, n_f = rho / 2.0, 0
         if rho < RHO_MIN:
             rho = RHO_INIT
-    return TrustRegionState(rho, n_s, n_f, best, state.n_seen + 1)
+    return replace(seen, rho=rho, n_success=n_s, n_failure=n_f)
 
 
 def trust_region_replay(
-    state: TrustRegionState, values: np.ndarray, d: int, n_startup: int, n_pending: int = 0
+    state: TrustRegionState,
+    values: np.ndarray,
+    d: int,
+    n_startup: int,
+    n_pending: int = 0,
+    violations: np.ndarray | None = None,
 ) -> TrustRegionState:
-    """The state after ``values`` (every told value, (n,)), from ``state``, the state after
-    ``values[:state.n_seen]``; the first ``n_startup`` values only set the best."""
+    """The state after ``values`` (every told value, (n,)) and their ``violations`` ((n,),
+    ``None``: all feasible), from ``state``, the state after ``values[:state.n_seen]``; the
+    first ``n_startup`` values only set the bests."""
     for i in range(state.n_seen, values.shape[0]):
+        v = 0.0 if violations is None else float(violations[i])
         state = trust_region_step(
-            state, float(values[i]), d, count=i >= n_startup, n_pending=n_pending
+            state, float(values[i]), d, count=i >= n_startup, n_pending=n_pending, violation=v
         )
     return state
 
@@ -131,6 +157,7 @@ class Snapshot:
         targets: ``indices ->`` the local GP's targets at those observations.
         repeats: ``points (m, d) ->`` whether each decodes to an observed or pending point.
         progress: What the trust region's success counter reads, (n,) (``None``: ``y``).
+        violations: Total violation of each observation, (n,) (``None``: all feasible).
     """
 
     X: np.ndarray
@@ -145,6 +172,7 @@ class Snapshot:
     targets: Callable[[np.ndarray], np.ndarray]
     repeats: Callable[[np.ndarray], np.ndarray]
     progress: np.ndarray | None = None
+    violations: np.ndarray | None = None
 
     def told(self) -> np.ndarray:
         """The sequence the trust region consumes: ``progress``, else ``y``."""
@@ -183,10 +211,12 @@ class TrustRegion:
         self.state = TrustRegionState()
         self._is_discrete = np.array([p.is_discrete for p in space.params], dtype=bool)
 
-    def update(self, values: np.ndarray, n_pending: int) -> None:
+    def update(
+        self, values: np.ndarray, n_pending: int, violations: np.ndarray | None = None
+    ) -> None:
         """Consume the values told since the last call: the one place the state changes."""
         self.state = trust_region_replay(
-            self.state, values, self.space.dim, self.n_startup, n_pending
+            self.state, values, self.space.dim, self.n_startup, n_pending, violations
         )
 
     @staticmethod
@@ -206,7 +236,7 @@ class TrustRegion:
             return sample_in(snap.rng, low, high, n, snap.ctx)
         # the tree routes float32 copies of the points: keep the centre in the box
         center = np.clip(snap.X[best], low, high)
-        self.update(snap.told(), snap.n_pending)
+        self.update(snap.told(), snap.n_pending, snap.violations)
         lo, hi = self.region(center, low, high)
         pts = sample_in(snap.rng, lo, hi, n, snap.ctx)
         if self.discrete == "region":
@@ -294,7 +324,7 @@ class LocalGP(TrustRegion):
         gp = fit_gp(Z[local], snap.targets(local), dim=None if Z.shape[1] == d else d)
         own = local[snap.leaf_of[local] == b]
         center = np.clip(X[own[argmax(posterior_mean(gp, Z[own]), rng)]], low, high)
-        self.update(snap.told(), snap.n_pending)
+        self.update(snap.told(), snap.n_pending, snap.violations)
         lo, hi = self.region(center, low, high)
         for j, u in ctx.items():
             center[j] = lo[j] = hi[j] = u

@@ -360,7 +360,9 @@ class TreeUCB:
         pend = lambda: self._context.at_full(self.pending).reshape(-1, X.shape[1])  # noqa: E731
         boxes = (X, obs.scores(), part.leaf_of, stats.low, stats.high, ctx, self._rng)
         same = lambda P: repeats(P, obs, self._pending)  # noqa: E731
-        snap = Snapshot(*boxes, self.n_pending, pend, obs.targets, same, obs.progress())
+        snap = Snapshot(
+            *boxes, self.n_pending, pend, obs.targets, same, obs.progress(), obs.violations
+        )
         ok = containing(stats.low, stats.high, snap.ctx)
         assert ok.any(), "the leaves tile the cube, so some leaf contains the context"
         index = np.where(ok, stats.index, -np.inf)

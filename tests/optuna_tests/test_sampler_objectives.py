@@ -82,6 +82,19 @@ def test_set_constraint_needs_no_sampler_argument_and_no_warning() -> None:
     assert model.best_params == study.best_params
 
 
+def test_when_nothing_is_feasible_the_violation_falls() -> None:
+    # 1 + x^2 + y^2 <= 0 is never met: the sampler descends the violation (SCBO's rule)
+    def objective(trial: optuna.Trial) -> float:
+        x, y = trial.suggest_float("x", -1.0, 1.0), trial.suggest_float("y", -1.0, 1.0)
+        trial.set_constraint("c", 1.0 + x**2 + y**2)
+        return x + y
+
+    study = optuna.create_study(sampler=TreeUCBSampler(seed=0))
+    study.optimize(objective, n_trials=120)
+    violations = [t.constraints["c"] for t in study.trials]
+    assert np.median(violations[80:]) < 1.1  # uniform draws: about 1.6
+
+
 def _feasible_share_and_best(
     sampler: optuna.samplers.BaseSampler, seed: int
 ) -> tuple[float, float]:
