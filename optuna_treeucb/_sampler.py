@@ -621,7 +621,7 @@ class TreeUCBSampler(BaseSampler):
             model.pos = len(self._log.numbers)
         else:
             candidates = [self._log.values[t.number] for t in view.finished]
-        _tell_new(model, space, candidates, self._log.violations)
+        _tell_new(model, space, candidates, self._log.violations, self._log.constraints)
         return model
 
     def build_model(self, study: Study, params: Sequence[str] | None = None) -> TreeUCB:
@@ -655,6 +655,7 @@ class TreeUCBSampler(BaseSampler):
             else:
                 observations = [self._log.values[t.number] for t in view.finished]
             violations = dict(self._log.violations)  # read under the lock
+            constraints = dict(self._log.constraints)
             if params is None:
                 space = self._tracker.search_space(group=False)
             else:
@@ -673,7 +674,7 @@ class TreeUCBSampler(BaseSampler):
             )
         items = tuple(space.items())
         model = _Model(self._new_core(items, direction))
-        _tell_new(model, items, observations, violations)
+        _tell_new(model, items, observations, violations, constraints)
         _sync_pending(model, items, _running(study, view))
         return model.core
 
@@ -744,14 +745,17 @@ def _tell_new(
     space: _Space,
     observations: list[tuple[FrozenTrial, Value]],
     violations: Mapping[int, float],
+    constraints: Mapping[int, tuple[float, ...]],
 ) -> None:
     """Tell the core the observations it has not been told (in the given order), with their
-    total constraint violations by trial number (``TrialLog.violations``).
+    constraint values by trial number (``TrialLog.constraints``) when each has as many, else
+    their total constraint violations (``TrialLog.violations``).
 
     A pruned trial carries its last step as its budget; the core says which budget a complete
     one has (:meth:`~optuna_treeucb.core.TreeUCB.budget_of`).
     """
     rows, values, budgets, told_violations = [], [], [], []
+    told_constraints: list[tuple[float, ...]] = []
     for t, value in observations:
         if t.number in model.told:
             continue
@@ -763,13 +767,16 @@ def _tell_new(
             complete = t.state != TrialState.PRUNED
             budgets.append(model.core.budget_of(t.last_step, complete=complete))
             told_violations.append(violations[t.number])
+            told_constraints.append(constraints.get(t.number, ()))
     if rows:
         # the pending points are the running trials', kept by _sync_pending
+        each = len({len(c) for c in told_constraints}) == 1 and len(told_constraints[0]) > 0
         model.core.tell_many(
             np.array(rows),
             np.array(values, dtype=float),
             budgets,
-            told_violations if any(told_violations) else None,
+            None if each or not any(told_violations) else told_violations,
+            constraints=np.array(told_constraints) if each else None,
             drop_pending=False,
         )
 

@@ -55,6 +55,7 @@ class TrialLog:
     Attributes:
         values: Trial number -> (trial, value(s) for the model or ``None``).
         violations: Trial number -> its total constraint violation (0: feasible, or no value).
+        constraints: Trial number -> its constraint values (``()``: none, or no value).
         numbers: Their numbers, in the order logged.
         n_obs: How many have a value.
     """
@@ -62,6 +63,7 @@ class TrialLog:
     def __init__(self) -> None:
         self.values: dict[int, tuple[FrozenTrial, Value]] = {}
         self.violations: dict[int, float] = {}
+        self.constraints: dict[int, tuple[float, ...]] = {}
         self._constraints: tuple[int, int] | None = None  # (trial, count) of the first
         self._mismatch = ""  # the error of a changing number of constraints, raised again
         self.numbers: list[int] = []
@@ -150,6 +152,7 @@ class TrialLog:
             self.violations[t.number] = (
                 float(total_violation(np.array([cs]))[0]) if v is not None and cs else 0.0
             )
+            self.constraints[t.number] = tuple(cs) if v is not None else ()
             self.numbers.append(t.number)
             self.n_obs += v is not None
 

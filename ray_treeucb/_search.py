@@ -17,13 +17,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from optuna_treeucb.core import ParamSpec
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
 from optuna_treeucb.core import validate_options
-from optuna_treeucb.core._objectives import total_violation
 from optuna_treeucb.core._options import face_defaults
 from optuna_treeucb.core._options import fresh_seed
 from optuna_treeucb.core._options import ignored_options
@@ -714,10 +711,9 @@ class TreeUCBSearch(Searcher):
                     "every result needs each constraint as a number (<= 0: satisfied)."
                 )
             cons.append(c)
-        violation = float(total_violation(np.array([cons]))[0]) if cons else 0.0
         told = [float(u) for u in floats if u is not None]
         self._treeucb.tell(
-            params, told if several else told[0], budget=budget, violation=violation
+            params, told if several else told[0], budget=budget, constraints=cons or None
         )
         return True
 

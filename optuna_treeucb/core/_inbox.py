@@ -30,7 +30,9 @@ from optuna_treeucb.core._discrete import snap as snap_to_bins
 from optuna_treeucb.core._discrete import step_off_centre
 from optuna_treeucb.core._index import argmax
 from optuna_treeucb.core._index import one_blas_thread
+from optuna_treeucb.core._localgp import LocalGP as GP
 from optuna_treeucb.core._localgp import condition_on_pending
+from optuna_treeucb.core._localgp import finite
 from optuna_treeucb.core._localgp import fit_gp
 from optuna_treeucb.core._localgp import nearest
 from optuna_treeucb.core._localgp import posterior_mean
@@ -48,6 +50,7 @@ LOCAL_GP_N = 48  # observations nearest to the centre that the local GP is fitte
 LOCAL_GP_CANDIDATES = 128  # Thompson-sampling candidates in the trust region
 LOCAL_GP_PENDING = 32  # pending points in the region the local GP conditions on, at most
 LOCAL_GP_JOINT: int | None = 32  # candidates drawn jointly (best upper bounds); None: all
+SCBO_EACH = True  # under constraints, one GP per constraint when their values are known
 Discrete = Literal["box", "region"]
 
 
@@ -158,6 +161,9 @@ class Snapshot:
         repeats: ``points (m, d) ->`` whether each decodes to an observed or pending point.
         progress: What the trust region's success counter reads, (n,) (``None``: ``y``).
         violations: Total violation of each observation, (n,) (``None``: all feasible).
+        objective: ``indices ->`` the objective's targets there, feasible or not (SCBO's
+            objective model; ``None``: ``targets``).
+        constraints: Constraint values of each observation, (n, c) (``None``: unknown).
     """
 
     X: np.ndarray
@@ -173,6 +179,8 @@ class Snapshot:
     repeats: Callable[[np.ndarray], np.ndarray]
     progress: np.ndarray | None = None
     violations: np.ndarray | None = None
+    objective: Callable[[np.ndarray], np.ndarray] | None = None
+    constraints: np.ndarray | None = None
 
     def told(self) -> np.ndarray:
         """The sequence the trust region consumes: ``progress``, else ``y``."""
@@ -320,10 +328,13 @@ class LocalGP(TrustRegion):
         Z = self.features(X)
         local = nearest(Z, Z[best], LOCAL_GP_N)
         # one-hot blocks keep the columns' diameter: the lengthscales scale with the columns
-        d = X.shape[1]
-        gp = fit_gp(Z[local], snap.targets(local), dim=None if Z.shape[1] == d else d)
-        own = local[snap.leaf_of[local] == b]
-        center = np.clip(X[own[argmax(posterior_mean(gp, Z[own]), rng)]], low, high)
+        dim = None if Z.shape[1] == X.shape[1] else X.shape[1]
+        gps = self._models(snap, Z, local, dim)
+        if len(gps) == 1:
+            own = local[snap.leaf_of[local] == b]
+            center = np.clip(X[own[argmax(posterior_mean(gps[0], Z[own]), rng)]], low, high)
+        else:  # SCBO's centre: the box's best feasible, else least violating, observation
+            center = np.clip(X[best], low, high)
         self.update(snap.told(), snap.n_pending, snap.violations)
         lo, hi = self.region(center, low, high)
         for j, u in ctx.items():
@@ -336,8 +347,8 @@ class LocalGP(TrustRegion):
         pend = snap.pending()
         tol = 1e-9  # encoded parameters may differ from the drawn point by rounding
         pend = pend[np.all((pend >= lo - tol) & (pend <= hi + tol), axis=1)][:LOCAL_GP_PENDING]
-        gp = condition_on_pending(gp, self.features(pend))  # kriging believer
-        score = thompson_sample(gp, self.features(cand), rng, LOCAL_GP_JOINT)
+        gps = [condition_on_pending(gp, self.features(pend)) for gp in gps]  # kriging believer
+        score = self._score(gps, self.features(cand), rng)
         best_cand = cand[[argmax(score, rng)]]
         if not snap.repeats(best_cand)[0]:
             return best_cand
@@ -348,5 +359,31 @@ class LocalGP(TrustRegion):
             fresh = uni[~snap.repeats(uni)]
             if fresh.shape[0] == 0:  # every value of the box has been tried
                 return best_cand
-        score = thompson_sample(gp, self.features(fresh), rng, LOCAL_GP_JOINT)
+        score = self._score(gps, self.features(fresh), rng)
         return fresh[[argmax(score, rng)]]
+
+    @staticmethod
+    def _models(snap: Snapshot, Z: np.ndarray, local: np.ndarray, dim: int | None) -> list[GP]:
+        """The local GP of the targets; under constraints (a local observation infeasible),
+        SCBO's pair instead: the objective's GP and the negated total violation's."""
+        v = None if snap.violations is None else snap.violations[local]
+        if v is None or not (v > 0.0).any() or snap.objective is None:
+            return [fit_gp(Z[local], snap.targets(local), dim=dim)]
+        objective = fit_gp(Z[local], snap.objective(local), dim=dim)
+        if snap.constraints is None or not SCBO_EACH:
+            return [objective, fit_gp(Z[local], -v, dim=dim)]
+        C = snap.constraints[local]
+        return [objective, *(fit_gp(Z[local], -finite(c), dim=dim) for c in C.T)]
+
+    @staticmethod
+    def _score(gps: list[GP], F: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Thompson scores of the candidates ``F`` (m, d'), larger is better: one GP's draw;
+        SCBO's with two: the objective's draw where the violation's draw is feasible (<= 0),
+        else, if none is, the negated violation's draw (Eriksson and Poloczek 2021)."""
+        if len(gps) == 1:
+            return thompson_sample(gps[0], F, rng, LOCAL_GP_JOINT)
+        f = thompson_sample(gps[0], F, rng)
+        # the negated violation, or the sum of the negated constraints' positive parts
+        g = -np.sum([np.maximum(-thompson_sample(gp, F, rng), 0.0) for gp in gps[1:]], axis=0)
+        feasible = g >= 0.0
+        return np.where(feasible, f, -np.inf) if feasible.any() else g

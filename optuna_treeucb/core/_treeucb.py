@@ -26,6 +26,7 @@ from optuna_treeucb.core._index import argmax
 from optuna_treeucb.core._index import containing
 from optuna_treeucb.core._observations import Observations
 from optuna_treeucb.core._observations import Pending
+from optuna_treeucb.core._observations import as_constraints
 from optuna_treeucb.core._observations import as_points
 from optuna_treeucb.core._observations import as_values
 from optuna_treeucb.core._observations import as_violations
@@ -174,6 +175,13 @@ class TreeUCB:
         return self._obs.violations.copy()
 
     @property
+    def constraints(self) -> np.ndarray | None:
+        """Constraint values of each observation, shape (n, c), when every one was told its
+        ``c`` values (``constraints``), else ``None``."""
+        c = self._obs.constraints
+        return None if c is None else c.copy()
+
+    @property
     def best_params(self) -> dict[str, Any]:
         """Parameters of the best feasible (else least violating) observation among those that
         went furthest (RuntimeError before any; with several objectives, :attr:`front_params`)."""
@@ -216,11 +224,15 @@ class TreeUCB:
         *,
         budget: float | None = None,
         violation: float | None = None,
+        constraints: Sequence[float] | None = None,
     ) -> None:
         """Record the value of ``params`` (k numbers for k objectives; NaN: ignored); ``budget``:
         the step an evaluation stopped early reached, >= 0 (``None``/``inf``: full);
-        ``violation``: the total constraint violation, >= 0 (0 or ``None``: feasible)."""
-        self._tell(self.space.encode(params), value, budget, violation, params)
+        ``violation``: the total constraint violation, >= 0 (0 or ``None``: feasible); or
+        instead ``constraints``, the c constraint values (feasible when all <= 0), whose
+        positive parts sum to the violation and which the in-box GP models one by one."""
+        C, violation = as_constraints(constraints, violation, 1, "TreeUCB.tell", one=True)
+        self._tell(self.space.encode(params), value, budget, violation, params, C)
 
     def tell_x(
         self,
@@ -229,10 +241,12 @@ class TreeUCB:
         *,
         budget: float | None = None,
         violation: float | None = None,
+        constraints: Sequence[float] | None = None,
     ) -> None:
         """:meth:`tell` for a point ``x`` of the cube, shape (d,), values in [0, 1]."""
         point = as_points(self.space.dim, x, "TreeUCB.tell_x", one=True)[0]
-        self._tell(point, value, budget, violation, None)
+        C, violation = as_constraints(constraints, violation, 1, "TreeUCB.tell_x", one=True)
+        self._tell(point, value, budget, violation, None, C)
 
     def _tell(
         self,
@@ -241,6 +255,7 @@ class TreeUCB:
         budget: Any,
         violation: Any,
         params: Mapping[str, Any] | None,
+        constraints: np.ndarray | None = None,
     ) -> None:
         if isinstance(value, (bool, str)):
             raise TypeError(f"TreeUCB.tell needs a numeric value. Got {value!r}.")
@@ -248,7 +263,7 @@ class TreeUCB:
         b = as_budgets([budget], 1, "TreeUCB.tell")
         v = as_violations([violation], 1, "TreeUCB.tell", "violation")
         self._pending.drop(x)
-        self._obs.append(x[None], y, b, params, v)
+        self._obs.append(x[None], y, b, params, v, constraints)
 
     def tell_many(
         self,
@@ -257,13 +272,16 @@ class TreeUCB:
         budgets: np.ndarray | Sequence[float | None] | None = None,
         violations: np.ndarray | Sequence[float | None] | None = None,
         *,
+        constraints: np.ndarray | Sequence[Sequence[float]] | None = None,
         drop_pending: bool = True,
     ) -> None:
         """Record many observations: ``X`` (n, d) in [0, 1], ``values`` (n,) or (n, k),
-        ``budgets`` and ``violations`` (n,) as in :meth:`tell` (``None``: all full, feasible).
-        ``drop_pending=False`` leaves the pending points alone (ValueError on a bad shape)."""
+        ``budgets`` and ``violations`` (n,) as in :meth:`tell` (``None``: all full, feasible),
+        or ``constraints`` (n, c) instead of ``violations``.  ``drop_pending=False`` leaves
+        the pending points alone (ValueError on a bad shape)."""
         X = as_points(self.space.dim, X, "TreeUCB.tell_many")
         n = X.shape[0]
+        C, violations = as_constraints(constraints, violations, n, "TreeUCB.tell_many")
         Y = as_values(values, n, self._obs.signs.size)
         b = as_budgets([None] * n if budgets is None else budgets, n, "TreeUCB.tell_many")
         v = as_violations(
@@ -271,7 +289,7 @@ class TreeUCB:
         )
         for row in X if drop_pending else ():
             self._pending.drop(row)
-        self._obs.append(X, Y, b, None, v)
+        self._obs.append(X, Y, b, None, v, C)
 
     @property
     def pending(self) -> np.ndarray:
@@ -360,8 +378,17 @@ class TreeUCB:
         pend = lambda: self._context.at_full(self.pending).reshape(-1, X.shape[1])  # noqa: E731
         boxes = (X, obs.scores(), part.leaf_of, stats.low, stats.high, ctx, self._rng)
         same = lambda P: repeats(P, obs, self._pending)  # noqa: E731
+        progress, objective = obs.progress(), obs.objective_targets
         snap = Snapshot(
-            *boxes, self.n_pending, pend, obs.targets, same, obs.progress(), obs.violations
+            *boxes,
+            self.n_pending,
+            pend,
+            obs.targets,
+            same,
+            progress,
+            obs.violations,
+            objective,
+            obs.constraints,
         )
         ok = containing(stats.low, stats.high, snap.ctx)
         assert ok.any(), "the leaves tile the cube, so some leaf contains the context"

@@ -79,6 +79,10 @@ def test_set_constraint_needs_no_sampler_argument_and_no_warning() -> None:
     np.testing.assert_allclose(
         model.violations, [max(0.0, t.params["x"] + t.params["y"]) for t in study.trials]
     )
+    assert model.constraints is not None  # and each constraint's value, for its GP
+    np.testing.assert_allclose(
+        model.constraints[:, 0], [t.params["x"] + t.params["y"] for t in study.trials]
+    )
     assert model.best_params == study.best_params
 
 
