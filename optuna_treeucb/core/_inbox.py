@@ -50,7 +50,6 @@ LOCAL_GP_N = 48  # observations nearest to the centre that the local GP is fitte
 LOCAL_GP_CANDIDATES = 128  # Thompson-sampling candidates in the trust region
 LOCAL_GP_PENDING = 32  # pending points in the region the local GP conditions on, at most
 LOCAL_GP_JOINT: int | None = 32  # candidates drawn jointly (best upper bounds); None: all
-SCBO_EACH = True  # under constraints, one GP per constraint when their values are known
 Discrete = Literal["box", "region"]
 
 
@@ -370,7 +369,7 @@ class LocalGP(TrustRegion):
         if v is None or not (v > 0.0).any() or snap.objective is None:
             return [fit_gp(Z[local], snap.targets(local), dim=dim)]
         objective = fit_gp(Z[local], snap.objective(local), dim=dim)
-        if snap.constraints is None or not SCBO_EACH:
+        if snap.constraints is None:
             return [objective, fit_gp(Z[local], -v, dim=dim)]
         C = snap.constraints[local]
         return [objective, *(fit_gp(Z[local], -finite(c), dim=dim) for c in C.T)]
