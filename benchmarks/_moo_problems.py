@@ -78,6 +78,8 @@ CONSTRAINED_PROBLEMS = (
     "ellipsoid-linear-10d",
     "digits-mlp-budget",
 )
+# never feasible: how fast the violation falls when no point is feasible (issue 32)
+INFEASIBLE_PROBLEMS = ("never-feasible-2d",)
 # real tasks: no known optimum; the report takes the best seen over its runs (optimum NaN)
 REAL_PROBLEMS = ("digits-mlp-size", "digits-mlp-budget")
 ZDT_REFERENCE = 11.0  # BoTorch's ZDT reference point, in every objective
@@ -287,6 +289,12 @@ def _ellipsoid_linear_optimum(tf: TestFunction, a: np.ndarray, b: float) -> floa
     return float(tf.f(x_of(lam)))
 
 
+def _never_feasible(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Minimise ``x + y`` subject to ``1 + x^2 + y^2 <= 0`` on [-1, 1]^2: the least violation
+    is 1, at the origin; uniform draws have a median of about 1.64."""
+    return np.array([x[0] + x[1]]), np.array([1.0 + x[0] ** 2 + x[1] ** 2])
+
+
 def constrained_problem(name: str, seed: int) -> Problem:
     """A constrained problem of :data:`CONSTRAINED_PROBLEMS`; ``seed`` draws BBOB instances."""
     from pymoo.problems import get_problem
@@ -300,6 +308,8 @@ def constrained_problem(name: str, seed: int) -> Problem:
     if name in ("g4", "g24"):
         pm = get_problem(name)
         return _from_pymoo(name, pm, float(np.asarray(pm.pareto_front()).ravel()[0]))
+    if name == "never-feasible-2d":
+        return Problem(name, np.full(2, -1.0), np.ones(2), 1, 1, _never_feasible, 0.0)
     if name in CONSTRAINED_PROBLEMS:
         return _bbob_constrained(name, seed)
     raise ValueError(f"Unknown constrained problem {name!r}; use one of {CONSTRAINED_PROBLEMS}.")

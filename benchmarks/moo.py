@@ -50,6 +50,7 @@ from benchmarks._common import require
 from benchmarks._common import results_dir
 from benchmarks._common import stamp_core
 from benchmarks._moo_problems import CONSTRAINED_PROBLEMS
+from benchmarks._moo_problems import INFEASIBLE_PROBLEMS
 from benchmarks._moo_problems import MOO_PROBLEMS
 from benchmarks._moo_problems import REAL_PROBLEMS
 from benchmarks._moo_problems import Problem
@@ -196,6 +197,12 @@ def best_seen(results: list[dict[str, Any]]) -> dict[str, float]:
     return out
 
 
+def late_violation(G: np.ndarray, t: int) -> float:
+    """The median total violation (sum of the positive constraint values) of the last quarter
+    of the first ``t`` trials: how close to feasible the sampler's late trials are."""
+    return float(np.median(np.maximum(G[t - t // 4 : t], 0.0).sum(axis=1)))
+
+
 def feasible_fraction(G: np.ndarray, t: int) -> float:
     """The fraction of the first ``t`` trials whose constraints all hold."""
     return float(np.mean(np.all(G[:t] <= 0.0, axis=1)))
@@ -276,10 +283,33 @@ def report(results: list[dict[str, Any]], samplers: list[str], checkpoints: list
             v = [scores[k] for k in scores if k[0] == s and k[1] == p]
             cells.append(fmt(float(np.median(v))) if v and np.isfinite(np.median(v)) else "none")
         detail.append([p, *cells])
+    late = violation_table(results, samplers, problems, last) if mode == "constrained" else ""
     return (
         "\n" + md_table(header, rows) + f"\nMedian {label} over seeds at {last} trials "
         "('none': no feasible trial in half the runs or more):\n\n"
         + md_table(["problem", *samplers], detail)
+        + late
+    )
+
+
+def violation_table(
+    results: list[dict[str, Any]], samplers: list[str], problems: list[str], t: int
+) -> str:
+    """Per problem, the median over seeds of :func:`late_violation` at ``t`` trials."""
+    rows = []
+    for p in problems:
+        cells = []
+        for s in samplers:
+            v = [
+                late_violation(r["G"], t)
+                for r in results
+                if (r["sampler"], r["problem"]) == (s, p)
+            ]
+            cells.append(fmt(float(np.median(v)), 4) if v else "")
+        rows.append([p, *cells])
+    return (
+        f"\nMedian total violation of trials {t - t // 4}-{t - 1} (the last quarter; 0: "
+        "feasible), median over seeds:\n\n" + md_table(["problem", *samplers], rows)
     )
 
 
@@ -297,12 +327,17 @@ def _load(paths: str, mode: str, problems: list[str], seeds: range) -> list[dict
 
 def run(mode: str, argv: list[str] | None = None) -> None:
     """Run one mode (``"moo"`` or ``"constrained"``) and write ``<mode>.md`` into ``--out``."""
-    all_problems = MOO_PROBLEMS if mode == "moo" else CONSTRAINED_PROBLEMS
+    defaults = MOO_PROBLEMS if mode == "moo" else CONSTRAINED_PROBLEMS
+    all_problems = defaults if mode == "moo" else defaults + INFEASIBLE_PROBLEMS
     p = make_parser(mode, __doc__)
     p.add_argument("--trials", type=int, default=200, help="trials per study")
     p.add_argument("--seeds", type=int, default=3, help="seeds per problem")
     p.add_argument("--seed-offset", type=int, default=0, help="first seed")
-    p.add_argument("--problems", default=",".join(all_problems), help="comma-separated names")
+    p.add_argument(
+        "--problems",
+        default=",".join(defaults),
+        help=f"comma-separated names, of {list(all_problems)}",
+    )
     p.add_argument(
         "--backend",
         choices=("optuna", "ray"),

@@ -118,6 +118,9 @@ class _Model:
     told: set[int] = field(default_factory=set)
     pos: int = 0
     pending: dict[int, np.ndarray | None] = field(default_factory=dict)
+    # the constraint names of every trial told (``()``: they differ, or none; ``None``: none
+    # told yet): their values go to the core column by column, else the total violation
+    constraint_names: tuple[str, ...] | None = None
 
 
 # the sampler's own sentences on the core's options, in its Args: section
@@ -663,7 +666,7 @@ class TreeUCBSampler(BaseSampler):
             model.pos = len(self._log.numbers)
         else:
             candidates = [self._log.values[t.number] for t in view.finished]
-        _tell_new(model, space, candidates, self._log.violations)
+        _tell_new(model, space, candidates, self._log.violations, self._log.constraints)
         return model
 
     def build_model(self, study: Study, params: Sequence[str] | None = None) -> TreeUCB:
@@ -697,6 +700,7 @@ class TreeUCBSampler(BaseSampler):
             else:
                 observations = [self._log.values[t.number] for t in view.finished]
             violations = dict(self._log.violations)  # read under the lock
+            constraints = dict(self._log.constraints)
             if params is None:
                 space = self._tracker.search_space(group=False)
             else:
@@ -715,7 +719,7 @@ class TreeUCBSampler(BaseSampler):
             )
         items = tuple(space.items())
         model = _Model(self._new_core(items, direction))
-        _tell_new(model, items, observations, violations)
+        _tell_new(model, items, observations, violations, constraints)
         _sync_pending(model, items, _running(study, view))
         return model.core
 
@@ -797,14 +801,17 @@ def _tell_new(
     space: _Space,
     observations: list[tuple[FrozenTrial, Value]],
     violations: Mapping[int, float],
+    constraints: Mapping[int, Mapping[str, float]],
 ) -> None:
     """Tell the core the observations it has not been told (in the given order), with their
-    total constraint violations by trial number (``TrialLog.violations``).
+    constraint values (``TrialLog.constraints``) while every trial told has the same names,
+    else their total constraint violations (``TrialLog.violations``).
 
     A pruned trial carries its last step as its budget; the core says which budget a complete
     one has (:meth:`~optuna_treeucb.core.TreeUCB.budget_of`).
     """
     rows, values, budgets, told_violations = [], [], [], []
+    told_constraints: list[Mapping[str, float]] = []
     for t, value in observations:
         if t.number in model.told:
             continue
@@ -816,15 +823,26 @@ def _tell_new(
             complete = t.state != TrialState.PRUNED
             budgets.append(model.core.budget_of(t.last_step, complete=complete))
             told_violations.append(violations[t.number])
-    if rows:
-        # the pending points are the running trials', kept by _sync_pending
-        model.core.tell_many(
-            np.array(rows),
-            np.array(values, dtype=float),
-            budgets,
-            told_violations if any(told_violations) else None,
-            drop_pending=False,
-        )
+            told_constraints.append(constraints.get(t.number, {}))
+    if not rows:
+        return
+    names = {tuple(sorted(c)) for c in told_constraints}
+    if model.constraint_names is None:
+        model.constraint_names = names.pop() if len(names) == 1 else ()
+    elif names != {model.constraint_names}:
+        model.constraint_names = ()  # the names changed: the total violation from now on
+    C = None
+    if model.constraint_names:
+        C = np.array([[c[k] for k in model.constraint_names] for c in told_constraints])
+    # the pending points are the running trials', kept by _sync_pending
+    model.core.tell_many(
+        np.array(rows),
+        np.array(values, dtype=float),
+        budgets,
+        None if C is not None or not any(told_violations) else told_violations,
+        constraints=C,
+        drop_pending=False,
+    )
 
 
 def _share_point(study: Study, trial: FrozenTrial, params: dict[str, Any]) -> None:

@@ -58,6 +58,7 @@ class TrialLog:
     Attributes:
         values: Trial number -> (trial, value(s) for the model or ``None``).
         violations: Trial number -> its total constraint violation (0: feasible, or no value).
+        constraints: Trial number -> its constraint values by name (``{}``: none, or no value).
         numbers: Their numbers, in the order logged.
         n_obs: How many have a value.
     """
@@ -65,6 +66,7 @@ class TrialLog:
     def __init__(self) -> None:
         self.values: dict[int, tuple[FrozenTrial, Value]] = {}
         self.violations: dict[int, float] = {}
+        self.constraints: dict[int, dict[str, float]] = {}
         self._warned = False  # a trial with unreadable constraints was skipped
         self.numbers: list[int] = []
         self.n_obs = 0
@@ -139,25 +141,28 @@ class TrialLog:
     def _log(self, new: list[FrozenTrial]) -> None:
         for t in new:
             v = value(t)
-            violation = 0.0
+            violation, named = 0.0, dict[str, float]()
             if v is not None:
-                violation = self._violation(t)
+                violation, named = self._violation(t)
                 if math.isnan(violation):
                     v, violation = None, 0.0  # its constraints cannot be read: skipped
             self.values[t.number] = (t, v)
             self.violations[t.number] = violation
+            self.constraints[t.number] = named if v is not None else {}
             self.numbers.append(t.number)
             self.n_obs += v is not None
 
-    def _violation(self, trial: FrozenTrial) -> float:
-        """The trial's total violation: the sum of the positive values of whatever constraints
-        it holds (any number, any names), as Optuna 5's samplers read them; 0 with none.
+    def _violation(self, trial: FrozenTrial) -> tuple[float, dict[str, float]]:
+        """The trial's total violation, the sum of the positive values of whatever constraints
+        it holds (any number, any names), as Optuna 5's samplers read them (0 with none), and
+        those values by name.
 
         NaN when its constraints cannot be read (a value that is not a number, or NaN): the
         trial is then skipped, with one warning per log.
         """
         try:
-            cs = constraints(trial)
+            named = constraints(trial)
+            cs = list(named.values())
             if any(math.isnan(c) for c in cs):
                 raise ValueError("NaN")
         except (TypeError, ValueError) as err:
@@ -170,8 +175,8 @@ class TrialLog:
                     trial.number,
                     err,
                 )
-            return math.nan
-        return float(total_violation(np.array([cs]))[0]) if cs else 0.0
+            return math.nan, {}
+        return (float(total_violation(np.array([cs]))[0]) if cs else 0.0), named
 
 
 def key(trial: FrozenTrial) -> tuple[int, Any]:
@@ -207,10 +212,11 @@ def draw_seed(base_seed: int, number: int, param_name: str) -> int:
     return int(np.random.SeedSequence(k).generate_state(1)[0])
 
 
-def constraints(trial: FrozenTrial) -> list[float]:
-    """A trial's constraint values, as Optuna's samplers read them: on Optuna 5
-    ``FrozenTrial.constraints`` (``Trial.set_constraint`` and ``constraints_func``'s tuple),
-    on Optuna 4 the tuple ``constraints_func`` stored; ``[]`` if none."""
+def constraints(trial: FrozenTrial) -> dict[str, float]:
+    """A trial's constraint values by name, as Optuna's samplers read them: on Optuna 5
+    ``FrozenTrial.constraints`` (``Trial.set_constraint``, and ``constraints_func``'s tuple
+    under the names ``"0"``, ``"1"``, ...), on Optuna 4 the tuple ``constraints_func`` stored,
+    named the same way; ``{}`` if none."""
     if hasattr(type(trial), "constraints"):
-        return [float(c) for c in trial.constraints.values()]
-    return [float(c) for c in trial.system_attrs.get("constraints") or ()]
+        return {str(k): float(c) for k, c in trial.constraints.items()}
+    return {str(i): float(c) for i, c in enumerate(trial.system_attrs.get("constraints") or ())}

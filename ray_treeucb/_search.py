@@ -23,7 +23,6 @@ from optuna_treeucb.core import ParamSpec
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
 from optuna_treeucb.core import validate_options
-from optuna_treeucb.core._objectives import total_violation
 from optuna_treeucb.core._options import document_options
 from optuna_treeucb.core._options import face_defaults
 from optuna_treeucb.core._options import fresh_seed
@@ -718,19 +717,21 @@ class TreeUCBSearch(Searcher):
                 f"{n} numbers" if several else "a number",
             )
             return False
-        violation = self._violation(constraints or {}, what, stopped)
-        if violation is None:
+        cons = self._constraint_values(constraints or {}, what, stopped)
+        if cons is None:
             return False
         told = [float(u) for u in floats if u is not None]
         self._treeucb.tell(
-            params, told if several else told[0], budget=budget, violation=violation
+            params, told if several else told[0], budget=budget, constraints=cons or None
         )
         return True
 
-    def _violation(self, constraints: Mapping[str, Any], what: str, stopped: bool) -> float | None:
-        """The total violation of a result's constraint values (the core's
-        ``total_violation``), or ``None`` when one is missing, NaN or not a number: the
-        result is then dropped, with one warning per searcher (later ones at INFO)."""
+    def _constraint_values(
+        self, constraints: Mapping[str, Any], what: str, stopped: bool
+    ) -> list[float] | None:
+        """A result's values of the constraints named by ``constraints`` (the core sums their
+        positive parts), or ``None`` when one is missing, NaN or not a number: the result is
+        then dropped, with one warning per searcher (later ones at INFO)."""
         keys = self._constraints
         cons = [_as_float(constraints.get(key)) for key in keys]
         bad = {
@@ -739,7 +740,7 @@ class TreeUCBSearch(Searcher):
             if c is None or math.isnan(c)
         }
         if not bad:
-            return float(total_violation(np.array([cons]))[0]) if cons else 0.0
+            return [c for c in cons if c is not None]
         level = logging.INFO if self._warned_constraints else logging.WARNING
         self._warned_constraints = True
         _logger.log(

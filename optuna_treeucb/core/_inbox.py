@@ -30,7 +30,9 @@ from optuna_treeucb.core._discrete import snap as snap_to_bins
 from optuna_treeucb.core._discrete import step_off_centre
 from optuna_treeucb.core._index import argmax
 from optuna_treeucb.core._index import one_blas_thread
+from optuna_treeucb.core._localgp import LocalGP as GP
 from optuna_treeucb.core._localgp import condition_on_pending
+from optuna_treeucb.core._localgp import finite
 from optuna_treeucb.core._localgp import fit_gp
 from optuna_treeucb.core._localgp import nearest
 from optuna_treeucb.core._localgp import posterior_mean
@@ -54,13 +56,15 @@ Discrete = Literal["box", "region"]
 @dataclass(frozen=True)
 class TrustRegionState:
     """The region's side ``rho`` (times :data:`CUBE_SIDE`), successes and failures in a row,
-    the best value so far (``-inf`` before any) and how many values were consumed."""
+    the best feasible value so far (``-inf`` before any), how many values were consumed and
+    the least violation of an infeasible value so far (``inf`` before any)."""
 
     rho: float = RHO_INIT
     n_success: int = 0
     n_failure: int = 0
     best: float = -math.inf
     n_seen: int = 0
+    least: float = math.inf
 
 
 def failure_tolerance(d: int, n_pending: int = 0) -> int:
@@ -70,33 +74,57 @@ def failure_tolerance(d: int, n_pending: int = 0) -> int:
 
 
 def trust_region_step(
-    state: TrustRegionState, value: float, d: int, *, count: bool, n_pending: int = 0
+    state: TrustRegionState,
+    value: float,
+    d: int,
+    *,
+    count: bool,
+    n_pending: int = 0,
+    violation: float = 0.0,
 ) -> TrustRegionState:
-    """The state after one told value (larger is better; above the best is a success):
-    ``rho`` doubles after :data:`SUCCESS_TOL` successes in a row (up to :data:`RHO_MAX`),
-    halves after :func:`failure_tolerance` failures, and restarts below :data:`RHO_MIN`.  With
-    ``count`` false (start-up values), and for the first value, the value only sets the best."""
-    best, rho = max(state.best, value), state.rho
-    if not count or state.best == -math.inf:  # start-up, or the first value
-        return replace(state, best=best, n_seen=state.n_seen + 1)
-    n_s, n_f = (state.n_success + 1, 0) if value > state.best else (0, state.n_failure + 1)
+    """The state after one told value (larger is better) and its violation (0: feasible).
+
+    A success is SCBO's (Eriksson and Poloczek 2021): a feasible value above the best feasible
+    one, or, while none is feasible, a violation below the least so far.  ``rho`` doubles
+    after :data:`SUCCESS_TOL` successes in a row (up to :data:`RHO_MAX`), halves after
+    :func:`failure_tolerance` failures, and restarts below :data:`RHO_MIN`.  With ``count``
+    false (start-up values), and for the first value, the value only sets the bests."""
+    feasible = violation == 0.0
+    best = max(state.best, value) if feasible else state.best
+    least = state.least if feasible else min(state.least, violation)
+    seen = replace(state, best=best, least=least, n_seen=state.n_seen + 1)
+    if not count or (state.best == -math.inf and state.least == math.inf):  # the first value
+        return seen
+    if feasible:
+        success = value > state.best
+    else:
+        success = state.best == -math.inf and violation < state.least
+    n_s, n_f = (state.n_success + 1, 0) if success else (0, state.n_failure + 1)
+    rho = state.rho
     if n_s >= SUCCESS_TOL:
         rho, n_s = min(2.0 * rho, RHO_MAX), 0
     elif n_f >= failure_tolerance(d, n_pending):
         rho, n_f = rho / 2.0, 0
         if rho < RHO_MIN:
             rho = RHO_INIT
-    return TrustRegionState(rho, n_s, n_f, best, state.n_seen + 1)
+    return replace(seen, rho=rho, n_success=n_s, n_failure=n_f)
 
 
 def trust_region_replay(
-    state: TrustRegionState, values: np.ndarray, d: int, n_startup: int, n_pending: int = 0
+    state: TrustRegionState,
+    values: np.ndarray,
+    d: int,
+    n_startup: int,
+    n_pending: int = 0,
+    violations: np.ndarray | None = None,
 ) -> TrustRegionState:
-    """The state after ``values`` (every told value, (n,)), from ``state``, the state after
-    ``values[:state.n_seen]``; the first ``n_startup`` values only set the best."""
+    """The state after ``values`` (every told value, (n,)) and their ``violations`` ((n,),
+    ``None``: all feasible), from ``state``, the state after ``values[:state.n_seen]``; the
+    first ``n_startup`` values only set the bests."""
     for i in range(state.n_seen, values.shape[0]):
+        v = 0.0 if violations is None else float(violations[i])
         state = trust_region_step(
-            state, float(values[i]), d, count=i >= n_startup, n_pending=n_pending
+            state, float(values[i]), d, count=i >= n_startup, n_pending=n_pending, violation=v
         )
     return state
 
@@ -131,6 +159,10 @@ class Snapshot:
         targets: ``indices ->`` the local GP's targets at those observations.
         repeats: ``points (m, d) ->`` whether each decodes to an observed or pending point.
         progress: What the trust region's success counter reads, (n,) (``None``: ``y``).
+        violations: Total violation of each observation, (n,) (``None``: all feasible).
+        objective: ``indices ->`` the objective's targets there, feasible or not (SCBO's
+            objective model; ``None``: ``targets``).
+        constraints: Constraint values of each observation, (n, c) (``None``: unknown).
     """
 
     X: np.ndarray
@@ -145,6 +177,9 @@ class Snapshot:
     targets: Callable[[np.ndarray], np.ndarray]
     repeats: Callable[[np.ndarray], np.ndarray]
     progress: np.ndarray | None = None
+    violations: np.ndarray | None = None
+    objective: Callable[[np.ndarray], np.ndarray] | None = None
+    constraints: np.ndarray | None = None
 
     def told(self) -> np.ndarray:
         """The sequence the trust region consumes: ``progress``, else ``y``."""
@@ -183,10 +218,12 @@ class TrustRegion:
         self.state = TrustRegionState()
         self._is_discrete = np.array([p.is_discrete for p in space.params], dtype=bool)
 
-    def update(self, values: np.ndarray, n_pending: int) -> None:
+    def update(
+        self, values: np.ndarray, n_pending: int, violations: np.ndarray | None = None
+    ) -> None:
         """Consume the values told since the last call: the one place the state changes."""
         self.state = trust_region_replay(
-            self.state, values, self.space.dim, self.n_startup, n_pending
+            self.state, values, self.space.dim, self.n_startup, n_pending, violations
         )
 
     @staticmethod
@@ -206,7 +243,7 @@ class TrustRegion:
             return sample_in(snap.rng, low, high, n, snap.ctx)
         # the tree routes float32 copies of the points: keep the centre in the box
         center = np.clip(snap.X[best], low, high)
-        self.update(snap.told(), snap.n_pending)
+        self.update(snap.told(), snap.n_pending, snap.violations)
         lo, hi = self.region(center, low, high)
         pts = sample_in(snap.rng, lo, hi, n, snap.ctx)
         if self.discrete == "region":
@@ -290,11 +327,14 @@ class LocalGP(TrustRegion):
         Z = self.features(X)
         local = nearest(Z, Z[best], LOCAL_GP_N)
         # one-hot blocks keep the columns' diameter: the lengthscales scale with the columns
-        d = X.shape[1]
-        gp = fit_gp(Z[local], snap.targets(local), dim=None if Z.shape[1] == d else d)
-        own = local[snap.leaf_of[local] == b]
-        center = np.clip(X[own[argmax(posterior_mean(gp, Z[own]), rng)]], low, high)
-        self.update(snap.told(), snap.n_pending)
+        dim = None if Z.shape[1] == X.shape[1] else X.shape[1]
+        gps = self._models(snap, Z, local, dim)
+        if len(gps) == 1:
+            own = local[snap.leaf_of[local] == b]
+            center = np.clip(X[own[argmax(posterior_mean(gps[0], Z[own]), rng)]], low, high)
+        else:  # SCBO's centre: the box's best feasible, else least violating, observation
+            center = np.clip(X[best], low, high)
+        self.update(snap.told(), snap.n_pending, snap.violations)
         lo, hi = self.region(center, low, high)
         for j, u in ctx.items():
             center[j] = lo[j] = hi[j] = u
@@ -306,8 +346,8 @@ class LocalGP(TrustRegion):
         pend = snap.pending()
         tol = 1e-9  # encoded parameters may differ from the drawn point by rounding
         pend = pend[np.all((pend >= lo - tol) & (pend <= hi + tol), axis=1)][:LOCAL_GP_PENDING]
-        gp = condition_on_pending(gp, self.features(pend))  # kriging believer
-        score = thompson_sample(gp, self.features(cand), rng, LOCAL_GP_JOINT)
+        gps = [condition_on_pending(gp, self.features(pend)) for gp in gps]  # kriging believer
+        score = self._score(gps, self.features(cand), rng)
         best_cand = cand[[argmax(score, rng)]]
         if not snap.repeats(best_cand)[0]:
             return best_cand
@@ -318,5 +358,31 @@ class LocalGP(TrustRegion):
             fresh = uni[~snap.repeats(uni)]
             if fresh.shape[0] == 0:  # every value of the box has been tried
                 return best_cand
-        score = thompson_sample(gp, self.features(fresh), rng, LOCAL_GP_JOINT)
+        score = self._score(gps, self.features(fresh), rng)
         return fresh[[argmax(score, rng)]]
+
+    @staticmethod
+    def _models(snap: Snapshot, Z: np.ndarray, local: np.ndarray, dim: int | None) -> list[GP]:
+        """The local GP of the targets; under constraints (a local observation infeasible),
+        SCBO's pair instead: the objective's GP and the negated total violation's."""
+        v = None if snap.violations is None else snap.violations[local]
+        if v is None or not (v > 0.0).any() or snap.objective is None:
+            return [fit_gp(Z[local], snap.targets(local), dim=dim)]
+        objective = fit_gp(Z[local], snap.objective(local), dim=dim)
+        if snap.constraints is None:
+            return [objective, fit_gp(Z[local], -v, dim=dim)]
+        C = snap.constraints[local]
+        return [objective, *(fit_gp(Z[local], -finite(c), dim=dim) for c in C.T)]
+
+    @staticmethod
+    def _score(gps: list[GP], F: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Thompson scores of the candidates ``F`` (m, d'), larger is better: one GP's draw;
+        SCBO's with two: the objective's draw where the violation's draw is feasible (<= 0),
+        else, if none is, the negated violation's draw (Eriksson and Poloczek 2021)."""
+        if len(gps) == 1:
+            return thompson_sample(gps[0], F, rng, LOCAL_GP_JOINT)
+        f = thompson_sample(gps[0], F, rng)
+        # the negated violation, or the sum of the negated constraints' positive parts
+        g = -np.sum([np.maximum(-thompson_sample(gp, F, rng), 0.0) for gp in gps[1:]], axis=0)
+        feasible = g >= 0.0
+        return np.where(feasible, f, -np.inf) if feasible.any() else g

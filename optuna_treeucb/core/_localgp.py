@@ -134,6 +134,16 @@ def unit_scale(y: np.ndarray) -> tuple[np.ndarray, int]:
     return np.ldexp(y, -e), e
 
 
+def finite(y: np.ndarray) -> np.ndarray:
+    """``y`` (n,) with infinities clipped to its finite range (to 0 if none is finite)."""
+    fin = np.isfinite(y)
+    if fin.all():
+        return y
+    lo, hi = (y[fin].min(), y[fin].max()) if fin.any() else (0.0, 0.0)
+    out: np.ndarray = np.clip(np.nan_to_num(y, posinf=hi, neginf=lo), lo, hi)
+    return out
+
+
 def standardise(y: np.ndarray) -> tuple[np.ndarray, float, float]:
     """``z = (y - mean) / std`` (``std`` 1 for constant targets), ``mean`` and ``std``,
     computed on :func:`unit_scale`'s values so that any finite magnitude gives a finite ``z``."""

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from optuna_treeucb.core._localgp import finite
 from optuna_treeucb.core._localgp import in_cells
 from optuna_treeucb.core._localgp import unit_scale
 from optuna_treeucb.core._objectives import average_ranks
@@ -28,6 +29,7 @@ from optuna_treeucb.core._objectives import objective_rewards
 from optuna_treeucb.core._objectives import progress
 from optuna_treeucb.core._objectives import progress_of
 from optuna_treeucb.core._objectives import rank_rewards
+from optuna_treeucb.core._objectives import total_violation
 from optuna_treeucb.core._space import UnitCube
 from optuna_treeucb.core._space import as_reals
 
@@ -114,6 +116,34 @@ def as_violations(violations: Any, n: int, owner: str, name: str) -> np.ndarray:
     return v
 
 
+def as_constraints(
+    constraints: Any, violations: Any, n: int, owner: str, *, one: bool = False
+) -> tuple[np.ndarray | None, Any]:
+    """``constraints`` as shape (n, c) (``one``: a point's (c,) as (1, c)), and the violations
+    they imply (:func:`~._objectives.total_violation`; ``one``: a number); ``(None,
+    violations)`` without them."""
+    if constraints is None:
+        return None, violations
+    if violations is not None:
+        raise ValueError(
+            f"{owner} takes a violation or constraint values, not both: pass constraints alone "
+            "(the core sums their positive parts)."
+        )
+    allowed = "real numbers (no NaN), c >= 1 per observation (feasible when all <= 0), shape " + (
+        "(c,)" if one else f"({n}, c)"
+    )
+    C = as_reals(constraints, "constraints", owner, allowed, lambda v: ~np.isnan(v))
+    if one and C.ndim == 1:
+        C = C[None]
+    if C.ndim != 2 or C.shape[0] != n or C.shape[1] == 0:
+        raise ValueError(
+            f"The 'constraints' parameter of {owner} must be {allowed}. "
+            f"Got {constraints!r} instead."
+        )
+    v = total_violation(C)
+    return C, float(v[0]) if one else v.tolist()
+
+
 def repeats(P: np.ndarray, obs: Observations, pending: Pending) -> np.ndarray:
     """Whether each point of ``P`` (p, >= d) decodes to an observed or pending point, (p,)."""
     d = obs.space.dim
@@ -135,6 +165,7 @@ class Observations:
         self._X = np.zeros((16, d))
         self._y = np.zeros((16, k))  # internal values: larger is better
         self._v = np.zeros(16)  # total constraint violations
+        self._c: np.ndarray | None = None  # constraint values, (size, c), while all have c
         self._b = np.full(16, np.inf)  # budgets: the step reached, inf for a full evaluation
         self.n = 0
         self.constrained = False  # whether a positive violation was told
@@ -170,6 +201,12 @@ class Observations:
         return self._v[: self.n]
 
     @property
+    def constraints(self) -> np.ndarray | None:
+        """Constraint values of each observation, shape (n, c) (a view), or ``None`` unless
+        every observation was told its ``c`` values (feasible when all <= 0)."""
+        return None if self._c is None else self._c[: self.n]
+
+    @property
     def budgets(self) -> np.ndarray:
         """Budget of each observation (``inf``: a full evaluation), shape (n,) (a view)."""
         return self._b[: self.n]
@@ -187,9 +224,11 @@ class Observations:
         budgets: np.ndarray,
         params: Mapping[str, Any] | None = None,
         violations: np.ndarray | None = None,
+        constraints: np.ndarray | None = None,
     ) -> None:
-        """Store points (m, d), told values (m, k) or (m,), budgets (m,) and violations (m,);
-        values with a NaN are dropped with a warning.  ``params``: one observation's, as told."""
+        """Store points (m, d), told values (m, k) or (m,), budgets (m,), violations (m,) and
+        constraint values (m, c) if known; values with a NaN are dropped with a warning.
+        ``params``: one observation's, as told."""
         v = np.zeros(X.shape[0]) if violations is None else violations
         values = values.reshape(X.shape[0], self.signs.size)
         nan = np.isnan(values).any(axis=1)
@@ -200,7 +239,9 @@ class Observations:
                 return
             _logger.warning("TreeUCB ignores %d NaN objective value(s).", int(nan.sum()))
             X, values, budgets, v = X[~nan], values[~nan], budgets[~nan], v[~nan]
+            constraints = None if constraints is None else constraints[~nan]
         n, m = self.n, X.shape[0]
+        self._store_constraints(constraints, n, m)
         if n + m > self._b.size:
             size = max(2 * self._b.size, n + m)
             Xb, yb = np.zeros((size, self.space.dim)), np.zeros((size, self.signs.size))
@@ -215,6 +256,22 @@ class Observations:
         if params is not None and m == 1:
             self._told[n] = dict(params)
         self.n = n + m
+
+    def _store_constraints(self, C: np.ndarray | None, n: int, m: int) -> None:
+        """Keep the constraint values ``C`` (m, c) of rows ``n..n+m``; forget them all once a
+        row comes without them or with another number of them."""
+        if C is None or C.shape[1] == 0 or (n > 0 and self._c is None):
+            self._c = None
+            return
+        if self._c is not None and self._c.shape[1] != C.shape[1]:
+            self._c = None
+            return
+        if self._c is None or n + m > self._c.shape[0]:
+            grown = np.zeros((max(2 * n, n + m, 16), C.shape[1]))
+            if self._c is not None:
+                grown[:n] = self._c[:n]
+            self._c = grown
+        self._c[n : n + m] = C
 
     def rewards(self, m: int | None = None) -> np.ndarray:
         """Rewards of the first ``m`` observations on their own (``None``: all), shape (m,)."""
@@ -254,12 +311,14 @@ class Observations:
         of two that brings the largest into [0.5, 1)."""
         if self.ranked:
             return unit_scale(self.rewards()[idx])[0]
-        y = self.y[idx]
-        fin = np.isfinite(y)
-        if not fin.all():
-            lo, hi = (y[fin].min(), y[fin].max()) if fin.any() else (0.0, 0.0)
-            y = np.clip(np.nan_to_num(y, posinf=hi, neginf=lo), lo, hi)
-        return unit_scale(y)[0]
+        return self.objective_targets(idx)
+
+    def objective_targets(self, idx: np.ndarray) -> np.ndarray:
+        """The objective's targets at observations ``idx``, feasible or not (SCBO's objective
+        model): :meth:`targets` without constraints; with several objectives the rewards."""
+        if self.signs.size > 1:
+            return unit_scale(self.rewards()[idx])[0]
+        return unit_scale(finite(self.y[idx]))[0]
 
     def furthest(self, what: str) -> np.ndarray:
         """Indices of the observations that went furthest; RuntimeError naming ``what`` if none."""

@@ -31,6 +31,7 @@ from optuna_treeucb.core._index import argmax
 from optuna_treeucb.core._index import containing
 from optuna_treeucb.core._observations import Observations
 from optuna_treeucb.core._observations import Pending
+from optuna_treeucb.core._observations import as_constraints
 from optuna_treeucb.core._observations import as_points
 from optuna_treeucb.core._observations import as_values
 from optuna_treeucb.core._observations import as_violations
@@ -215,6 +216,14 @@ class TreeUCB:
 
     @property
     @_serialised
+    def constraints(self) -> np.ndarray | None:
+        """Constraint values of each observation, shape (n, c), when every one was told its
+        ``c`` values (``constraints``), else ``None``."""
+        c = self._obs.constraints
+        return None if c is None else c.copy()
+
+    @property
+    @_serialised
     def best_params(self) -> dict[str, Any]:
         """Parameters of the best feasible (else least violating) observation among those that
         went furthest (RuntimeError before any; with several objectives, :attr:`front_params`)."""
@@ -263,14 +272,18 @@ class TreeUCB:
         *,
         budget: float | None = None,
         violation: float | None = None,
+        constraints: Sequence[float] | None = None,
     ) -> None:
         """Record the value of ``params`` (k numbers for k objectives; NaN: ignored); ``budget``:
         the step an evaluation stopped early reached, >= 0 (``None``/``inf``: full);
-        ``violation``: the total constraint violation, >= 0 (0 or ``None``: feasible).
+        ``violation``: the total constraint violation, >= 0 (0 or ``None``: feasible); or
+        instead ``constraints``, the c constraint values (feasible when all <= 0), whose
+        positive parts sum to the violation and which the in-box GP models one by one.
 
         A number is a Python or NumPy int or float: ``bool``, ``str`` and a ``None`` value are
         not (TypeError naming the argument); a value out of range raises ValueError."""
-        self._tell(self.space.encode(params), value, budget, violation, params)
+        C, violation = as_constraints(constraints, violation, 1, "TreeUCB.tell", one=True)
+        self._tell(self.space.encode(params), value, budget, violation, params, C)
 
     @_serialised
     def tell_x(
@@ -280,10 +293,12 @@ class TreeUCB:
         *,
         budget: float | None = None,
         violation: float | None = None,
+        constraints: Sequence[float] | None = None,
     ) -> None:
         """:meth:`tell` for a point ``x`` of the cube, shape (d,), values in [0, 1]."""
         point = as_points(self.space.dim, x, "TreeUCB.tell_x", one=True)[0]
-        self._tell(point, value, budget, violation, None)
+        C, violation = as_constraints(constraints, violation, 1, "TreeUCB.tell_x", one=True)
+        self._tell(point, value, budget, violation, None, C)
 
     def _tell(
         self,
@@ -292,12 +307,13 @@ class TreeUCB:
         budget: Any,
         violation: Any,
         params: Mapping[str, Any] | None,
+        constraints: np.ndarray | None = None,
     ) -> None:
         y = as_values(value, None, self._obs.signs.size, "TreeUCB.tell")
         b = as_budgets([budget], 1, "TreeUCB.tell", "budget")
         v = as_violations([violation], 1, "TreeUCB.tell", "violation")
         self._pending.drop(x)
-        self._obs.append(x[None], y, b, params, v)
+        self._obs.append(x[None], y, b, params, v, constraints)
 
     @_serialised
     def tell_many(
@@ -307,13 +323,16 @@ class TreeUCB:
         budgets: np.ndarray | Sequence[float | None] | None = None,
         violations: np.ndarray | Sequence[float | None] | None = None,
         *,
+        constraints: np.ndarray | Sequence[Sequence[float]] | None = None,
         drop_pending: bool = True,
     ) -> None:
         """Record many observations: ``X`` (n, d) in [0, 1], ``values`` (n,) or (n, k),
-        ``budgets`` and ``violations`` (n,) as in :meth:`tell` (``None``: all full, feasible).
-        ``drop_pending=False`` leaves the pending points alone (ValueError on a bad shape)."""
+        ``budgets`` and ``violations`` (n,) as in :meth:`tell` (``None``: all full, feasible),
+        or ``constraints`` (n, c) instead of ``violations``.  ``drop_pending=False`` leaves
+        the pending points alone (ValueError on a bad shape)."""
         X = as_points(self.space.dim, X, "TreeUCB.tell_many")
         n = X.shape[0]
+        C, violations = as_constraints(constraints, violations, n, "TreeUCB.tell_many")
         Y = as_values(values, n, self._obs.signs.size, "TreeUCB.tell_many")
         b = as_budgets(
             [None] * n if budgets is None else budgets, n, "TreeUCB.tell_many", "budgets"
@@ -323,7 +342,7 @@ class TreeUCB:
         )
         for row in X if drop_pending else ():
             self._pending.drop(row)
-        self._obs.append(X, Y, b, None, v)
+        self._obs.append(X, Y, b, None, v, C)
 
     @property
     @_serialised
@@ -433,7 +452,18 @@ class TreeUCB:
         pend = lambda: self._context.at_full(self.pending).reshape(-1, X.shape[1])  # noqa: E731
         boxes = (X, obs.scores(), part.leaf_of, stats.low, stats.high, ctx, self._rng)
         same = lambda P: repeats(P, obs, self._pending)  # noqa: E731
-        snap = Snapshot(*boxes, self.n_pending, pend, obs.targets, same, obs.progress())
+        progress, objective = obs.progress(), obs.objective_targets
+        snap = Snapshot(
+            *boxes,
+            self.n_pending,
+            pend,
+            obs.targets,
+            same,
+            progress,
+            obs.violations,
+            objective,
+            obs.constraints,
+        )
         ok = containing(stats.low, stats.high, snap.ctx)
         assert ok.any(), "the leaves tile the cube, so some leaf contains the context"
         index = np.where(ok, stats.index, -np.inf)

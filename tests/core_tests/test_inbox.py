@@ -93,6 +93,43 @@ def test_startup_values_only_set_the_best() -> None:
     assert trust_region_step(TrustRegionState(), 5.0, 2, count=True).n_success == 0  # first value
 
 
+def test_while_none_is_feasible_a_smaller_violation_is_a_success() -> None:
+    # SCBO (Eriksson and Poloczek 2021): before a feasible value, the least violation leads
+    def run(violations: list[float], values: list[float] | None = None) -> TrustRegionState:
+        y = np.array(values if values is not None else [-np.inf] * len(violations))
+        v = np.array(violations)
+        return trust_region_replay(TrustRegionState(), y, 2, 0, violations=v)
+
+    s = run([3.0, 2.0, 1.0, 0.5])  # the first sets the least; 3 successes double
+    assert (s.rho, s.n_success, s.least, s.best) == (2.0, 0, 0.5, -np.inf)
+    s = run([1.0, 2.0, 2.0, 1.0, 3.0])  # no smaller violation: 4 failures halve
+    assert (s.rho, s.n_failure, s.least) == (0.5, 0, 1.0)
+    # the first feasible value is a success; from then on an infeasible one is a failure
+    s = run([1.0, 0.5, 0.0, 0.1], [-np.inf, -np.inf, -5.0, -np.inf])
+    assert (s.n_success, s.n_failure, s.best) == (0, 1, -5.0)
+    s = run([1.0, 0.5, 0.0], [-np.inf, -np.inf, -5.0])
+    assert (s.n_success, s.best, s.least) == (2, -5.0, 0.5)
+    # all feasible: the plain rule, bit for bit
+    y = np.random.default_rng(1).standard_normal(50)
+    assert run([0.0] * 50, list(y)) == _replay(list(y), d=2)
+
+
+def test_an_all_infeasible_bandit_moves_its_region_and_the_violation_falls() -> None:
+    # constraint 1 + x^2 + y^2 <= 0 on [-1, 1]^2: never feasible, least violation 1 at 0
+    space = [ParamSpec(n, "float", low=-1.0, high=1.0) for n in "xy"]
+    bandit = TreeUCB(space, seed=0, direction="minimize", sampling="local_gp")
+    told = []
+    for _ in range(120):
+        p = bandit.ask()
+        told.append(1.0 + p["x"] ** 2 + p["y"] ** 2)
+        bandit.tell(p, p["x"] + p["y"], violation=told[-1])
+    state = bandit.trust_region
+    assert state is not None and state.best == -np.inf
+    assert state.rho < RHO_INIT and state.least == min(told[:-1])
+    # uniform draws have a median of about 1.6; the last 40 stay near the least violation
+    assert np.median(told[80:]) < 1.1
+
+
 def test_state_depends_on_the_sequence_only() -> None:
     values = np.random.default_rng(0).standard_normal(200).cumsum()
     whole = trust_region_replay(TrustRegionState(), values, 5, 10)

@@ -145,3 +145,51 @@ def test_bad_values_and_violations_raise_clear_errors() -> None:
     with pytest.raises(ValueError, match="'violations' parameter of TreeUCB.tell_many"):
         bandit.tell_many(np.zeros((3, 2)), np.zeros((3, 2)), violations=[0.0, 1.0])
     assert bandit.n_observations == 0
+
+
+def test_constraint_values_sum_to_the_violation_the_core_keeps() -> None:
+    bandit = TreeUCB(1, seed=0)
+    bandit.tell_x([0.1], 1.0, constraints=[-1.0, 0.5])
+    bandit.tell({"x0": 0.2}, 2.0, constraints=[2.0, 0.25])
+    bandit.tell_many([[0.3], [0.4]], [3.0, 4.0], constraints=[[-1.0, -2.0], [0.0, -0.5]])
+    np.testing.assert_array_equal(bandit.violations, [0.5, 2.25, 0.0, 0.0])
+    np.testing.assert_array_equal(bandit.constraints, [[-1, 0.5], [2, 0.25], [-1, -2], [0, -0.5]])
+    assert bandit.best_params == {"x0": 0.4}  # the best feasible
+    with pytest.raises(ValueError, match="a violation or constraint values, not both"):
+        bandit.tell_x([0.5], 1.0, violation=1.0, constraints=[1.0])
+    with pytest.raises(ValueError, match="'constraints' parameter of TreeUCB.tell_x .*Got \\[\\]"):
+        bandit.tell_x([0.5], 1.0, constraints=[])
+    with pytest.raises(ValueError, match="'constraints' .*shape \\(2, c\\)"):
+        bandit.tell_many([[0.5], [0.6]], [1.0, 2.0], constraints=[1.0, 2.0])
+    with pytest.raises(ValueError, match="'constraints' .*no NaN"):
+        bandit.tell_x([0.5], 1.0, constraints=[float("nan")])
+    assert bandit.n_observations == 4
+
+
+@pytest.mark.parametrize("how", ["each", "total"])
+def test_scbo_in_the_region_finds_the_constrained_optimum(how: str) -> None:
+    # minimise (x - 0.9)^2 + (y - 0.9)^2 subject to x + y <= 1: the optimum is (0.5, 0.5)
+    bandit = TreeUCB(2, seed=0, direction="minimize", sampling="local_gp")
+    for _ in range(60):
+        x = bandit.ask_x()
+        g = float(x[0] + x[1] - 1.0)
+        value = float(np.sum((x - 0.9) ** 2))
+        if how == "each":
+            bandit.tell_x(x, value, constraints=[g])
+        else:
+            bandit.tell_x(x, value, violation=max(g, 0.0))
+    best = bandit.best_x
+    assert best.sum() <= 1.0
+    assert np.sum((best - 0.9) ** 2) < 0.32 + 0.02  # the optimum's value is 0.32
+
+
+def test_constraints_are_forgotten_once_a_row_lacks_them_or_has_another_number() -> None:
+    bandit = TreeUCB(1, seed=0)
+    bandit.tell_x([0.1], 1.0, constraints=[1.0, 2.0])
+    bandit.tell_x([0.2], 1.0, constraints=[1.0])  # another number: the total alone from now on
+    assert bandit.constraints is None
+    np.testing.assert_array_equal(bandit.violations, [3.0, 1.0])
+    other = TreeUCB(1, seed=0)
+    other.tell_x([0.1], 1.0, violation=1.0)
+    other.tell_x([0.2], 1.0, constraints=[1.0])
+    assert other.constraints is None

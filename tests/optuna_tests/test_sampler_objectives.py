@@ -79,7 +79,24 @@ def test_set_constraint_needs_no_sampler_argument_and_no_warning() -> None:
     np.testing.assert_allclose(
         model.violations, [max(0.0, t.params["x"] + t.params["y"]) for t in study.trials]
     )
+    assert model.constraints is not None  # and each constraint's value, for its GP
+    np.testing.assert_allclose(
+        model.constraints[:, 0], [t.params["x"] + t.params["y"] for t in study.trials]
+    )
     assert model.best_params == study.best_params
+
+
+def test_when_nothing_is_feasible_the_violation_falls() -> None:
+    # 1 + x^2 + y^2 <= 0 is never met: the sampler descends the violation (SCBO's rule)
+    def objective(trial: optuna.Trial) -> float:
+        x, y = trial.suggest_float("x", -1.0, 1.0), trial.suggest_float("y", -1.0, 1.0)
+        trial.set_constraint("c", 1.0 + x**2 + y**2)
+        return x + y
+
+    study = optuna.create_study(sampler=TreeUCBSampler(seed=0))
+    study.optimize(objective, n_trials=120)
+    violations = [t.constraints["c"] for t in study.trials]
+    assert np.median(violations[80:]) < 1.1  # uniform draws: about 1.6
 
 
 def _feasible_share_and_best(
@@ -200,6 +217,24 @@ def test_constraints_named_in_one_branch_only() -> None:
     assert len(done) == 30
     assert {len(t.constraints) for t in done} == {1, 2}
     assert _violations_by_x(study) == pytest.approx(_expected_violations(study))
+    # the names differ between trials: no per-constraint columns, the total violation alone
+    assert TreeUCBSampler(seed=0).build_model(study).constraints is None
+
+
+def test_the_same_names_give_the_core_one_column_per_constraint_by_name() -> None:
+    def objective(trial: optuna.Trial) -> float:
+        value = bowl(trial)
+        names = ["b", "a"] if trial.number % 2 else ["a", "b"]  # set in either order
+        for name in names:
+            trial.set_constraint(name, trial.params["x"] if name == "a" else -1.0)
+        return value
+
+    study = optuna.create_study(sampler=TreeUCBSampler(seed=0, n_startup_trials=3))
+    study.optimize(objective, n_trials=12)
+    model = TreeUCBSampler(seed=0).build_model(study, ["x", "y"])
+    assert model.constraints is not None
+    xs = [model.space.decode(row)["x"] for row in model.X]
+    np.testing.assert_allclose(model.constraints, [[x, -1.0] for x in xs])  # a, then b
 
 
 def test_a_trial_with_unreadable_constraints_is_skipped_with_one_warning(

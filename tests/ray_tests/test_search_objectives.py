@@ -47,6 +47,8 @@ def test_several_metrics_and_constraints_reach_the_core() -> None:
     expected = np.array([[_result(c)["f1"], _result(c)["f2"]] for c in configs])
     np.testing.assert_allclose(core.values, expected)
     np.testing.assert_allclose(core.violations, [max(0.0, 0.2 - c["x"]) for c in configs])
+    assert core.constraints is not None  # each constraint's value, for its GP
+    np.testing.assert_allclose(core.constraints[:, 0], [0.2 - c["x"] for c in configs])
     assert all(p["x"] >= 0.2 for p in core.front_params)
     # after start-up feasible points are asked more often than their share of the box, 0.8
     assert np.mean([c["x"] >= 0.2 for c in configs[5:]]) > 0.9  # 0.95 at seed 0
