@@ -149,7 +149,7 @@ def repeats(P: np.ndarray, obs: Observations, pending: Pending) -> np.ndarray:
     d = obs.space.dim
     out = in_cells(P[:, :d], *obs.cells())
     if len(pending):
-        out |= in_cells(P[:, :d], *obs.space.value_cells(pending.points))
+        out |= in_cells(P[:, :d], *pending.cells())
     return out
 
 
@@ -384,6 +384,9 @@ class Pending:
     def clear(self) -> None:
         """Drop every pending point."""
         self._points: dict[int, np.ndarray] = {}
+        # each point's UnitCube.value_cells, found once when it is added
+        self._cells: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._stacked: tuple[np.ndarray, np.ndarray] | None = None  # cells(), until a change
         self._ids: dict[bytes, list[int]] = {}  # the bytes of a point -> its ids, oldest first
         self._next = 0
         self._version = -1  # partition version the boxes below belong to
@@ -407,6 +410,9 @@ class Pending:
         i = self._next
         self._next += 1
         self._points[i] = point
+        lo, hi = self.space.value_cells(point[None])
+        self._cells[i] = (lo[0], hi[0])
+        self._stacked = None
         self._ids.setdefault(point.tobytes(), []).append(i)
         self._unlocated.add(i)
 
@@ -440,11 +446,24 @@ class Pending:
         if not ids:
             del self._ids[key]
         del self._points[i]
+        del self._cells[i]
+        self._stacked = None
         box = self._box.pop(i, None)
         if box is None:
             self._unlocated.discard(i)
         else:
             self._counts[box] -= 1.0
+
+    def cells(self) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`UnitCube.value_cells` of the pending points, each (p, d), in the order added
+        (each point's found once, when it was added)."""
+        if self._stacked is None:
+            if not self._cells:
+                empty = np.zeros((0, self.space.dim))
+                return empty, empty
+            lo, hi = zip(*self._cells.values())
+            self._stacked = (np.array(lo), np.array(hi))
+        return self._stacked
 
     def per_box(
         self, partition: Partition, at_full: Callable[[np.ndarray], np.ndarray]
@@ -466,5 +485,14 @@ class Pending:
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()  # the boxes are found again
-        state.update(_version=-1, _box={}, _counts=np.zeros(0), _unlocated=set())
+        state.update(_version=-1, _box={}, _counts=np.zeros(0), _unlocated=set(), _stacked=None)
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if "_cells" not in state:  # pickled before the cells were kept
+            self._stacked = None
+            self._cells = {}
+            for i, point in self._points.items():
+                lo, hi = self.space.value_cells(point[None])
+                self._cells[i] = (lo[0], hi[0])

@@ -125,3 +125,34 @@ def test_pending_counts_per_box_follow_adds_drops_and_new_partitions() -> None:
     fresh = RefitPartition(2)  # one box, another version: every point located again
     fresh.version = part.version + 1
     np.testing.assert_array_equal(pending.per_box(fresh, lambda P: P), [2])
+
+
+def test_pending_cells_are_the_value_cells_of_the_pending_points() -> None:
+    # kept per point when it is added (not recomputed at every ask), in the order added
+    pending = Pending(SPACE)
+    rng = np.random.default_rng(0)
+    points = rng.uniform(size=(12, SPACE.dim))
+    for x in points:
+        pending.add(x)
+    for x in points[[3, 7, 0]]:
+        assert pending.drop(x)
+    lo, hi = pending.cells()
+    want_lo, want_hi = SPACE.value_cells(pending.points)
+    np.testing.assert_array_equal(lo, want_lo)
+    np.testing.assert_array_equal(hi, want_hi)
+    pending.add(points[3])  # a change after a read is seen
+    assert pending.cells()[0].shape == (10, SPACE.dim)
+
+
+def test_pending_pickled_without_cells_finds_them_again() -> None:
+    import pickle
+
+    pending = Pending(SPACE)
+    pending.add(np.full(SPACE.dim, 0.3))
+    state = pending.__getstate__()
+    del state["_cells"]  # a checkpoint written before the cells were kept
+    old = Pending.__new__(Pending)
+    old.__setstate__(state)
+    np.testing.assert_array_equal(old.cells()[0], SPACE.value_cells(old.points)[0])
+    again = pickle.loads(pickle.dumps(old))
+    assert len(again) == 1 and again.cells()[0].shape == (1, SPACE.dim)
