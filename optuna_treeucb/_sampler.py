@@ -7,7 +7,6 @@ pending points and fixed parameters into contexts, then asks the core.
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import threading
@@ -16,7 +15,6 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
-from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -35,8 +33,14 @@ from optuna.trial import TrialState
 from optuna_treeucb._grouping import _SpaceTracker
 from optuna_treeucb._grouping import conditional_names
 from optuna_treeucb._grouping import to_spec as _to_spec
+from optuna_treeucb._models import Direction
+from optuna_treeucb._models import ModelCache
+from optuna_treeucb._models import Space
+from optuna_treeucb._models import contains
+from optuna_treeucb._models import share_point
+from optuna_treeucb._models import sync_pending
+from optuna_treeucb._models import tell_new
 from optuna_treeucb._trial_log import TrialLog
-from optuna_treeucb._trial_log import Value
 from optuna_treeucb._trial_log import View
 from optuna_treeucb._trial_log import draw_seed
 from optuna_treeucb.core import TreeUCB
@@ -70,13 +74,6 @@ _OWN_ARGUMENTS = (
     "constraints_func",
     "unknown",
 )
-_MAX_MODELS_PER_SPACE = 8  # e.g. one per HyperbandPruner bracket
-_Space = tuple[tuple[str, BaseDistribution], ...]  # (name, distribution), sorted by name
-_Direction = str | tuple[str, ...]  # the core's direction: one per objective beyond one
-# A trial's relative sample, shared with other processes through its system attributes (as
-# TPESampler's constant_liar does), in chunks: RDBStorage keeps values under 2046 characters.
-_SHARED_KEY = "treeucb:relative_params"
-_SHARED_CHUNK = 2045
 # How the categorical parameters of a branch (a group others are conditional on) are chosen:
 # "share-capped" (core._branch: Thompson sampling on their share of the top trials, an arm's
 # evidence capped at the good set's size), "share" (uncapped) or "tree" (the group's own tree,
@@ -100,27 +97,6 @@ class _BranchCache:
     stats: BranchStats
     pos: int = 0
     constrained: bool = False  # a trial with a violation was seen: read in full from then on
-
-
-@dataclass
-class _Model:
-    """A cached core and the finished trials already considered for it.
-
-    Attributes:
-        core: The bandit.
-        told: Numbers of the finished trials considered (told, or skipped as unusable).
-        pos: Every entry of the sampler's trial log before ``pos`` is in ``told``.
-        pending: Running trials seen, by number: the point the core holds as pending for it,
-            or ``None`` while its point is not known (the core holds nothing for it).
-    """
-
-    core: TreeUCB
-    told: set[int] = field(default_factory=set)
-    pos: int = 0
-    pending: dict[int, np.ndarray | None] = field(default_factory=dict)
-    # the constraint names of every trial told (``()``: they differ, or none; ``None``: none
-    # told yet): their values go to the core column by column, else the total violation
-    constraint_names: tuple[str, ...] | None = None
 
 
 # the sampler's own sentences on the core's options, in its Args: section
@@ -330,7 +306,7 @@ class TreeUCBSampler(BaseSampler):
         # right before sample_relative for the same trial: one read of the trials, not two
         self._view_for: tuple[int, View] | None = None
         self._tracker = _SpaceTracker()
-        self._models: dict[tuple[Any, ...], list[_Model]] = {}
+        self._models = ModelCache(self._new_core)
         self._log = TrialLog()  # the study's finished trials, each logged once
         self._branch_stats: dict[tuple[Any, ...], _BranchCache] = {}
 
@@ -406,7 +382,7 @@ class TreeUCBSampler(BaseSampler):
                 """A distribution of ``name`` that holds ``value`` (a decided value)."""
                 dists = [chosen.get(name), search_space.get(name)]
                 dists += self._tracker.distributions(name)
-                return next((d for d in dists if d is not None and _contains(d, value)), None)
+                return next((d for d in dists if d is not None and contains(d, value)), None)
 
             decided = _context(study, trial, dist_of)
             free = [name for name in search_space if name not in decided]
@@ -435,14 +411,14 @@ class TreeUCBSampler(BaseSampler):
                     assert dist is not None
                     space_list.append((name, dist))
                 space = tuple(space_list)
-                model = self._model(space, direction, view)
-                _sync_pending(model, space, running)
+                model = self._models.get(space, direction, view, self._log)
+                sync_pending(model, space, running)
                 _reseed(model.core, (self._base_seed, trial.number, k))
                 params = model.core.ask(context)
                 # the core holds the point it chose as pending: it is this trial's
                 model.pending[trial.number] = model.core.space.encode(params)
                 decided.update((n, params[n]) for n in group)
-        _share_point(study, trial, {n: decided[n] for n in search_space if n in decided})
+        share_point(study, trial, {n: decided[n] for n in search_space if n in decided})
         return {name: decided[name] for name in free}
 
     def _dist_in(
@@ -461,7 +437,8 @@ class TreeUCBSampler(BaseSampler):
         for number in reversed(self._log.numbers[-_CONTEXT_LOOKBACK:]):
             t = self._log.values[number][0]
             dist = t.distributions.get(name)
-            if dist in dists and all(t.params.get(n, _MISSING) == v for n, v in context.items()):
+            held = all(t.params.get(n, _MISSING) == v for n, v in context.items())
+            if dist is not None and dist in dists and held:
                 return dist
         return last
 
@@ -533,7 +510,7 @@ class TreeUCBSampler(BaseSampler):
             self._independent_sampler.after_trial(study, trial, state, values)
 
     # -- the model --------------------------------------------------------------------------------
-    def _new_core(self, space: _Space, direction: _Direction) -> TreeUCB:
+    def _new_core(self, space: Space, direction: Direction) -> TreeUCB:
         return TreeUCB(
             UnitCube(_to_spec(name, dist) for name, dist in space),
             seed=self._base_seed,
@@ -550,7 +527,7 @@ class TreeUCBSampler(BaseSampler):
         view: View,
         trial: FrozenTrial,
         k: int,
-        direction: _Direction,
+        direction: Direction,
     ) -> dict[str, Any]:
         """Values of the categorical parameters of a branch group, by ``core._branch``.
 
@@ -623,7 +600,7 @@ class TreeUCBSampler(BaseSampler):
         return cache
 
     def _branch_scores(
-        self, view: View, direction: _Direction, arm_of: Callable[[FrozenTrial], int | None]
+        self, view: View, direction: Direction, arm_of: Callable[[FrozenTrial], int | None]
     ) -> tuple[np.ndarray, np.ndarray]:
         """Every observation's arm and score (:func:`_scores`) read in full, shapes (n,)."""
         if view.finished is None:
@@ -639,35 +616,6 @@ class TreeUCBSampler(BaseSampler):
                 values.append(value)
                 violations.append(self._log.violations[number])
         return np.asarray(arms, dtype=int), _scores(values, violations, direction)
-
-    def _model(self, space: _Space, direction: _Direction, view: View) -> _Model:
-        """The cached core of ``space``, told the observations of ``view`` it has not seen.
-
-        With a view of every logged trial, every cached core is usable and only the trials
-        logged since its last update are looked at.  A HyperbandPruner bracket shows a subset
-        of the trials: a core is reused only if every trial it was told is in the subset (so
-        each bracket keeps its own core), at a cost linear in the number of trials.
-        """
-        entries = self._models.setdefault((direction, *space), [])
-        if view.finished is None:
-            usable = entries
-        else:
-            numbers = {t.number for t in view.finished}
-            usable = [e for e in entries if e.told <= numbers]
-        if usable:
-            model = max(usable, key=lambda e: len(e.told))
-        else:
-            model = _Model(self._new_core(space, direction))
-            entries.append(model)
-            if len(entries) > _MAX_MODELS_PER_SPACE:
-                entries.pop(0)
-        if view.finished is None:
-            candidates = [self._log.values[n] for n in self._log.numbers[model.pos :]]
-            model.pos = len(self._log.numbers)
-        else:
-            candidates = [self._log.values[t.number] for t in view.finished]
-        _tell_new(model, space, candidates, self._log.violations, self._log.constraints)
-        return model
 
     def build_model(self, study: Study, params: Sequence[str] | None = None) -> TreeUCB:
         """The TreeUCB bandit fitted on a study's trials, e.g. to inspect or plot its partition.
@@ -699,8 +647,6 @@ class TreeUCBSampler(BaseSampler):
                 observations = [self._log.values[n] for n in sorted(self._log.numbers)]
             else:
                 observations = [self._log.values[t.number] for t in view.finished]
-            violations = dict(self._log.violations)  # read under the lock
-            constraints = dict(self._log.constraints)
             if params is None:
                 space = self._tracker.search_space(group=False)
             else:
@@ -712,15 +658,15 @@ class TreeUCBSampler(BaseSampler):
                         f"distinct names among the modelled parameters {sorted(available)!r}."
                     )
                 space = {p: available[p] for p in params}
-        if not space:
-            raise ValueError(
-                "TreeUCBSampler.build_model needs a study with at least one finished trial that "
-                "suggested a non-constant parameter."
-            )
-        items = tuple(space.items())
-        model = _Model(self._new_core(items, direction))
-        _tell_new(model, items, observations, violations, constraints)
-        _sync_pending(model, items, _running(study, view))
+            if not space:
+                raise ValueError(
+                    "TreeUCBSampler.build_model needs a study with at least one finished trial "
+                    "that suggested a non-constant parameter."
+                )
+            items = tuple(space.items())
+            model = self._models.new(items, direction)
+            tell_new(model, items, observations, self._log)  # under the lock: the log grows
+        sync_pending(model, items, _running(study, view))
         return model.core
 
 
@@ -749,14 +695,14 @@ def _reseed(core: TreeUCB, key: tuple[int, ...]) -> None:
     core.reseed(list(key))
 
 
-def _direction(study: Study) -> _Direction:
+def _direction(study: Study) -> Direction:
     """The core's direction, one per objective beyond one: the one place the sign is decided."""
     minimize = StudyDirection.MINIMIZE
     out = tuple("minimize" if d == minimize else "maximize" for d in study.directions)
     return out[0] if len(out) == 1 else out
 
 
-def _scores(values: list[Any], violations: list[float], direction: _Direction) -> np.ndarray:
+def _scores(values: list[Any], violations: list[float], direction: Direction) -> np.ndarray:
     """Scores of observations for :func:`choose_arm`, larger is better, shape (n,): the values
     of one objective, or the core's rewards with several objectives or a violation."""
     signs = [-1.0 if d == "minimize" else 1.0 for d in _as_tuple(direction)]
@@ -768,163 +714,8 @@ def _scores(values: list[Any], violations: list[float], direction: _Direction) -
     return objective_rewards(Y if len(signs) > 1 else Y[:, 0], v)
 
 
-def _as_tuple(direction: _Direction) -> tuple[str, ...]:
+def _as_tuple(direction: Direction) -> tuple[str, ...]:
     return (direction,) if isinstance(direction, str) else direction
-
-
-def _contains(dist: BaseDistribution, value: Any) -> bool:
-    """Whether ``value`` is a legal value of ``dist`` (Optuna's own test of a relative value:
-    ``Trial._is_relative_param``), e.g. a value of the old range inside a widened one."""
-    try:
-        return bool(dist._contains(dist.to_internal_repr(value)))
-    except (TypeError, ValueError):
-        return False
-
-
-def _encode(cube: UnitCube, space: _Space, trial: FrozenTrial) -> np.ndarray | None:
-    """The trial's point of the cube, or ``None`` if it lacks a parameter or holds a value
-    outside the parameter's distribution in ``space`` (a range that changed)."""
-    params = {}
-    for name, dist in space:
-        value = trial.params.get(name, _MISSING)
-        if value is _MISSING or not _contains(dist, value):
-            return None
-        params[name] = value
-    try:
-        return cube.encode(params)
-    except (TypeError, ValueError):  # e.g. an enqueued value outside the distribution
-        return None
-
-
-def _tell_new(
-    model: _Model,
-    space: _Space,
-    observations: list[tuple[FrozenTrial, Value]],
-    violations: Mapping[int, float],
-    constraints: Mapping[int, Mapping[str, float]],
-) -> None:
-    """Tell the core the observations it has not been told (in the given order), with their
-    constraint values (``TrialLog.constraints``) while every trial told has the same names,
-    else their total constraint violations (``TrialLog.violations``).
-
-    A pruned trial carries its last step as its budget; the core says which budget a complete
-    one has (:meth:`~optuna_treeucb.core.TreeUCB.budget_of`).
-    """
-    rows, values, budgets, told_violations = [], [], [], []
-    told_constraints: list[Mapping[str, float]] = []
-    for t, value in observations:
-        if t.number in model.told:
-            continue
-        model.told.add(t.number)
-        x = None if value is None else _encode(model.core.space, space, t)
-        if x is not None:
-            rows.append(x)
-            values.append(value)
-            complete = t.state != TrialState.PRUNED
-            budgets.append(model.core.budget_of(t.last_step, complete=complete))
-            told_violations.append(violations[t.number])
-            told_constraints.append(constraints.get(t.number, {}))
-    if not rows:
-        return
-    names = {tuple(sorted(c)) for c in told_constraints}
-    if model.constraint_names is None:
-        model.constraint_names = names.pop() if len(names) == 1 else ()
-    elif names != {model.constraint_names}:
-        model.constraint_names = ()  # the names changed: the total violation from now on
-    C = None
-    if model.constraint_names:
-        C = np.array([[c[k] for k in model.constraint_names] for c in told_constraints])
-    # the pending points are the running trials', kept by _sync_pending
-    model.core.tell_many(
-        np.array(rows),
-        np.array(values, dtype=float),
-        budgets,
-        None if C is not None or not any(told_violations) else told_violations,
-        constraints=C,
-        drop_pending=False,
-    )
-
-
-def _share_point(study: Study, trial: FrozenTrial, params: dict[str, Any]) -> None:
-    """Store a trial's relative sample in its system attributes, for other processes.
-
-    Other processes then count the running trial's whole point as pending as soon as it is
-    sampled, not only the parameters its objective has suggested so far.  Optuna has no
-    public way for a sampler to write a trial's system attributes (``Trial.set_system_attr``
-    is deprecated, and ``sample_relative`` gets a ``FrozenTrial``): TPESampler (with
-    ``constant_liar``) and GPSampler write through ``study._storage`` and
-    ``trial._trial_id``, and so does this one function.  Should either go away, nothing is
-    shared and other processes fall back to the parameters the trial has suggested.
-    """
-    try:
-        text = json.dumps(params)
-        storage, trial_id = study._storage, trial._trial_id
-        write = storage.set_trial_system_attr
-    except (AttributeError, TypeError, ValueError):  # private API gone, or values not JSON
-        return
-    for i in range(0, len(text), _SHARED_CHUNK):
-        write(trial_id, f"{_SHARED_KEY}:{i // _SHARED_CHUNK}", text[i : i + _SHARED_CHUNK])
-
-
-def _shared_point(trial: FrozenTrial) -> dict[str, Any]:
-    """The relative sample a running trial shared (see :func:`_share_point`), or ``{}``."""
-    attrs = trial.system_attrs
-    chunks: list[str] = []
-    while (chunk := attrs.get(f"{_SHARED_KEY}:{len(chunks)}")) is not None:
-        chunks.append(chunk)
-    if not chunks:
-        return {}
-    try:
-        params = json.loads("".join(chunks))
-    except json.JSONDecodeError:  # read while being written: use the suggested parameters
-        return {}
-    return params if isinstance(params, dict) else {}
-
-
-def _running_point(cube: UnitCube, space: _Space, trial: FrozenTrial) -> np.ndarray | None:
-    """A running trial's point: its suggested parameters, else its shared relative sample.
-
-    ``None`` if a parameter of ``space`` is in neither, or has another distribution.
-    """
-    params: dict[str, Any] = {}
-    shared: dict[str, Any] | None = None
-    for name, dist in space:
-        if name in trial.params:
-            if not _contains(dist, trial.params[name]):
-                return None
-            params[name] = trial.params[name]
-            continue
-        if shared is None:
-            shared = _shared_point(trial)
-        if name not in shared:
-            return None
-        params[name] = shared[name]
-    try:
-        return cube.encode(params)
-    except (TypeError, ValueError):  # e.g. a shared value outside this distribution
-        return None
-
-
-def _sync_pending(model: _Model, space: _Space, running: list[FrozenTrial]) -> None:
-    """Give the core the change in the running trials since the last call.
-
-    A trial's point, once known, stays pending until the trial is no longer running; a trial
-    whose point is not known yet is looked at again at the next call.
-    """
-    core, known = model.core, model.pending
-    numbers = set()
-    for t in running:
-        numbers.add(t.number)
-        if known.get(t.number) is not None:
-            continue
-        x = _running_point(core.space, space, t)
-        known[t.number] = x
-        if x is not None:
-            core.add_pending(x)
-    for number in [n for n in known if n not in numbers]:
-        x = known.pop(number)
-        if x is not None:
-            core.forget_pending(x)
 
 
 def _running(study: Study, view: View) -> list[FrozenTrial]:

@@ -133,7 +133,7 @@ def test_the_trust_region_follows_the_trials_as_told_in_one_go(sampling: str) ->
     study.optimize(lambda t: (t.suggest_float("x", -1, 1) - 0.3) ** 2, n_trials=40)
     # the cached core was told the trials one by one, between asks (nothing pending): its
     # state is the rule replayed over the study's values in one go
-    (cached,) = [m.core for models in sampler._models.values() for m in models]
+    (cached,) = [m.core for models in sampler._models._entries.values() for m in models]
     state = cached.trust_region
     assert state is not None and state.n_seen >= 30
     values = -cached.values[: state.n_seen]  # minimised: larger is better inside

@@ -22,9 +22,9 @@ from optuna.trial import TrialState
 
 import optuna_treeucb
 from optuna_treeucb import TreeUCBSampler
-from optuna_treeucb._sampler import _SHARED_KEY
-from optuna_treeucb._sampler import _share_point
-from optuna_treeucb._sampler import _shared_point
+from optuna_treeucb._models import SHARED_KEY as _SHARED_KEY
+from optuna_treeucb._models import share_point as _share_point
+from optuna_treeucb._models import shared_point as _shared_point
 from optuna_treeucb.core import TreeUCB
 
 DISTS = {"x": FloatDistribution(0.0, 1.0), "y": FloatDistribution(0.0, 1.0)}
