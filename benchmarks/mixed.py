@@ -61,17 +61,7 @@ LOCK_IN_TRIALS = 100
 
 
 def make_sampler(name: str, seed: int) -> Any:
-    """``optimize``'s samplers plus ``TPE multivariate``, and ``<TreeUCB name> branch=<rule>``:
-    that TreeUCB with the sampler's private branch rule (``tree``, ``share`` or
-    ``share-capped``, the default; see ``optuna_treeucb._sampler._BRANCH_RULE``)."""
-    base, _, rule = name.partition(" branch=")
-    if rule:
-        rules = ("tree", "share", "share-capped")  # joint, quantile, ucb: commit 6b91dc7
-        if rule not in rules:
-            raise ValueError(f"Unknown branch rule {rule!r}; this code has {rules}.")
-        sampler = optimize_sampler(base, seed)
-        sampler._branch_rule = rule
-        return sampler
+    """``optimize``'s samplers plus ``TPE multivariate`` (``multivariate=True, group=True``)."""
     if name == "TPE multivariate":
         import optuna
 

@@ -12,9 +12,9 @@ import math
 import threading
 import warnings
 from collections.abc import Callable
+from collections.abc import Iterator
 from collections.abc import Mapping
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -46,10 +46,10 @@ from optuna_treeucb._trial_log import draw_seed
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
 from optuna_treeucb.core import validate_options
-from optuna_treeucb.core._branch import BranchStats
-from optuna_treeucb.core._branch import choose_arm
+from optuna_treeucb.core._branch import BranchChooser
+from optuna_treeucb.core._branch import arm_choices
+from optuna_treeucb.core._branch import arm_index
 from optuna_treeucb.core._fidelity import PrunedRule
-from optuna_treeucb.core._objectives import objective_rewards
 from optuna_treeucb.core._options import document_options
 from optuna_treeucb.core._options import face_defaults
 from optuna_treeucb.core._options import fresh_seed
@@ -74,29 +74,12 @@ _OWN_ARGUMENTS = (
     "constraints_func",
     "unknown",
 )
-# How the categorical parameters of a branch (a group others are conditional on) are chosen:
-# "share-capped" (core._branch: Thompson sampling on their share of the top trials, an arm's
-# evidence capped at the good set's size), "share" (uncapped) or "tree" (the group's own tree,
-# nearly greedy on a choice's mean: it locks in).  "share" was chosen over "tree" by
-# benchmarks/results/mixed_conditional_branch_tuning.md (a SMAC-style joint tree with the
-# inactive parameters imputed was second), the cap by mixed_branch_capped_tuning.md.
-_BRANCH_RULE = "share-capped"
 _MISSING = object()  # a parameter a trial does not hold
 # How many of the last finished trials are searched for a parameter's range in this trial's
 # context, when its range changed (a bound on the cost per ask, not a tuned value)
 _CONTEXT_LOOKBACK = 2000
 _MAX_ARMS = 64  # a branch with more combinations of choices keeps its tree
 _MAX_BRANCH_STATS = 64  # cached (branch, context) summaries per study, oldest dropped first
-
-
-@dataclass
-class _BranchCache:
-    """The share rule's summary of one branch in one context: the logged trials up to ``pos``
-    (a position in the trial log) folded into ``stats``."""
-
-    stats: BranchStats
-    pos: int = 0
-    constrained: bool = False  # a trial with a violation was seen: read in full from then on
 
 
 # the sampler's own sentences on the core's options, in its Args: section
@@ -292,7 +275,6 @@ class TreeUCBSampler(BaseSampler):
         self._independent_sampler = independent_sampler  # None: a RandomSampler per draw
         self._warn_independent_sampling = warn_independent_sampling
         self._warned: set[str] = set()
-        self._branch_rule = _BRANCH_RULE
         self._init_derived()
 
     def _init_derived(self) -> None:
@@ -308,7 +290,7 @@ class TreeUCBSampler(BaseSampler):
         self._tracker = _SpaceTracker()
         self._models = ModelCache(self._new_core)
         self._log = TrialLog()  # the study's finished trials, each logged once
-        self._branch_stats: dict[tuple[Any, ...], _BranchCache] = {}
+        self._branches: dict[Direction, BranchChooser] = {}  # one per direction
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
@@ -319,7 +301,7 @@ class TreeUCBSampler(BaseSampler):
             "_models",
             "_log",
             "_view_for",
-            "_branch_stats",
+            "_branches",
         ):
             del state[name]
         return state
@@ -389,8 +371,7 @@ class TreeUCBSampler(BaseSampler):
             groups = self._tracker.groups(free)
             for k, (group, common) in enumerate(groups):
                 ctx_names = sorted(n for n in common if n in decided and n not in group)
-                below = conditional_names(groups, group) if self._branch_rule != "tree" else []
-                if below and self._branch_rule in ("share", "share-capped"):
+                if conditional_names(groups, group):
                     # its categorical parameters by their share of the top trials, the others
                     # by the group's tree given them
                     choice = self._choose_branch(
@@ -529,93 +510,50 @@ class TreeUCBSampler(BaseSampler):
         k: int,
         direction: Direction,
     ) -> dict[str, Any]:
-        """Values of the categorical parameters of a branch group, by ``core._branch``.
+        """Values of the categorical parameters of a branch group, by the core's
+        :class:`~optuna_treeucb.core._branch.BranchChooser`.
 
-        The arms are the combinations of their choices, scored by the finished trials that hold
-        them and the decided context's values.  Empty (the group's
-        tree chooses them) when the group has no categorical parameter or too many arms.
+        The arms are the combinations of their choices; the sampler says which logged trials
+        hold which arm in the decided context.  Empty (the group's tree chooses them) when the
+        group has no categorical parameter or too many arms.
         """
-        names = [
-            n for n in group if isinstance(self._tracker.distribution(n), CategoricalDistribution)
-        ]
-        dists = [self._tracker.distribution(n) for n in names]
-        sizes = [len(d.choices) for d in dists]  # type: ignore[union-attr]
+        dists: list[CategoricalDistribution] = []
+        names: list[str] = []
+        for name in group:
+            dist = self._tracker.distribution(name)
+            if isinstance(dist, CategoricalDistribution):
+                names.append(name)
+                dists.append(dist)
+        sizes = [len(d.choices) for d in dists]
         n_arms = math.prod(sizes)
         if not names or n_arms > _MAX_ARMS:
             return {}
-        capped = self._branch_rule == "share-capped"
-        rng = np.random.default_rng([self._base_seed, trial.number, k, 1])
 
         def arm_of(t: FrozenTrial) -> int | None:
             if any(t.distributions.get(n) != d for n, d in zip(names, dists)):
                 return None
             if any(t.params.get(n, _MISSING) != decided[n] for n in ctx_names):
                 return None
-            arm = 0
-            for name, dist, size in zip(names, dists, sizes):
-                assert dist is not None
-                arm = arm * size + int(dist.to_internal_repr(t.params[name]))
-            return arm
+            indices = [int(d.to_internal_repr(t.params[n])) for n, d in zip(names, dists)]
+            return arm_index(indices, sizes)
 
-        cache = None
-        if view.finished is None and isinstance(direction, str):
-            key = (direction, *names, *dists, *((n, decided[n]) for n in ctx_names))
-            cache = self._branch_cache(key, n_arms, direction, arm_of)
-        if cache is not None and not cache.constrained:
-            arm = cache.stats.choose(rng, capped)
-        else:
-            # a HyperbandPruner bracket (a subset of the trials), several objectives or a
-            # violation: the rewards of constrained domination and Pareto fronts change with
-            # every new trial, so the observations are read in full
-            arms, y = self._branch_scores(view, direction, arm_of)
-            arm = choose_arm(arms, y, n_arms, rng, capped)
-        out: dict[str, Any] = {}
-        for name, dist, size in reversed(list(zip(names, dists, sizes))):
-            assert isinstance(dist, CategoricalDistribution)
-            out[name] = dist.choices[arm % size]
-            arm //= size
-        return out
+        numbers = self._log.numbers if view.finished is None else [t.number for t in view.finished]
 
-    def _branch_cache(
-        self,
-        key: tuple[Any, ...],
-        n_arms: int,
-        direction: str,
-        arm_of: Callable[[FrozenTrial], int | None],
-    ) -> _BranchCache:
-        """The branch's summary, with the trials logged since its last use folded in."""
-        cache = self._branch_stats.pop(key, None) or _BranchCache(BranchStats(n_arms))
-        self._branch_stats[key] = cache  # most recently used last
-        if len(self._branch_stats) > _MAX_BRANCH_STATS:
-            del self._branch_stats[next(iter(self._branch_stats))]
-        sign = -1.0 if direction == "minimize" else 1.0
-        for number in self._log.numbers[cache.pos :]:
-            t, value = self._log.values[number]
-            arm = None if value is None else arm_of(t)
-            if value is not None and arm is not None:
-                assert not isinstance(value, tuple)  # one objective: one value
-                cache.constrained = cache.constrained or self._log.violations[number] > 0.0
-                cache.stats.tell(arm, sign * value)
-        cache.pos = len(self._log.numbers)
-        return cache
+        def read(start: int) -> Iterator[tuple[int, Any, float]]:
+            for number in numbers[start:]:
+                t, value = self._log.values[number]
+                arm = None if value is None else arm_of(t)
+                if arm is not None:
+                    yield arm, value, self._log.violations[number]
 
-    def _branch_scores(
-        self, view: View, direction: Direction, arm_of: Callable[[FrozenTrial], int | None]
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Every observation's arm and score (:func:`_scores`) read in full, shapes (n,)."""
-        if view.finished is None:
-            numbers: Sequence[int] = self._log.numbers
-        else:
-            numbers = [t.number for t in view.finished]
-        arms, values, violations = [], [], []
-        for number in numbers:
-            t, value = self._log.values[number]
-            a = None if value is None else arm_of(t)
-            if value is not None and a is not None:
-                arms.append(a)
-                values.append(value)
-                violations.append(self._log.violations[number])
-        return np.asarray(arms, dtype=int), _scores(values, violations, direction)
+        chooser = self._branches.setdefault(direction, BranchChooser(direction))
+        key = (*names, *dists, *((n, decided[n]) for n in ctx_names))
+        rng = np.random.default_rng([self._base_seed, trial.number, k, 1])
+        arm = chooser.choose(
+            key, n_arms, read, len(numbers), rng, subset=view.finished is not None
+        )
+        choices = arm_choices(arm, sizes)
+        return {n: d.choices[i] for n, d, i in zip(names, dists, choices)}
 
     def build_model(self, study: Study, params: Sequence[str] | None = None) -> TreeUCB:
         """The TreeUCB bandit fitted on a study's trials, e.g. to inspect or plot its partition.
@@ -700,22 +638,6 @@ def _direction(study: Study) -> Direction:
     minimize = StudyDirection.MINIMIZE
     out = tuple("minimize" if d == minimize else "maximize" for d in study.directions)
     return out[0] if len(out) == 1 else out
-
-
-def _scores(values: list[Any], violations: list[float], direction: Direction) -> np.ndarray:
-    """Scores of observations for :func:`choose_arm`, larger is better, shape (n,): the values
-    of one objective, or the core's rewards with several objectives or a violation."""
-    signs = [-1.0 if d == "minimize" else 1.0 for d in _as_tuple(direction)]
-    Y = np.asarray(values, dtype=float).reshape(len(values), len(signs)) * np.array(signs)
-    v = np.asarray(violations, dtype=float)
-    if len(signs) == 1 and not v.any():
-        out: np.ndarray = Y[:, 0]
-        return out
-    return objective_rewards(Y if len(signs) > 1 else Y[:, 0], v)
-
-
-def _as_tuple(direction: Direction) -> tuple[str, ...]:
-    return (direction,) if isinstance(direction, str) else direction
 
 
 def _running(study: Study, view: View) -> list[FrozenTrial]:

@@ -24,11 +24,22 @@ from __future__ import annotations
 
 import bisect
 import math
+from collections.abc import Callable
+from collections.abc import Hashable
+from collections.abc import Iterable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from optuna_treeucb.core._objectives import objective_rewards
+
+Direction = str | Sequence[str]
+
 GOOD_SHARE = 0.1  # TPE's default gamma(n) = min(ceil(0.1 n), 25)
 GOOD_CAP = 25
+MAX_SUMMARIES = 64  # cached (branch, context) summaries per chooser, oldest dropped first
 PRIOR_ARMS = 4  # up to 4 arms each starts from Beta(1, 1); more arms share one pseudo-count 4
 
 
@@ -122,3 +133,105 @@ class BranchStats:
         for _, _, arm in self._top[: n_good(self.n)]:
             k[arm] += 1.0
         return _pick(_draw(self.counts, k, rng, capped), rng)
+
+
+Observation = tuple[int, Any, float]  # (arm, value or values as told, total violation)
+
+
+def scores(values: Sequence[Any], violations: Sequence[float], direction: Direction) -> np.ndarray:
+    """Scores for :func:`choose_arm`, larger is better, shape (n,): the values of one objective
+    signed by ``direction``, or the core's rewards with several objectives or a violation."""
+    directions = (direction,) if isinstance(direction, str) else tuple(direction)
+    signs = np.array([-1.0 if d == "minimize" else 1.0 for d in directions])
+    Y = np.asarray(values, dtype=float).reshape(len(values), signs.size) * signs
+    v = np.asarray(violations, dtype=float)
+    if signs.size == 1 and not v.any():
+        return Y[:, 0]
+    return objective_rewards(Y if signs.size > 1 else Y[:, 0], v)
+
+
+def arm_index(indices: Sequence[int], sizes: Sequence[int]) -> int:
+    """The arm of a combination of choices: ``indices[i]`` in ``[0, sizes[i])``, mixed radix."""
+    arm = 0
+    for i, size in zip(indices, sizes):
+        arm = arm * size + i
+    return arm
+
+
+def arm_choices(arm: int, sizes: Sequence[int]) -> list[int]:
+    """The inverse of :func:`arm_index`: each parameter's choice index."""
+    out = []
+    for size in reversed(sizes):
+        out.append(arm % size)
+        arm //= size
+    return out[::-1]
+
+
+@dataclass
+class _Summary:
+    stats: BranchStats
+    pos: int = 0  # the observations before this position of the caller's log are folded in
+    constrained: bool = False  # one had a violation: read in full from then on
+
+
+class BranchChooser:
+    """Chooses the arm of a branch in a context (:func:`choose_arm`, capped), from a growing log.
+
+    One objective without violations: the caller's log is folded in incrementally, per key
+    (a branch in a context), in at most ``MAX_SUMMARIES`` summaries, the least recently used
+    dropped first.  Several objectives, a violation or a subset of the log: constrained
+    domination and Pareto ranks change with every new observation, so the observations are
+    read in full.
+
+    Args:
+        direction: ``"minimize"`` or ``"maximize"``, or one per objective.
+    """
+
+    def __init__(self, direction: Direction) -> None:
+        self.direction = direction
+        self._summaries: dict[Hashable, _Summary] = {}
+
+    def choose(
+        self,
+        key: Hashable,
+        n_arms: int,
+        read: Callable[[int], Iterable[Observation]],
+        end: int,
+        rng: np.random.Generator,
+        *,
+        subset: bool = False,
+    ) -> int:
+        """The arm to play.
+
+        Args:
+            key: The branch and its context (same key: same arms, same observations).
+            n_arms: Number of arms A.
+            read: ``read(start)`` yields the observations of the caller's log from position
+                ``start`` on that hold an arm of this branch in this context.
+            end: The log's length now.
+            rng: The draws' generator.
+            subset: ``read(0)`` shows a subset of the log that is not a prefix (no summary).
+        """
+        if subset or not isinstance(self.direction, str):
+            return self._in_full(read(0), n_arms, rng)
+        summary = self._summaries.pop(key, None) or _Summary(BranchStats(n_arms))
+        self._summaries[key] = summary  # most recently used last
+        if len(self._summaries) > MAX_SUMMARIES:
+            del self._summaries[next(iter(self._summaries))]
+        sign = -1.0 if self.direction == "minimize" else 1.0
+        for arm, value, violation in read(summary.pos):
+            summary.constrained = summary.constrained or violation > 0.0
+            summary.stats.tell(arm, sign * float(value))
+        summary.pos = end
+        if summary.constrained:
+            return self._in_full(read(0), n_arms, rng)
+        return summary.stats.choose(rng, capped=True)
+
+    def _in_full(self, rows: Iterable[Observation], n_arms: int, rng: np.random.Generator) -> int:
+        arms, values, violations = [], [], []
+        for arm, value, violation in rows:
+            arms.append(arm)
+            values.append(value)
+            violations.append(violation)
+        y = scores(values, violations, self.direction)
+        return choose_arm(np.asarray(arms, dtype=int), y, n_arms, rng, capped=True)

@@ -6,10 +6,14 @@ import numpy as np
 import pytest
 import scipy.stats
 
+from optuna_treeucb.core._branch import BranchChooser
 from optuna_treeucb.core._branch import BranchStats
+from optuna_treeucb.core._branch import arm_choices
+from optuna_treeucb.core._branch import arm_index
 from optuna_treeucb.core._branch import branch_index
 from optuna_treeucb.core._branch import choose_arm
 from optuna_treeucb.core._branch import n_good
+from optuna_treeucb.core._branch import scores
 
 
 def test_n_good_is_tpes_default_gamma() -> None:
@@ -122,3 +126,38 @@ def test_up_to_four_arms_the_rule_is_beta_one_one() -> None:
     a = branch_index(arms, rewards, 4, np.random.default_rng(5))
     b = np.random.default_rng(5).beta([1.0, 2.0, 1.0, 1.0], [3.0, 1.0, 2.0, 2.0])
     np.testing.assert_array_equal(a, b)
+
+
+def test_arm_index_and_arm_choices_are_inverse() -> None:
+    sizes = [3, 1, 4]
+    arms = [arm_index(c, sizes) for c in np.ndindex(*sizes)]
+    assert arms == list(range(12))  # mixed radix, the last parameter fastest
+    assert [arm_choices(a, sizes) for a in arms] == [list(c) for c in np.ndindex(*sizes)]
+
+
+def test_scores_sign_one_objective_and_rank_otherwise() -> None:
+    np.testing.assert_array_equal(scores([1.0, 3.0], [0.0, 0.0], "minimize"), [-1.0, -3.0])
+    np.testing.assert_array_equal(scores([1.0, 3.0], [0.0, 0.0], "maximize"), [1.0, 3.0])
+    # a violation: infeasible below feasible whatever the value (rewards in [0, 1])
+    s = scores([1.0, 3.0, 0.0], [0.0, 0.0, 2.0], "minimize")
+    assert s[0] > s[1] > s[2]
+    front = scores([[1.0, 2.0], [2.0, 1.0], [3.0, 3.0]], [0.0] * 3, ["minimize", "minimize"])
+    assert front[0] == front[1] > front[2]
+
+
+@pytest.mark.parametrize("violated", [False, True])
+def test_the_chooser_folding_a_growing_log_chooses_as_reading_it_in_full(violated: bool) -> None:
+    # one objective: summaries folded incrementally; a violation switches to reading in full
+    rng = np.random.default_rng(7)
+    log = [(int(a), float(v), 0.0) for a, v in zip(rng.integers(5, size=80), rng.normal(size=80))]
+    if violated:
+        log[40] = (log[40][0], log[40][1], 0.5)
+    cached, full = BranchChooser("minimize"), BranchChooser("minimize")
+    for end in range(1, len(log) + 1):
+
+        def read(start: int, end: int = end) -> list[tuple[int, float, float]]:
+            return log[start:end]
+
+        a = cached.choose("k", 5, read, end, np.random.default_rng(end))
+        b = full.choose("k", 5, read, end, np.random.default_rng(end), subset=True)
+        assert a == b
