@@ -103,8 +103,11 @@ class TreeUCBSampler(BaseSampler):
 
     * **Search space.**  Float (``log``, ``step``), int (``log``, ``step``) and categorical
       parameters are modelled; a categorical parameter's choices are ordered as given.
-      Parameters with a single value, and parameters whose distribution changed between trials,
-      are left out of the relative search space.
+      A parameter whose range changed (widened on resume, or one range per branch) is modelled
+      with the range of the last trial in this trial's branch, on the trials whose values lie
+      inside it.  Parameters with a single value, and parameters whose kind, log scale or
+      choices changed between trials (Optuna refuses a relative value for them), are left out
+      of the relative search space.
     * **Define-by-run spaces.**  With ``group=True`` the parameters are split into groups that
       appear in exactly the same trials (as :class:`~optuna.samplers.TPESampler` does with
       ``group=True``).  Each group gets its own tree, fitted on the trials that contain it and
@@ -115,7 +118,9 @@ class TreeUCBSampler(BaseSampler):
       whose random points are best: each combination of their choices is drawn by Thompson
       sampling on its share of the best trials (TPE's top ``min(ceil(0.1 n), 25)``), with a
       choice's evidence weighed as at most that many trials, so a branch whose good region
-      is small keeps being played.  With ``group=False`` the
+      is small keeps being played; with more than 4 combinations the prior's good
+      pseudo-count 4 is shared among them, so that 50 model variants do not drown the good
+      one.  With ``group=False`` the
       relative search space is the intersection search space and the other parameters are
       sampled by ``independent_sampler``.
     * **Trials.**  ``COMPLETE`` trials are observations.  A ``PRUNED`` trial is an observation
@@ -197,8 +202,8 @@ class TreeUCBSampler(BaseSampler):
             As in :class:`~optuna.samplers.TPESampler`: a function of a
             :class:`~optuna.trial.FrozenTrial` returning a sequence of constraint values, each
             feasible when <= 0, called after each ``COMPLETE`` or ``PRUNED`` trial; the values
-            are stored in the trial, so ``study.best_trials`` and the plots see them.  The
-            number of values must not change between trials.  Optuna 5 deprecates it (with a
+            are stored in the trial, so ``study.best_trials`` and the plots see them.  Optuna 5
+            deprecates it (with a
             ``FutureWarning``, as for its samplers) in favour of
             :meth:`~optuna.trial.Trial.set_constraint`, which needs no sampler argument.
 
