@@ -23,7 +23,6 @@ import optuna
 from optuna.distributions import BaseDistribution
 from optuna.distributions import CategoricalDistribution
 from optuna.samplers import BaseSampler
-from optuna.samplers import PartialFixedSampler
 from optuna.samplers import RandomSampler
 from optuna.samplers._base import _process_constraints_after_trial
 from optuna.study import Study
@@ -43,6 +42,7 @@ from optuna_treeucb._models import tell_new
 from optuna_treeucb._trial_log import TrialLog
 from optuna_treeucb._trial_log import View
 from optuna_treeucb._trial_log import draw_seed
+from optuna_treeucb._trial_log import fixed_context
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
 from optuna_treeucb.core import validate_options
@@ -371,7 +371,7 @@ class TreeUCBSampler(BaseSampler):
                 dists += self._tracker.distributions(name)
                 return next((d for d in dists if d is not None and contains(d, value)), None)
 
-            decided = _context(study, trial, dist_of)
+            decided = fixed_context(study, trial, dist_of)
             free = [name for name in search_space if name not in decided]
             groups = self._tracker.groups(free)
             for k, (group, common) in enumerate(groups):
@@ -650,53 +650,3 @@ def _running(study: Study, view: View) -> list[FrozenTrial]:
     if view.running is not None:
         return view.running
     return study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
-
-
-def _context(
-    study: Study, trial: FrozenTrial, dist_of: Callable[[str, Any], BaseDistribution | None]
-) -> dict[str, Any]:
-    """Values fixed for this trial that the model can condition on.
-
-    They come from a :class:`~optuna.samplers.PartialFixedSampler` wrapping this sampler,
-    from :meth:`~optuna.study.Study.enqueue_trial` (``system_attrs["fixed_params"]``) and from
-    parameters the trial already holds.  A value outside its distribution stays in the trial
-    (Optuna warns about it and uses it) but cannot be a point of the model's cube, so the
-    model does not condition on it.
-    """
-    fixed: dict[str, Any] = dict(_partial_fixed_params(study.sampler))
-    enqueued = trial.system_attrs.get("fixed_params")
-    if isinstance(enqueued, Mapping):
-        fixed.update(enqueued)
-    fixed.update(trial.params)
-    context = {}
-    for name, value in fixed.items():
-        dist = dist_of(name, value)
-        if dist is None:
-            continue
-        try:
-            _to_spec(name, dist).encode(value)
-        except (TypeError, ValueError):
-            continue
-        context[name] = value
-    return context
-
-
-def _partial_fixed_params(sampler: BaseSampler) -> Mapping[str, Any]:
-    """The values a :class:`~optuna.samplers.PartialFixedSampler` fixes; ``{}`` for others.
-
-    PartialFixedSampler removes its parameters from the search space it passes on, and they
-    reach the trial (``trial.params``) only after ``sample_relative``: Optuna (up to 5.0) has
-    no public accessor for them.  This is the one place that reads its private
-    ``_fixed_params``.  Should a later Optuna rename it, the fallback is ``{}``: the wrapper
-    still fixes the values, but the model no longer conditions on them.
-    """
-    if not isinstance(sampler, PartialFixedSampler):
-        return {}
-    values = getattr(sampler, "_fixed_params", None)
-    if isinstance(values, Mapping):
-        return values
-    _logger.debug(
-        "PartialFixedSampler has no '_fixed_params' mapping in this Optuna version; "
-        "its fixed values are not used as contexts."
-    )
-    return {}

@@ -12,16 +12,22 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
+from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
 
 import numpy as np
+from optuna.distributions import BaseDistribution
+from optuna.samplers import BaseSampler
+from optuna.samplers import PartialFixedSampler
 from optuna.study import Study
 from optuna.trial import TrialState
 
 from optuna_treeucb._grouping import _FOLDED_STATES as FINISHED
+from optuna_treeucb._grouping import to_spec
 from optuna_treeucb.core._objectives import total_violation
 
 if TYPE_CHECKING:
@@ -220,3 +226,53 @@ def constraints(trial: FrozenTrial) -> dict[str, float]:
     if hasattr(type(trial), "constraints"):
         return {str(k): float(c) for k, c in trial.constraints.items()}
     return {str(i): float(c) for i, c in enumerate(trial.system_attrs.get("constraints") or ())}
+
+
+def fixed_context(
+    study: Study, trial: FrozenTrial, dist_of: Callable[[str, Any], BaseDistribution | None]
+) -> dict[str, Any]:
+    """Values fixed for this trial that the model can condition on.
+
+    They come from a :class:`~optuna.samplers.PartialFixedSampler` wrapping this sampler,
+    from :meth:`~optuna.study.Study.enqueue_trial` (``system_attrs["fixed_params"]``) and from
+    parameters the trial already holds.  A value outside its distribution stays in the trial
+    (Optuna warns about it and uses it) but cannot be a point of the model's cube, so the
+    model does not condition on it.
+    """
+    fixed: dict[str, Any] = dict(partial_fixed_params(study.sampler))
+    enqueued = trial.system_attrs.get("fixed_params")
+    if isinstance(enqueued, Mapping):
+        fixed.update(enqueued)
+    fixed.update(trial.params)
+    context = {}
+    for name, value in fixed.items():
+        dist = dist_of(name, value)
+        if dist is None:
+            continue
+        try:
+            to_spec(name, dist).encode(value)
+        except (TypeError, ValueError):
+            continue
+        context[name] = value
+    return context
+
+
+def partial_fixed_params(sampler: BaseSampler) -> Mapping[str, Any]:
+    """The values a :class:`~optuna.samplers.PartialFixedSampler` fixes; ``{}`` for others.
+
+    PartialFixedSampler removes its parameters from the search space it passes on, and they
+    reach the trial (``trial.params``) only after ``sample_relative``: Optuna (up to 5.0) has
+    no public accessor for them.  This is the one place that reads its private
+    ``_fixed_params``.  Should a later Optuna rename it, the fallback is ``{}``: the wrapper
+    still fixes the values, but the model no longer conditions on them.
+    """
+    if not isinstance(sampler, PartialFixedSampler):
+        return {}
+    values = getattr(sampler, "_fixed_params", None)
+    if isinstance(values, Mapping):
+        return values
+    _logger.debug(
+        "PartialFixedSampler has no '_fixed_params' mapping in this Optuna version; "
+        "its fixed values are not used as contexts."
+    )
+    return {}
