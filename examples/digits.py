@@ -30,7 +30,7 @@ from examples.mnist import SPACE
 PARTITION_PARAMS = ("learning_rate", "iterations")
 # With a pruner, iterations is the resource, not tuned: batch size takes its place.
 PARTITION_PARAMS_PRUNED = ("learning_rate", "batch_size")
-# The colour bar's label: the index U = mean + C sqrt(4 log t / n) + M diameter (the README's
+# The colour bar's label: the index U = mean + C sqrt(4 log t / n) + M diameter (the guide's
 # formula) has its mean reward in [0, 1], but the two terms added to it can lift it above 1.
 INDEX_LABEL = "TreeUCB index: mean reward in [0, 1]\n+ exploration bonus + M × box diameter"
 

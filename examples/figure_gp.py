@@ -31,6 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
+from examples._figure import add_footer
+from examples._figure import options_text
 from optuna_treeucb.core import ParamSpec
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core._index import GP_NOISE
@@ -193,6 +195,7 @@ def draw(res: dict[str, np.ndarray], path: Path) -> None:
         hax.set_ylabel("x'")
         hax.set_title(title, fontsize="medium")
         fig.colorbar(im, ax=hax, shrink=0.9)
+    add_footer(fig, options_text({"rule": "refit"}), "the tree of the told samples; no ask")
     fig.savefig(path, dpi=120)
 
 

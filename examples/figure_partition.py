@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from examples._figure import add_footer
+from examples._figure import options_text
 from optuna_treeucb.core import ParamSpec
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.visualization import PartitionSlice
@@ -62,14 +64,14 @@ def reward(params: Mapping[str, Any]) -> float:
     return float(peak + broad)
 
 
+#: the paper's refit rule and Hoeffding index, drawing uniformly in the box (its Algorithm 1)
+OPTIONS = {"rule": "refit", "index": "hoeffding", "sampling": "uniform"}
+
+
 def run(n_rounds: int, seed: int) -> TreeUCB:
     """TreeUCB after ``n_rounds`` noisy rounds."""
     bandit = TreeUCB(
-        [ParamSpec(name, "float", low=0.0, high=1.0) for name in PARAMS],
-        seed=seed,
-        rule="refit",
-        index="hoeffding",
-        sampling="uniform",  # the paper's Algorithm 1
+        [ParamSpec(name, "float", low=0.0, high=1.0) for name in PARAMS], seed=seed, **OPTIONS
     )
     noise = np.random.default_rng([seed, 1])
     for _ in range(n_rounds):
@@ -129,6 +131,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         bandit, PARAMS, ax=ax, reward_fn=reward, resolution=60 if args.smoke else 200
     )
     ax.set_aspect("equal")
+    add_footer(fig, options_text({**OPTIONS, "seed": args.seed}), f"{n_rounds} rounds")
     info = get_partition_slice(bandit, PARAMS)  # the numbers just drawn
     args.out.mkdir(parents=True, exist_ok=True)
     png, table = args.out / "figure_partition.png", args.out / "figure_partition.csv"

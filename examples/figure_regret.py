@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from examples._figure import add_footer
+from examples._figure import options_text
 from optuna_treeucb.core import TreeUCB
 
 NOISE_SD = 0.1
@@ -262,6 +264,7 @@ def draw(rows: list[dict[str, Any]], path: Path) -> None:
             fontsize="x-small",
             loc="upper left",
         )
+    add_footer(fig, f"{options_text(_PAPER)} with the index and rule of each label, else defaults")
     fig.savefig(path, dpi=120)
 
 

@@ -1,4 +1,4 @@
-"""The README's cluster recipe, run on one machine as on several.
+"""The user guide's cluster recipe (docs/guide/parallel.rst), run on one machine as on several.
 
 * The Optuna block runs in several OS processes on one SQLite file, and in two on one
   PostgreSQL database served by a throwaway local server (skipped, with the reason, where
@@ -32,11 +32,13 @@ from optuna.trial import TrialState
 
 from benchmarks._postgres import LocalPostgres
 from benchmarks._postgres import missing as postgres_missing
+from tests.docs_tests.docs_text import GUIDE as GUIDE_PAGES
+from tests.docs_tests.docs_text import python_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text()
-RECIPE = README.split("## On a cluster")[1].split("\n## ")[0]
-BLOCKS = re.findall(r"```python\n(.*?)```", RECIPE, flags=re.S)
+GUIDE = "docs/guide/parallel.rst"
+RECIPE = GUIDE_PAGES[GUIDE].split("On a cluster\n---")[1]
+BLOCKS = python_blocks(GUIDE, RECIPE)
 OPTUNA_BLOCK = next(b for b in BLOCKS if "RDBStorage" in b)
 RAY_BLOCK = next(b for b in BLOCKS if "ray.init(address=" in b)
 
@@ -56,7 +58,7 @@ def _cli(name: str) -> str:
 
 
 def _run_workers(n_procs: int, cwd: Path, env: dict[str, str], url: str) -> None:
-    # the README's first step: create the study once, before the workers
+    # the recipe's first step: create the study once, before the workers
     create = [_cli("optuna"), "create-study", "--study-name", "cluster", "--storage", url]
     subprocess.run([*create, "--skip-if-exists"], cwd=cwd, env=env, check=True, timeout=120)
     procs = [

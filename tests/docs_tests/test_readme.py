@@ -1,7 +1,8 @@
-"""Every code block of the README and the examples README runs (or, for shell, checks) as written.
+"""Every code block of the README, the user guide and the examples README runs (or, for shell,
+checks) as written, and every figure they quote is in the results file they link.
 
 Python blocks run one by one in a fresh namespace and a temporary working directory, so each
-must stand alone; the Ray block is ``slow`` and runs on the shared local Ray.  Shell blocks are
+must stand alone; the Ray blocks are ``slow`` and run on the shared local Ray.  Shell blocks are
 checked without installing anything: the test command is exactly ``.ci/run``, every extra named
 exists, and every ``python -m examples...`` command parses.
 """
@@ -20,15 +21,21 @@ import matplotlib
 import optuna
 import pytest
 
+from optuna_treeucb.core import OPTIONS
 from optuna_treeucb.core._options import TABLE_END
 from optuna_treeucb.core._options import TABLE_START
 from optuna_treeucb.core._options import options_table
-from optuna_treeucb.core._options import splice_table
+from tests.docs_tests.docs_text import GUIDE
+from tests.docs_tests.docs_text import README
+from tests.docs_tests.docs_text import ROOT
+from tests.docs_tests.docs_text import all_python_blocks
+from tests.docs_tests.docs_text import claims
+from tests.docs_tests.docs_text import numbers
+from tests.docs_tests.docs_text import prose
+from tests.docs_tests.docs_text import quoted_numbers
 
-ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text()
 EXAMPLES_README = (ROOT / "examples" / "README.md").read_text()
-BLOCKS = re.findall(r"```python\n(.*?)```", README, flags=re.S)
+BLOCKS = all_python_blocks()
 SHELL = [
     (name, block)
     for name, text in (("README.md", README), ("examples/README.md", EXAMPLES_README))
@@ -40,19 +47,32 @@ EXTRAS = set(re.findall(r"^([a-z]+) = \[", _OPTIONAL.split("\n[")[0], flags=re.M
 
 def test_readme_has_the_expected_examples() -> None:
     assert EXTRAS >= {"ray", "plot", "examples", "gp", "docs", "test"}
-    assert len(BLOCKS) >= 6
-    assert any("from ray_treeucb import TreeUCBSearch" in b for b in BLOCKS)
-    assert any("from optuna_treeucb.core import" in b for b in BLOCKS)
+    readme = [b for name, _, b in BLOCKS if name == "README.md"]
+    assert len(readme) == 3 and len(BLOCKS) >= 10
+    assert "from ray_treeucb import TreeUCBSearch" in readme[1]
+    assert "run_config=tune.RunConfig(verbose=1)" in readme[1]
+    assert "from optuna_treeucb.core import" in readme[2]
     assert not re.findall(r"```py\n|```python3\n", README + EXAMPLES_README)
+    assert not any(re.search(r"code-block:: (?!python\n|bash\n)", t) for t in GUIDE.values())
 
 
-def _block_param(i: int, block: str) -> Any:
+def test_the_readme_is_short_and_free_of_history() -> None:
+    # a newcomer reads it in five minutes: the rest is the user guide
+    assert len(README.splitlines()) <= 250
+    text = prose("README.md", README)
+    assert all(len(line) <= 200 for line in text.splitlines()), "a line over 200 characters"
+    assert not re.findall(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b", text)
+    assert not re.findall(r"#\d+|\bissues? \d+", text, flags=re.I)
+
+
+def _block_param(name: str, i: int, block: str) -> Any:
     marks = [pytest.mark.slow] if "from ray" in block else []
-    return pytest.param(i, block, marks=marks, id=f"block{i}")
+    return pytest.param(name, i, block, marks=marks, id=f"{name}-block{i}")
 
 
-@pytest.mark.parametrize(("index", "block"), [_block_param(i, b) for i, b in enumerate(BLOCKS)])
+@pytest.mark.parametrize(("name", "index", "block"), [_block_param(*b) for b in BLOCKS])
 def test_python_block_runs_as_it_stands(
+    name: str,
     index: int,
     block: str,
     tmp_path: Path,
@@ -66,7 +86,7 @@ def test_python_block_runs_as_it_stands(
     if "from ray" in block:
         request.getfixturevalue("ray_session")
     namespace: dict[str, Any] = {"__name__": "__readme__"}
-    exec(compile(block, f"README.md block {index}", "exec"), namespace)
+    exec(compile(block, f"{name} block {index}", "exec"), namespace)
 
     # what each kind of block shows must actually happen
     study = namespace.get("study")
@@ -94,8 +114,11 @@ def test_python_block_runs_as_it_stands(
         assert core.values.shape == (6, 2)  # every result told, with its violation
         assert sorted(core.violations) == sorted(max(0.0, c["x"] - 0.6) for c in configs)
     if "bandit.best_params" in block:
-        assert namespace["bandit"].best_params["act"] == "relu"
-    if index == 0:
+        best = namespace["bandit"].best_params
+        assert best["act"] == "relu" if "act" in best else best["k"] == 0
+    if '"model", ["linear", "tree"]' in block:  # the best branch is "tree" at depth 7
+        assert study.best_params["model"] == "tree" and study.best_value < 0.2
+    if (name, index) == ("README.md", 0):
         assert abs(study.best_params["x"] - 2.0) < 0.5
         assert "{'x': " in capsys.readouterr().out
 
@@ -171,20 +194,34 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     assert f"\n{command}\n" in README
 
 
-def test_the_choice_lines_quote_the_committed_results() -> None:
-    # every number in "Which sampler?" appears in one of the results files it links
+def test_the_choice_table_links_its_evidence() -> None:
     choose = README.split("<!-- choose")[1].split("<!-- /choose -->")[0]
-    # benchmarks/results/ holds this repository's results; docs/ quotes an outside benchmark's
-    files = set(re.findall(r"\]\(((?:benchmarks/results|docs)/[\w.]+\.md)\)", choose))
-    assert len(files) >= 3
-    numbers_in_results = {
-        n.replace(",", "")
-        for f in files
-        for n in re.findall(r"\d[\d,]*(?:\.\d+)?", (ROOT / f).read_text())
-    }
-    quoted = re.findall(r"\d[\d,]*(?:\.\d+)?", choose.split("\n", 1)[1])
-    missing = [n for n in quoted if n.replace(",", "") not in numbers_in_results]
-    assert not missing, f"numbers not in {sorted(files)}: {missing}"
+    rows = [line for line in choose.splitlines() if line.startswith("| ") and "](" in line]
+    assert len(rows) >= 8 and all("benchmarks/results/" in row for row in rows)
+    assert "**GPSampler**" in choose  # where it wins, the table says so
+
+
+_CLAIMS = [
+    (name, unit, files)
+    for name, text in {"README.md": README, **GUIDE}.items()
+    for unit, files in claims(name, text)
+]
+
+
+def test_the_readme_and_the_guide_quote_results() -> None:
+    assert sum(name == "README.md" for name, _, _ in _CLAIMS) >= 10
+    assert {name for name, _, _ in _CLAIMS} >= {f"docs/guide/{p}.rst" for p in ("conditional",)}
+
+
+@pytest.mark.parametrize(
+    ("name", "unit", "files"), _CLAIMS, ids=[f"{n}-{i}" for i, (n, _, _) in enumerate(_CLAIMS)]
+)
+def test_every_quoted_figure_is_in_its_file(name: str, unit: str, files: list[str]) -> None:
+    # a paragraph, list item or table row that links results files quotes only their numbers
+    # (benchmarks/results/ holds this repository's results; docs/ quotes an outside benchmark)
+    in_results = set().union(*(numbers((ROOT / f).read_text()) for f in files))
+    missing = [n for n in quoted_numbers(name, unit) if n not in in_results]
+    assert not missing, f"{name}: numbers not in {files}: {missing}\n{unit}"
 
 
 def test_options_named_in_the_readme_exist_with_those_values() -> None:
@@ -199,23 +236,31 @@ def test_options_named_in_the_readme_exist_with_those_values() -> None:
         **inspect.signature(TreeUCB).parameters,
         **inspect.signature(TreeUCBSampler).parameters,
     }
-    named = re.findall(r"`([a-z_]+)=([^`]*)`", README)
+    from ray_treeucb import TreeUCBSearch
+
+    params = {**params, **inspect.signature(TreeUCBSearch).parameters}
+    text = README + "".join(GUIDE.values())
+    named = re.findall(r"``?([a-z_]+)=([^`]*)``?", text)
     assert named, "the README names no option"
     for name, _ in named:
         assert name in params, f"README names an option {name!r} that does not exist"
     faces = (inspect.signature(TreeUCB).parameters, inspect.signature(TreeUCBSampler).parameters)
-    for name, value in re.findall(r"`([a-z_]+)=([^`]*)`[^.]*?\bdefault\b", README):
+    for name, value in re.findall(r"``?([a-z_]+)=([^`]*)``?[^.]*?\bdefault\b", text):
         # the default of the face the sentence names (the core's and the sampler's may differ)
         defaults = {repr(face[name].default) for face in faces if name in face}
         assert value.replace('"', "'") in defaults, (name, value)
 
 
-def test_options_table_is_generated_from_the_declaration() -> None:
-    """Regenerate with ``python -m optuna_treeucb.core --write README.md``."""
-    assert README.count(TABLE_START) == 1 and README.count(TABLE_END) == 1
-    assert splice_table(README) == README, (
-        "README.md's options table is stale: run python -m optuna_treeucb.core --write README.md"
-    )
+def test_the_options_summary_names_every_option() -> None:
+    # the defaults and allowed values live in the docstrings (generated from OPTIONS), not here
+    summary = README.split("## Options")[1].split("\n## ")[0]
+    named = set(re.findall(r"^\| `([a-z_A-Z]+)`(?:, `([a-z_A-Z]+)`)?", summary, flags=re.M))
+    names = {n for pair in named for n in pair if n}
+    # the wrappers' name for the start-up trials; the core calls it n_startup
+    faces = {"n_startup_trials" if n == "n_startup" else n for n in OPTIONS}
+    assert names == faces - {"direction"}
+    assert "python -m optuna_treeucb.core" in summary and "help(TreeUCBSampler)" in summary
+    assert TABLE_START not in README and TABLE_END not in README
 
 
 def test_options_command_prints_and_writes_the_table(tmp_path: Path) -> None:
