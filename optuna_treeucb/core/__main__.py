@@ -1,5 +1,6 @@
-"""Print the options table, or ``--write README.md`` it between its marker comments (after
-changing :data:`~optuna_treeucb.core.OPTIONS`; ``test_readme.py`` fails until then)."""
+"""Print the options table (Markdown), or ``--write FILE`` it between the marker comments of
+a Markdown file.  The docstrings' ``Args:`` sections are rendered from the same declaration,
+:data:`~optuna_treeucb.core.OPTIONS`."""
 
 from __future__ import annotations
 
@@ -16,7 +17,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         prog="python -m optuna_treeucb.core",
         description="Print TreeUCB's options table (Markdown), or write it between its markers.",
     )
-    parser.add_argument("--write", metavar="FILE", help="the file to update, e.g. README.md")
+    parser.add_argument(
+        "--write",
+        metavar="FILE",
+        help="a Markdown file holding the marker comments, whose table is replaced",
+    )
     args = parser.parse_args(argv)
     if args.write is None:
         print(options_table(), end="")

@@ -276,7 +276,7 @@ _OPTIONS = (
 )
 
 OPTIONS: Mapping[str, Option] = MappingProxyType({o.name: o for o in _OPTIONS})
-"""Every option of :class:`~optuna_treeucb.core.TreeUCB`, by name, in the README's order."""
+"""Every option of :class:`~optuna_treeucb.core.TreeUCB`, by name, in the table's order."""
 
 
 def validate_options(
@@ -369,7 +369,7 @@ def ignored_options(options: Mapping[str, Any], *, wrapper: bool = False) -> lis
 
 
 def options_table() -> str:
-    """The options as a Markdown table (the README's "Options" section)."""
+    """The options as a Markdown table (``python -m optuna_treeucb.core`` prints it)."""
     rows = [
         "| option | default | allowed values | applies when | what it does |",
         "|---|---|---|---|---|",
