@@ -229,7 +229,7 @@ def _sklearn_objective(name: str) -> Objective:
         from examples._datasets import split_train_val
         from examples._models import Settings
         from examples._models import evaluate_mlp
-        from examples._runner import suggest
+        from examples._optuna_run import suggest
         from examples.mnist import SPACE
 
         data = split_train_val(load_digits(Path(".")), train_size=1200, val_size=597, seed=0)

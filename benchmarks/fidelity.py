@@ -199,8 +199,8 @@ def _objective(task: str, seed: int, spent: list[int], log: list[tuple[int, floa
     def keras(trial: optuna.Trial) -> float:
         from examples._models import Settings
         from examples._models import evaluate_mlp
-        from examples._runner import suggest
-        from examples._runner import trial_seed
+        from examples._optuna_run import suggest
+        from examples._optuna_run import trial_seed
         from examples.mnist import SPACE
 
         params = {n: suggest(trial, n, d) for n, d in SPACE.items() if n != "iterations"}
