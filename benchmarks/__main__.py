@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-from benchmarks._common import plain
+from benchmarks._harness import plain
 
 COMMANDS = {
     "bandit": "benchmarks.bandit",

@@ -1,7 +1,7 @@
 """``--backend ray`` of ``python -m benchmarks moo`` and ``constrained``: real Tune runs.
 
 Each run is a ``tune.Tuner`` on a local ``ray.init(num_cpus=2)`` (started once per process by
-:func:`benchmarks.ray_compare.start_ray`), one trial at a time, of a function trainable that
+:func:`benchmarks._harness.start_ray`), one trial at a time, of a function trainable that
 evaluates one point of the problem and reports every objective (``f0``, ``f1``, ...) and every
 constraint value (``c0``, ...).  The searcher gets the space, the metrics and the modes at
 construction (Tune's own ``metric`` is left unset, as a list of metrics needs):
@@ -15,17 +15,18 @@ construction (Tune's own ``metric`` is left unset, as a list of metrics needs):
 
 A run returns the objectives ``F`` and constraints ``G`` of its trials in the order they
 started, so :mod:`benchmarks.moo` scores it like an Optuna run; its cost per trial is the
-searcher's own time (``suggest`` + ``on_trial_complete``, :func:`ray_compare.timed`).
+searcher's own time (``suggest`` + ``on_trial_complete``, :func:`benchmarks._harness.timed`).
 """
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from benchmarks import _harness
+from benchmarks._problems import problem_of
 
 SEARCHERS = ("TreeUCBSearch", "OptunaSearch (TPE)")
 
@@ -45,7 +46,7 @@ def make_trainable(mode: str, name: str, seed: int) -> Callable[[dict[str, Any]]
 
         import numpy as _np
 
-        from benchmarks.moo import problem_of
+        from benchmarks._problems import problem_of
 
         start = _time.time()
         problem = problem_of(mode, name, seed)
@@ -97,38 +98,19 @@ def make_searcher(searcher: str, problem: Any, seed: int) -> Any:
 
 
 def run_one(job: tuple[str, str, str, int, int]) -> dict[str, Any]:
-    """One Tune run, in the form of :func:`benchmarks.moo.run_one` (plus ``error``)."""
-
-    from benchmarks.moo import problem_of
-    from benchmarks.ray_compare import fit_tuner
-    from benchmarks.ray_compare import start_ray
-    from benchmarks.ray_compare import timed
-
+    """One Tune run, in the form of :func:`benchmarks.moo.run_one`."""
     mode, searcher, name, seed, n_trials = job
-    start_ray()
     problem = problem_of(mode, name, seed)
     objectives, constraints = _names(problem)
-    search_alg = timed(make_searcher(searcher, problem, seed))
-    storage = tempfile.mkdtemp(prefix="treeucb-moo-ray-")
+    search_alg = _harness.timed(make_searcher(searcher, problem, seed))
     out: dict[str, Any] = {"mode": mode, "sampler": searcher, "problem": name, "seed": seed}
-    try:
-        grid, out["wall_tune"] = fit_tuner(
-            make_trainable(mode, name, seed), search_alg, n_trials, storage
-        )
-        rows = []
-        for i in range(len(grid)):
-            m = grid[i].metrics
-            if grid[i].error is not None or not m or "f0" not in m:
-                raise RuntimeError(f"trial {i} failed: {grid[i].error!r}")
-            rows.append((m["start"], [m[k] for k in objectives], [m[k] for k in constraints]))
-        if len(rows) != n_trials:
-            raise RuntimeError(f"{len(rows)} of {n_trials} trials came back")
-        rows.sort(key=lambda r: r[0])
-        out["F"] = np.array([r[1] for r in rows], dtype=float)
-        out["G"] = np.array([r[2] for r in rows], dtype=float).reshape(n_trials, len(constraints))
-        # the cost per trial of benchmarks.moo is (wall - evaluate) / n: the searcher's time
-        out["wall"] = float(search_alg.seconds)
-        out["evaluate"] = 0.0
-    finally:
-        shutil.rmtree(storage, ignore_errors=True)
+    rows, out["wall_tune"] = _harness.fit_tuner(
+        make_trainable(mode, name, seed), search_alg, n_trials
+    )
+    out["F"] = np.array([[m[k] for k in objectives] for m in rows], dtype=float)
+    G = np.array([[m[k] for k in constraints] for m in rows], dtype=float)
+    out["G"] = G.reshape(n_trials, len(constraints))
+    # the cost per trial of benchmarks.moo is (wall - evaluate) / n: the searcher's time
+    out["wall"] = float(search_alg.seconds)
+    out["evaluate"] = 0.0
     return out

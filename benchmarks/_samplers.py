@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarks._common import require
+from benchmarks._harness import require
 
 
 @dataclass(frozen=True)

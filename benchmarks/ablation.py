@@ -25,25 +25,18 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._common import command_line
-from benchmarks._common import core_regret
-from benchmarks._common import fmt
-from benchmarks._common import machine_note
-from benchmarks._common import make_parser
-from benchmarks._common import md_table
-from benchmarks._common import pmap
-from benchmarks._common import stamp_core
-from benchmarks._common import write_result
-from benchmarks._stats import geomean
-from benchmarks._stats import mean_ranks
-from benchmarks._testfunctions import FUNCTIONS
-from benchmarks._testfunctions import TestFunction
-from benchmarks.bandit import TUNING_SEED_OFFSET
-from benchmarks.bandit import Method
-from benchmarks.bandit import run_one
+from benchmarks import _harness
+from benchmarks._harness import Method
+from benchmarks._harness import Quick
+from benchmarks._problems import ABLATION_FUNCTIONS
+from benchmarks._problems import ABLATION_NOISES
+from benchmarks._problems import FUNCTIONS
+from benchmarks._problems import TUNING_SEED_OFFSET
+from benchmarks._report import fmt
+from benchmarks._report import geomean
+from benchmarks._report import md_table
+from benchmarks._report import mean_ranks
 
-FUNCTION_NAMES = ("sphere", "ellipsoid", "rosenbrock", "rastrigin", "ackley")
-NOISES = (0.0, 0.1)
 C_GRID = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0)
 M_GRID = (0.0, 0.01, 0.03, 0.1, 1.0)
 
@@ -67,34 +60,27 @@ def configurations() -> list[tuple[str, dict[str, Any]]]:
     return [(label, opts) for label, opts in out if set(opts) <= accepted]
 
 
-def simple_regret_run(job: tuple[dict[str, Any], str, int, int, float, int]) -> float:
-    """Normalised simple regret of TreeUCB (core ask/tell) on one BBOB-like instance after the
-    last trial (:func:`benchmarks._common.core_regret`)."""
-    opts, name, dim, seed, noise, n_trials = job
-    return float(core_regret(TestFunction(name, dim, seed, noise), seed, opts, n_trials)[-1])
-
-
 def main(argv: list[str] | None = None) -> None:
     """Run the ablation and write <name>.md into ``--out``."""
-    p = make_parser("ablation", __doc__)
-    p.add_argument(
-        "--quick", action="store_true", help="2 tuning seeds, T=300, 100 trials, 2-D and 10-D"
+    p = _harness.make_parser(
+        "ablation",
+        __doc__,
+        quick="2-D and 10-D only",
+        trials=Quick(200, 100),
+        seeds=Quick(5, 2),
+        jobs=1,
+        name="ablation",
     )
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (1: run in this process)")
-    p.add_argument("--seeds", type=int, default=None, help="tuning seeds (2 quick, 5 full)")
-    p.add_argument("--rounds", type=int, default=None, help="bandit T (300 quick, 1000 full)")
-    p.add_argument("--trials", type=int, default=None, help="optimisation trials (100/200)")
-    p.add_argument("--only", default=None, help="comma-separated configuration labels")
-    p.add_argument("--name", default="ablation", help="stem of the result file")
-    a = p.parse_args(argv)
-    print(stamp_core(), flush=True)
+    p.add_argument("--rounds", type=int, default=None, help="Bandit T (1000; 300 with --quick).")
+    p.add_argument("--only", default=None, help="Comma-separated configuration labels to run.")
+    a = p.parse(argv)
+    print(_harness.stamp_core(), flush=True)
     started = time.time()
     T = a.rounds or (300 if a.quick else 1000)
-    n_trials = a.trials or (100 if a.quick else 200)
-    n_seeds = a.seeds or (2 if a.quick else 5)
+    n_trials, n_seeds = a.trials, a.seeds
     dims = [2, 10] if a.quick else [2, 5, 10]
-    names = list(FUNCTION_NAMES)
-    noises = list(NOISES)
+    names = list(ABLATION_FUNCTIONS)
+    noises = list(ABLATION_NOISES)
     seeds = [TUNING_SEED_OFFSET + s for s in range(n_seeds)]
     configs = configurations()
     if a.only:
@@ -108,7 +94,7 @@ def main(argv: list[str] | None = None) -> None:
         for f in functions
         for s in seeds
     ]
-    b_res = pmap(run_one, bandit_jobs, a.jobs)
+    b_res = _harness.pmap(_harness.run_bandit, bandit_jobs, a.jobs)
     b_mean: dict[tuple[str, str], list[float]] = {}
     b_time: dict[str, list[float]] = {}
     for r in b_res:
@@ -126,7 +112,7 @@ def main(argv: list[str] | None = None) -> None:
         for (n, d, nz) in instances
         for s in seeds
     ]
-    o_res = pmap(simple_regret_run, opt_jobs, a.jobs)
+    o_res = _harness.pmap(_harness.core_final_regret, opt_jobs, a.jobs)
     per = len(instances) * len(seeds)
     o_vals = {
         label: np.array(o_res[i * per : (i + 1) * per]) for i, (label, _) in enumerate(configs)
@@ -184,14 +170,14 @@ def main(argv: list[str] | None = None) -> None:
         f"that median), geometric mean and mean rank over instances x seeds. {n_seeds} tuning "
         f"seeds ({TUNING_SEED_OFFSET}+), disjoint from the report seeds of the other benchmarks. "
         "Lower is better everywhere. Sorted by the mean of the two ranks. "
-        f"Command: `{command_line('ablation', argv)}`.\n\n"
+        f"Command: `{_harness.command_line('ablation', argv)}`.\n\n"
         + md_table(header, rows)
         + "\n## C x M grid (bandit cum. regret / optimisation norm. regret, geometric means)\n\n"
         + md_table(["", *(f"M={M:g}" for M in M_GRID)], cm_rows)
         + "\n"
-        + machine_note(mode, started)
+        + _harness.machine_note(mode, started)
     )
-    write_result(a.out, a.name, text)
+    _harness.write_result(a.out, a.name, text)
 
 
 if __name__ == "__main__":

@@ -38,35 +38,27 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._bbob import FUNCTION_IDS
+from benchmarks import _harness
 from benchmarks._bbob import HIGH
 from benchmarks._bbob import LOW
 from benchmarks._bbob import BBOBFunction
-from benchmarks._common import Curve
-from benchmarks._common import command_line
-from benchmarks._common import fmt
-from benchmarks._common import load_runs
-from benchmarks._common import machine_note
-from benchmarks._common import make_parser
-from benchmarks._common import md_table
-from benchmarks._common import plot_panels
-from benchmarks._common import pmap
-from benchmarks._common import results_dir
-from benchmarks._common import save_runs
-from benchmarks._common import stamp_core
-from benchmarks._common import write_result
+from benchmarks._harness import Quick
+from benchmarks._problems import FUNCTION_IDS
+from benchmarks._report import FLOOR
+from benchmarks._report import Curve
+from benchmarks._report import fmt
+from benchmarks._report import geomean
+from benchmarks._report import geomean_curve
+from benchmarks._report import md_table
+from benchmarks._report import mean_ranks
+from benchmarks._report import paired
+from benchmarks._report import plot_panels
 from benchmarks._samplers import make_sampler
 from benchmarks._samplers import require_packages
 from benchmarks._samplers import split_names
-from benchmarks._stats import FLOOR
-from benchmarks._stats import geomean
-from benchmarks._stats import geomean_curve
-from benchmarks._stats import mean_ranks
-from benchmarks._stats import paired
 
 LIAR = "TPE[constant_liar=True]"
 SAMPLERS = ("TreeUCB", LIAR, "TPE[constant_liar=False]", "Random")
-CHECKPOINTS = (50, 100, 200)
 
 
 def run_one(job: tuple[str, int, int, bool, int, int, int]) -> dict[str, Any]:
@@ -78,7 +70,7 @@ def run_one(job: tuple[str, int, int, bool, int, int, int]) -> dict[str, Any]:
     """
     import optuna
 
-    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    _harness.quiet()
     sampler_name, fid, dim, noisy, seed, W, n_trials = job
     fn = BBOBFunction(fid, dim, seed, noisy)
     order = np.random.default_rng([seed, fid, dim, int(noisy), W, 17])
@@ -190,29 +182,32 @@ def _samplers_of(results: list[dict[str, Any]], command: str) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the asynchronous comparison and write <name>.md and <name>.png into ``--out``."""
-    p = make_parser("async", __doc__)
-    p.add_argument("--quick", action="store_true", help="4 functions, 5-D, 1 seed, 100 trials")
-    p.add_argument("--samplers", default=None, help="comma-separated sampler names")
-    p.add_argument("--workers", default="1,8,32", help="comma-separated W, the first is the base")
-    p.add_argument("--dims", default="5", help="comma-separated dimensions")
-    p.add_argument("--functions", default=None, help="comma-separated BBOB ids (all 24)")
+    p = _harness.make_parser(
+        "async",
+        __doc__,
+        quick="the BBOB functions 1, 8, 15, 21 only",
+        samplers=",".join(SAMPLERS),
+        trials=Quick(200, 100),
+        seeds=Quick(3, 1),
+        seed_offset=0,
+        jobs=1,
+        name="async",
+        save=None,
+        load=None,
+    )
+    p.add_argument("--workers", default="1,8,32", help="Comma-separated W; the first is the base.")
+    p.add_argument("--dims", default="5", help="Comma-separated dimensions.")
+    p.add_argument("--functions", default=None, help="Comma-separated BBOB ids (all 24).")
     p.add_argument(
         "--noise",
         choices=("both", "noiseless", "noisy"),
         default="both",
-        help="which BBOB functions: noiseless, noisy or both",
+        help="Which BBOB functions: noiseless, noisy or both.",
     )
-    p.add_argument("--seeds", type=int, default=None, help="seeds per problem (3; 1 quick)")
-    p.add_argument("--seed-offset", type=int, default=0, help="0: tuning, 1000+: report")
-    p.add_argument("--trials", type=int, default=None, help="trials per study (200; 100 quick)")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (1: run in this process)")
-    p.add_argument("--name", default="async", help="stem of the result files")
-    p.add_argument("--save", default=None, help="pickle the raw results to this path")
-    p.add_argument("--load", default=None, help="comma-separated pickles of earlier runs")
-    a = p.parse_args(argv)
-    samplers = split_names(a.samplers) if a.samplers else list(SAMPLERS)
+    a = p.parse(argv)
+    samplers = split_names(a.samplers) or list(SAMPLERS)
     require_packages(samplers, "async")
-    print(stamp_core(), flush=True)
+    print(_harness.stamp_core(), flush=True)
     started = time.time()
     workers = [int(v) for v in a.workers.split(",")]
     dims = [int(v) for v in a.dims.split(",")]
@@ -221,9 +216,8 @@ def main(argv: list[str] | None = None) -> None:
     else:
         fids = [1, 8, 15, 21] if a.quick else list(FUNCTION_IDS)
     noises = {"both": (False, True), "noiseless": (False,), "noisy": (True,)}[a.noise]
-    n_seeds = a.seeds or (1 if a.quick else 3)
-    n_trials = a.trials or (100 if a.quick else 200)
-    seeds = list(range(a.seed_offset, a.seed_offset + n_seeds))
+    n_trials = a.trials
+    seeds = list(range(a.seed_offset, a.seed_offset + a.seeds))
     cases = [(f, d, nz, s) for d in dims for f in fids for nz in noises for s in seeds]
     jobs = [
         (smp, f, d, nz, s, W, n_trials)
@@ -231,14 +225,14 @@ def main(argv: list[str] | None = None) -> None:
         for W in workers
         for (f, d, nz, s) in cases
     ]
-    results = pmap(run_one, jobs, a.jobs)
+    results = _harness.pmap(run_one, jobs, a.jobs)
     for r in results:
-        r["command"] = command_line("async", argv)
+        r["command"] = _harness.command_line("async", argv)
     if a.save:
-        save_runs(a.save, results)
+        _harness.save_runs(a.save, results)
     if a.load:
         want = {(f"bbob-f{f:02d}-{d}d" + ("-noisy" if nz else ""), s) for f, d, nz, s in cases}
-        old = load_runs(
+        old = _harness.load_runs(
             a.load,
             lambda r: (
                 (r["problem"], r["seed"]) in want
@@ -249,9 +243,9 @@ def main(argv: list[str] | None = None) -> None:
         )
         samplers += sorted({r["sampler"] for r in old} - set(samplers))
         results += old
-    loaded = sorted({r["command"] for r in results} - {command_line("async", argv)})
-    checkpoints = [n for n in CHECKPOINTS if n <= n_trials] or [n_trials]
-    out = results_dir(a.out)
+    loaded = sorted({r["command"] for r in results} - {_harness.command_line("async", argv)})
+    checkpoints = _harness.checkpoints(n_trials)
+    out = _harness.results_dir(a.out)
     plot(results, samplers, workers, str(out / f"{a.name}.png"))
     runs = {
         (s, W): [r for r in results if r["sampler"] == s and r["W"] == W]
@@ -284,7 +278,7 @@ def main(argv: list[str] | None = None) -> None:
         f"normalised regret (floored at {FLOOR:g}). Rank: mean over (problem, seed) of the rank "
         "among samplers at that W (1 = best). Ratio: geometric mean over (problem, seed) of "
         "regret(W) / regret(W=1), with the mean log-ratio ± its standard error. Command: "
-        f"`{command_line('async', argv)}`"
+        f"`{_harness.command_line('async', argv)}`"
         + "".join(f"; rows of {{{_samplers_of(results, c)}}} from `{c}`" for c in loaded)
         + ".\n"
         + report(results, samplers, workers, checkpoints)
@@ -294,9 +288,9 @@ def main(argv: list[str] | None = None) -> None:
         + "\nMean wall time of one study (s):\n\n"
         + walls
         + f"\n![regret vs finished trials]({a.name}.png)\n\n"
-        + machine_note(mode, started)
+        + _harness.machine_note(mode, started)
     )
-    write_result(a.out, a.name, text)
+    _harness.write_result(a.out, a.name, text)
 
 
 if __name__ == "__main__":

@@ -24,145 +24,22 @@ from __future__ import annotations
 import argparse
 import itertools
 import time
-from dataclasses import dataclass
-from dataclasses import field
 from typing import Any
 
 import numpy as np
 
-from benchmarks._common import Curve
-from benchmarks._common import command_line
-from benchmarks._common import fmt
-from benchmarks._common import machine_note
-from benchmarks._common import make_parser
-from benchmarks._common import md_table
-from benchmarks._common import plot_panels
-from benchmarks._common import pmap
-from benchmarks._common import require
-from benchmarks._common import results_dir
-from benchmarks._common import stamp_core
-from benchmarks._common import write_result
-from benchmarks._stats import geomean
-from benchmarks._stats import mean_ranks
-from benchmarks._testfunctions import FUNCTIONS
-from benchmarks._testfunctions import Problem
-
-TUNING_SEED_OFFSET = 1000  # tuning seeds never overlap the report seeds
-
-
-@dataclass(frozen=True)
-class Method:
-    """A bandit algorithm: ``kind`` in {"treeucb", "pyxab", "random"} with its options."""
-
-    label: str
-    kind: str
-    options: dict[str, Any] = field(default_factory=dict)
-    algo: str = ""
-
-
-class _Player:
-    """Uniform interface: ``ask() -> x in [0, 1]^d`` and ``tell(x, y)`` (maximise y)."""
-
-    def __init__(self, method: Method, dim: int, T: int, seed: int) -> None:
-        self.kind = method.kind
-        self.t = 0
-        self.bandit: Any = None
-        if method.kind == "treeucb":
-            from optuna_treeucb.core import TreeUCB
-
-            self.bandit = TreeUCB(dim, seed=seed, **method.options)
-        elif method.kind == "pyxab":
-            # PyXAB's BinaryPartition draws split dimensions from the global NumPy RNG; seed it
-            # (in this worker only) so that the baselines are reproducible.
-            np.random.seed(seed)  # noqa: NPY002
-            self.bandit = _make_pyxab(method.algo, dim, T, method.options)
-        elif method.kind == "random":
-            self.rng = np.random.default_rng([seed, 3])
-            self.dim = dim
-        else:
-            raise ValueError(f"Unknown method kind {method.kind!r}.")
-
-    def ask(self) -> np.ndarray:
-        self.t += 1
-        if self.kind == "treeucb":
-            return self.bandit.ask_x()
-        if self.kind == "pyxab":
-            return np.clip(np.array(self.bandit.pull(self.t), dtype=float), 0.0, 1.0)
-        return self.rng.random(self.dim)
-
-    def tell(self, x: np.ndarray, y: float) -> None:
-        if self.kind == "treeucb":
-            self.bandit.tell_x(x, y)
-        elif self.kind == "pyxab":
-            self.bandit.receive_reward(self.t, y)
-
-
-def _make_pyxab(algo: str, dim: int, T: int, options: dict[str, Any]) -> Any:
-    from PyXAB.algos.HCT import HCT
-    from PyXAB.algos.HOO import T_HOO
-    from PyXAB.algos.POO import POO
-    from PyXAB.algos.StroquOOL import StroquOOL
-    from PyXAB.algos.VHCT import VHCT
-    from PyXAB.algos.VPCT import VPCT
-
-    domain = [[0.0, 1.0] for _ in range(dim)]
-    if algo == "HOO":
-        return T_HOO(rounds=T, domain=domain, **options)
-    if algo == "HCT":
-        return HCT(domain=domain, **options)
-    if algo == "VHCT":
-        return VHCT(domain=domain, **options)
-    if algo == "POO":
-        return POO(rounds=T, domain=domain, algo=T_HOO, **options)
-    if algo == "VPCT":
-        return VPCT(rounds=T, domain=domain, **options)
-    if algo == "StroquOOL":
-        return StroquOOL(n=T, domain=domain, **options)
-    raise ValueError(f"Unknown PyXAB algorithm {algo!r}.")
-
-
-def run_one(job: tuple[Method, str, int, int, float]) -> dict[str, Any]:
-    """Play one method on one function for T rounds; regret curve and time per round.
-
-    A method that raises gets a NaN regret curve (reported, and skipped when tuning).
-    """
-    method, fname, seed, T, noise = job
-    try:
-        return _run_one(job)
-    except Exception as exc:  # a baseline's bug must not lose the other runs
-        print(f"FAILED {method.label} on {fname} seed {seed}: {exc!r}", flush=True)
-        return {
-            "label": method.label,
-            "function": fname,
-            "seed": seed,
-            "cum": np.full(T, np.nan),
-            "sec_per_round": np.nan,
-        }
-
-
-def _run_one(job: tuple[Method, str, int, int, float]) -> dict[str, Any]:
-    method, fname, seed, T, noise = job
-    problem = Problem(FUNCTIONS[fname], seed)
-    noise_draws = np.random.default_rng([seed, 11]).normal(0.0, noise, size=T)
-    player = _Player(method, problem.dim, T, seed)
-    regret = np.empty(T)
-    spent = 0.0
-    for t in range(T):
-        t0 = time.perf_counter()
-        x = player.ask()
-        spent += time.perf_counter() - t0
-        v = problem.value(x)
-        regret[t] = 1.0 - v
-        t0 = time.perf_counter()
-        player.tell(x, v + float(noise_draws[t]))
-        spent += time.perf_counter() - t0
-    return {
-        "label": method.label,
-        "function": fname,
-        "seed": seed,
-        "cum": np.cumsum(regret),
-        "sec_per_round": spent / T,
-    }
+from benchmarks import _harness
+from benchmarks._harness import Method
+from benchmarks._harness import Quick
+from benchmarks._harness import run_bandit
+from benchmarks._problems import FUNCTIONS
+from benchmarks._problems import TUNING_SEED_OFFSET
+from benchmarks._report import Curve
+from benchmarks._report import fmt
+from benchmarks._report import geomean
+from benchmarks._report import md_table
+from benchmarks._report import mean_ranks
+from benchmarks._report import plot_panels
 
 
 def treeucb_methods() -> list[Method]:
@@ -212,7 +89,7 @@ def tune_pyxab(
     ]
     tseeds = [TUNING_SEED_OFFSET + s for s in seeds]
     jobs_list = [(m, f, s, T, noise) for m in grid for f in functions for s in tseeds]
-    means = _mean_cum(pmap(run_one, jobs_list, jobs))
+    means = _mean_cum(_harness.pmap(run_bandit, jobs_list, jobs))
     best: dict[tuple[str, str], dict[str, Any]] = {}
     for algo in PYXAB_ALGOS:
         for f in functions:
@@ -274,20 +151,17 @@ def plot(
 
 def main(argv: list[str] | None = None) -> None:
     """Run the bandit benchmark and write bandit.md and bandit.png into ``--out``."""
-    p = make_parser("bandit", __doc__)
-    p.add_argument("--quick", action="store_true", help="T=500, 3 seeds (a few minutes)")
-    p.add_argument("--rounds", type=int, default=None, help="T (default 2000; 500 with --quick)")
-    p.add_argument("--seeds", type=int, default=None, help="seeds (default 10; 3 with --quick)")
-    p.add_argument("--noise", type=float, default=0.1, help="std of the Gaussian reward noise")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes")
-    p.add_argument("--no-tuning", action="store_true", help="skip the tuned PyXAB rows")
-    a = p.parse_args(argv)
-    require("PyXAB", "the PyXAB baselines", "bandit")
-    a.command = command_line("bandit", argv)
-    print(stamp_core(), flush=True)
+    p = _harness.make_parser("bandit", __doc__, seeds=Quick(10, 3), jobs=1, quick=None)
+    p.add_argument("--rounds", type=int, default=None, help="T (default 2000; 500 with --quick).")
+    p.add_argument("--noise", type=float, default=0.1, help="Std of the Gaussian reward noise.")
+    p.add_argument("--no-tuning", action="store_true", help="Skip the tuned PyXAB rows.")
+    a = p.parse(argv)
+    _harness.require("PyXAB", "the PyXAB baselines", "bandit")
+    a.command = _harness.command_line("bandit", argv)
+    print(_harness.stamp_core(), flush=True)
     started = time.time()
     T = a.rounds or (500 if a.quick else 2000)
-    n_seeds = a.seeds or (3 if a.quick else 10)
+    n_seeds = a.seeds
     seeds = list(range(n_seeds))
     functions = list(FUNCTIONS)
     methods = treeucb_methods()
@@ -295,7 +169,7 @@ def main(argv: list[str] | None = None) -> None:
     methods += [Method(f"{algo} (c=0.01)", "pyxab", {"c": 0.01}, algo) for algo in ("HCT", "VHCT")]
     methods.append(Method("Random", "random"))
     jobs_list = [(m, f, s, T, a.noise) for m in methods for f in functions for s in seeds]
-    results = pmap(run_one, jobs_list, a.jobs)
+    results = _harness.pmap(run_bandit, jobs_list, a.jobs)
     write_report(results, a, T, n_seeds, functions, "", started)
     if a.no_tuning:
         return
@@ -308,7 +182,7 @@ def main(argv: list[str] | None = None) -> None:
         for f in functions:
             m = Method(f"{algo} (tuned)", "pyxab", best[(algo, f)], algo)
             tuned_jobs += [(m, f, s, T, a.noise) for s in seeds]
-    results += pmap(run_one, tuned_jobs, a.jobs)
+    results += _harness.pmap(run_bandit, tuned_jobs, a.jobs)
     choice = [
         [algo, *[str(best[(algo, f)]) for f in functions]]
         for algo in PYXAB_ALGOS
@@ -334,7 +208,7 @@ def write_report(
     """Write bandit.md and bandit.png into ``--out``."""
     labels = list(dict.fromkeys(r["label"] for r in results))
     table, gm = summarise(results, labels, functions)
-    out = results_dir(a.out)
+    out = _harness.results_dir(a.out)
     stem = "bandit"
     plot(results, labels, functions, str(out / f"{stem}.png"))
     best_pyxab = min((v, k) for k, v in gm.items() if not k.startswith(("TreeUCB", "Random")))
@@ -349,9 +223,9 @@ def write_report(
         f"TreeUCB (default): {fmt(gm['TreeUCB (default)'])}.\n"
         + tuned_note
         + f"\n![cumulative regret]({stem}.png)\n\n"
-        + machine_note("quick" if a.quick else "full", started)
+        + _harness.machine_note("quick" if a.quick else "full", started)
     )
-    write_result(out, stem, text)
+    _harness.write_result(out, stem, text)
 
 
 if __name__ == "__main__":

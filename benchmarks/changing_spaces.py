@@ -28,15 +28,12 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._common import command_line
-from benchmarks._common import fmt
-from benchmarks._common import machine_note
-from benchmarks._common import make_parser
-from benchmarks._common import md_table
-from benchmarks._common import pmap
-from benchmarks._common import stamp_core
-from benchmarks._common import write_result
+from benchmarks import _harness
+from benchmarks._harness import Quick
+from benchmarks._report import fmt
+from benchmarks._report import md_table
 from benchmarks._samplers import make_sampler
+from benchmarks._samplers import split_names
 
 SAMPLERS = ("TreeUCB", "TPE")
 CHOICES = 50
@@ -113,9 +110,7 @@ STUDIES: dict[str, Callable[[str, int], dict[str, float]]] = {
 
 def run_one(job: tuple[str, str, int]) -> dict[str, Any]:
     """One study of one sampler and seed: its figures."""
-    import optuna
-
-    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    _harness.quiet()
     study, sampler, seed = job
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -139,25 +134,33 @@ def report(results: list[dict[str, Any]], samplers: list[str]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the three studies and write ``changing_spaces.md`` into ``--out``."""
-    p = make_parser("changing_spaces", __doc__)
-    p.add_argument("--quick", action="store_true", help="one seed")
-    p.add_argument("--seeds", type=int, default=3, help="number of seeds, from --seed-offset")
-    p.add_argument("--seed-offset", type=int, default=0, help="the first seed")
-    p.add_argument("--samplers", default=",".join(SAMPLERS), help="comma-separated names")
-    p.add_argument("--jobs", type=int, default=1, help="processes to run the studies in")
-    p.add_argument("--name", default="changing_spaces", help="name of the result file")
-    args = p.parse_args(argv)
+    p = _harness.make_parser(
+        "changing_spaces",
+        __doc__,
+        quick=None,
+        seeds=Quick(3, 1),
+        seed_offset=0,
+        samplers=",".join(SAMPLERS),
+        jobs=1,
+        name="changing_spaces",
+    )
+    args = p.parse(argv)
     started = time.time()
-    stamp_core()
-    samplers = args.samplers.split(",")
-    seeds = range(args.seed_offset, args.seed_offset + (1 if args.quick else args.seeds))
+    _harness.stamp_core()
+    samplers = split_names(args.samplers)
+    seeds = range(args.seed_offset, args.seed_offset + args.seeds)
     jobs = [(study, s, seed) for study in STUDIES for s in samplers for seed in seeds]
-    results = pmap(run_one, jobs, args.jobs)
+    results = _harness.pmap(run_one, jobs, args.jobs)
     text = (
-        f"# Changing and wide conditional spaces\n\n`{command_line('changing_spaces', argv)}`\n\n"
-        + machine_note("quick" if args.quick else "full", started)
+        "# Changing and wide conditional spaces\n\n"
+        f"`{_harness.command_line('changing_spaces', argv)}`\n\n"
+        + _harness.machine_note("quick" if args.quick else "full", started)
         + "\n"
         + report(results, samplers)
         + "\n"
     )
-    write_result(args.out, args.name, text)
+    _harness.write_result(args.out, args.name, text)
+
+
+if __name__ == "__main__":
+    main()

@@ -16,11 +16,7 @@ import time
 import numpy as np
 from sklearn.tree import DecisionTreeRegressor
 
-from benchmarks._common import command_line
-from benchmarks._common import machine_note
-from benchmarks._common import make_parser
-from benchmarks._common import stamp_core
-from benchmarks._common import write_result
+from benchmarks import _harness
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core._partition import REFIT_FRACTION
 
@@ -64,15 +60,13 @@ def baseline(n: int, reps: int, d: int = 5) -> float:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the measurement and write the markdown table."""
-    parser = make_parser("core_cost", __doc__)
-    parser.add_argument("--quick", action="store_true", help="fewer rounds (about 1 minute)")
-    args = parser.parse_args(argv)
+    args = _harness.make_parser("core_cost", __doc__, quick="20 rounds, not 100").parse(argv)
     rounds = 20 if args.quick else 100
-    print(stamp_core(), flush=True)
+    print(_harness.stamp_core(), flush=True)
     lines = [
         "# Core cost per ask + tell (5-D)",
         "",
-        f"Command: `{command_line('core_cost', argv)}`, {rounds} rounds each. "
+        f"Command: `{_harness.command_line('core_cost', argv)}`, {rounds} rounds each. "
         "Ratio = median time / one absolute-error CART fit on the same n (the paper's per-round "
         "refit), measured in the same process.",
         "",
@@ -91,8 +85,8 @@ def main(argv: list[str] | None = None) -> None:
                     f"{med / base:.3f} |"
                 )
                 print(lines[-1], flush=True)
-    lines += ["", machine_note("quick" if args.quick else "full", start)]
-    write_result(args.out, "core_cost", "\n".join(lines))
+    lines += ["", _harness.machine_note("quick" if args.quick else "full", start)]
+    _harness.write_result(args.out, "core_cost", "\n".join(lines))
 
 
 if __name__ == "__main__":

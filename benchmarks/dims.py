@@ -17,25 +17,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from benchmarks._common import command_line
-from benchmarks._common import machine_note
-from benchmarks._common import make_parser
-from benchmarks._common import md_table
-from benchmarks._common import stamp_core
-from benchmarks._common import write_result
+from benchmarks import _harness
+from benchmarks._harness import Quick
+from benchmarks._report import md_table
+from benchmarks._samplers import make_sampler
 
 DIMS = (10, 63, 64, 100, 250, 500)
 QUICK_DIMS = (10, 64, 500)
-
-
-def _sampler(name: str, seed: int) -> Any:
-    import optuna
-
-    from optuna_treeucb import TreeUCBSampler
-
-    if name == "TreeUCB":
-        return TreeUCBSampler(seed=seed)
-    return optuna.samplers.TPESampler(seed=seed)
 
 
 def _objective(d: int) -> Callable[[Any], float]:
@@ -49,7 +37,7 @@ def seconds_per_trial(name: str, d: int, n_trials: int, seed: int) -> float:
     """Wall seconds per trial of one seeded study (objective included, which is cheap)."""
     import optuna
 
-    study = optuna.create_study(sampler=_sampler(name, seed))
+    study = optuna.create_study(sampler=make_sampler(name, seed))
     started = time.perf_counter()
     study.optimize(_objective(d), n_trials=n_trials)
     return (time.perf_counter() - started) / n_trials
@@ -59,16 +47,14 @@ def main(argv: list[str] | None = None) -> None:
     """Run the benchmark and write `dims.md` into `--out`."""
     import optuna
 
-    p = make_parser("dims", __doc__)
-    p.add_argument("--quick", action="store_true", help="3 sizes, 40 trials, 2 repeats")
-    p.add_argument("--trials", type=int, default=None, help="trials per study (40/100)")
-    p.add_argument("--repeats", type=int, default=None, help="rounds per sampler (2/3)")
-    a = p.parse_args(argv)
-    print(stamp_core(), flush=True)
+    p = _harness.make_parser("dims", __doc__, quick="3 sizes", trials=Quick(100, 40))
+    p.add_argument("--repeats", type=int, default=None, help="Rounds per sampler (3; 2 quick).")
+    a = p.parse(argv)
+    print(_harness.stamp_core(), flush=True)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     started = time.time()
     dims = QUICK_DIMS if a.quick else DIMS
-    n_trials = a.trials or (40 if a.quick else 100)
+    n_trials = a.trials
     repeats = a.repeats or (2 if a.quick else 3)
     names = ("TreeUCB", "TPE")
     seconds_per_trial("TreeUCB", 3, 12, 0)  # warm-up: imports and first-call costs
@@ -86,13 +72,13 @@ def main(argv: list[str] | None = None) -> None:
         print(rows[-1], flush=True)
     text = (
         "# Cost per trial against the number of parameters\n\n"
-        f"Command: `{command_line('dims', argv)}`. {stamp_core()}\n\n"
+        f"Command: `{_harness.command_line('dims', argv)}`. {_harness.stamp_core()}\n\n"
         f"{n_trials} trials per study, {repeats} studies per sampler and size, the samplers "
         "alternating; median wall milliseconds per trial (the objective is a sphere on floats, "
         "so the time is the sampler's and Optuna's).\n\n"
         + md_table(["d", "TreeUCB ms", "TPE ms", "TreeUCB / TPE"], rows)
         + "\n\n"
-        + machine_note("quick" if a.quick else "full", started)
+        + _harness.machine_note("quick" if a.quick else "full", started)
         + "\n"
     )
-    write_result(a.out, "dims", text)
+    _harness.write_result(a.out, "dims", text)

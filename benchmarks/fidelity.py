@@ -58,22 +58,15 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._common import Curve
-from benchmarks._common import command_line
-from benchmarks._common import fmt
-from benchmarks._common import machine_note
-from benchmarks._common import make_parser
-from benchmarks._common import md_table
-from benchmarks._common import plot_panels
-from benchmarks._common import pmap
-from benchmarks._common import require
-from benchmarks._common import results_dir
-from benchmarks._common import stamp_core
-from benchmarks._common import write_result
+from benchmarks import _harness
+from benchmarks._report import Curve
+from benchmarks._report import fmt
+from benchmarks._report import md_table
+from benchmarks._report import paired
+from benchmarks._report import plot_panels
 from benchmarks._samplers import make_sampler
 from benchmarks._samplers import make_searcher
 from benchmarks._samplers import require_packages
-from benchmarks._stats import paired
 
 T = 27  # steps of a full training
 FRACTIONS = (0.25, 0.5, 1.0)
@@ -206,8 +199,8 @@ def _objective(task: str, seed: int, spent: list[int], log: list[tuple[int, floa
     def keras(trial: optuna.Trial) -> float:
         from examples._models import Settings
         from examples._models import evaluate_mlp
-        from examples._runner import suggest
-        from examples._runner import trial_seed
+        from examples._optuna_run import suggest
+        from examples._optuna_run import trial_seed
         from examples.mnist import SPACE
 
         params = {n: suggest(trial, n, d) for n, d in SPACE.items() if n != "iterations"}
@@ -247,7 +240,7 @@ def run_one(job: tuple[str, str, str, int, int]) -> list[tuple[int, float, float
     import optuna
 
     task, pruner, sampler, seed, fulls = job
-    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    _harness.quiet()
     budget = fulls * T
     spent = [0]
     log: list[tuple[int, float, float]] = []
@@ -263,7 +256,8 @@ def run_one(job: tuple[str, str, str, int, int]) -> list[tuple[int, float, float
         if spent[0] >= budget:
             study.stop()
 
-    study.optimize(_objective(task, seed, spent, log), n_trials=100 * fulls, callbacks=[stop])
+    objective = _objective(task, seed, spent, log)
+    _harness.optimize(study, objective, 100 * fulls, callbacks=[stop])
     return [(s, v, f) for s, v, f in log if s <= budget]
 
 
@@ -339,21 +333,13 @@ def run_one_ray(job: tuple[str, str, str, int, int]) -> list[tuple[int, float, f
 
 def _run_ray(jobs: list[tuple[str, str, str, int, int]]) -> list[list[tuple[int, float, float]]]:
     """Every Ray job in turn on one local Ray (2 CPUs, one trial at a time)."""
-    import os
-
-    import ray
-
-    os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        out = []
-        for job in jobs:
-            started = time.time()
-            out.append(run_one_ray(job))
-            print(f"{job}: {len(out[-1])} complete, {time.time() - started:.0f} s", flush=True)
-        return out
-    finally:
-        ray.shutdown()
+    _harness.start_ray()
+    out = []
+    for job in jobs:
+        started = time.time()
+        out.append(run_one_ray(job))
+        print(f"{job}: {len(out[-1])} complete, {time.time() - started:.0f} s", flush=True)
+    return out
 
 
 def regret_at(log: list[tuple[int, float, float]], steps: float, best: float) -> float:
@@ -411,8 +397,15 @@ def plot(
 
 def main(argv: list[str] | None = None) -> None:
     """Run the benchmark and write fidelity.md (or ``--name``.md) into ``--out``."""
-    p = make_parser("fidelity", __doc__)
-    p.add_argument("--quick", action="store_true", help="3 seeds, the curves task only")
+    p = _harness.make_parser(
+        "fidelity",
+        __doc__,
+        quick="3 seeds, the curves task only",
+        seeds=None,
+        seed_offset=SEED_OFFSET,
+        jobs=1,
+        name=None,
+    )
     p.add_argument(
         "--backend",
         choices=("optuna", "ray"),
@@ -420,16 +413,10 @@ def main(argv: list[str] | None = None) -> None:
         help="optuna: samplers and pruners; ray: searchers under ASHAScheduler on a local Ray "
         "(curves task only, one trial at a time)",
     )
-    p.add_argument("--tasks", default=None, help=f"comma-separated subset of {TASKS}")
-    p.add_argument("--pruners", default=None, help=f"comma-separated subset of {PRUNERS}")
-    p.add_argument("--seeds", type=int, default=None, help="default 20 (curves), 10 (others)")
-    p.add_argument("--seed-offset", type=int, default=SEED_OFFSET, help="first seed")
-    p.add_argument("--fulls", type=int, default=60, help="resource in full trainings")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (1: run in this process)")
-    p.add_argument(
-        "--name", default=None, help="default fidelity (fidelity_ray for --backend ray)"
-    )
-    a = p.parse_args(argv)
+    p.add_argument("--tasks", default=None, help=f"Comma-separated subset of {TASKS}.")
+    p.add_argument("--pruners", default=None, help=f"Comma-separated subset of {PRUNERS}.")
+    p.add_argument("--fulls", type=int, default=60, help="Resource in full trainings.")
+    a = p.parse(argv)
     ray = a.backend == "ray"
     name = a.name or ("fidelity_ray" if ray else "fidelity")
     tasks = (
@@ -445,9 +432,9 @@ def main(argv: list[str] | None = None) -> None:
             if g not in allowed:
                 p.error(f"unknown {what} {g!r}; choose from {allowed}")
     if ray:
-        require("ray.tune", "the Ray backend", "fidelity", "ray")
+        _harness.require("ray.tune", "the Ray backend", "fidelity", "ray")
         require_packages(RAY_SEARCHERS, "fidelity", searchers=True)
-    print(stamp_core(), flush=True)
+    print(_harness.stamp_core(), flush=True)
     started = time.time()
 
     def n_seeds(task: str) -> int:
@@ -460,7 +447,7 @@ def main(argv: list[str] | None = None) -> None:
         for sampler in _samplers(pruner, task)
         for s in range(n_seeds(task))
     ]
-    results = _run_ray(jobs) if ray else pmap(run_one, jobs, a.jobs)
+    results = _run_ray(jobs) if ray else _harness.pmap(run_one, jobs, a.jobs)
     logs = dict(zip(jobs, results, strict=True))
     budget = a.fulls * T
     sections = []
@@ -507,7 +494,7 @@ def main(argv: list[str] | None = None) -> None:
             "complete trials",
         ]
         png = f"{name}_{task}.png"
-        plot(logs, task, pruners, seeds, a.fulls, best, results_dir(a.out) / png)
+        plot(logs, task, pruners, seeds, a.fulls, best, _harness.results_dir(a.out) / png)
         sections.append(
             f"## {task} ({len(seeds)} seeds {seeds[0]}+, best final value {fmt(best, 4)})\n\n"
             + md_table(header, rows)
@@ -527,12 +514,12 @@ def main(argv: list[str] | None = None) -> None:
         "complete trial (mean ± s.e. over seeds); the log-ratio is paired with TreeUCB's "
         "`last_value` rule under the same pruner and seed (negative: lower regret; without a "
         "pruner the baseline is TreeUCB itself). "
-        f"Command: `{command_line('fidelity', argv)}`.\n\n"
+        f"Command: `{_harness.command_line('fidelity', argv)}`.\n\n"
         + "\n".join(sections)
         + "\n"
-        + machine_note("quick" if a.quick else "full", started)
+        + _harness.machine_note("quick" if a.quick else "full", started)
     )
-    write_result(a.out, name, text)
+    _harness.write_result(a.out, name, text)
 
 
 if __name__ == "__main__":

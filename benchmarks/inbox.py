@@ -28,29 +28,22 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._bbob import FUNCTION_IDS
+from benchmarks import _harness
 from benchmarks._bbob import BBOBFunction
-from benchmarks._common import command_line
-from benchmarks._common import core_regret
-from benchmarks._common import fmt
-from benchmarks._common import machine_note
-from benchmarks._common import make_parser
-from benchmarks._common import md_table
-from benchmarks._common import pmap
-from benchmarks._common import stamp_core
-from benchmarks._common import write_result
+from benchmarks._harness import Quick
+from benchmarks._problems import FUNCTION_IDS
+from benchmarks._report import FLOOR
+from benchmarks._report import fmt
+from benchmarks._report import geomean
+from benchmarks._report import md_table
+from benchmarks._report import paired
 from benchmarks._samplers import parse_options
-from benchmarks._stats import FLOOR
-from benchmarks._stats import geomean
-from benchmarks._stats import paired
-
-CHECKPOINTS = (50, 100, 200)
 
 
 def run(job: tuple[dict[str, Any], int, int, bool, int, int]) -> np.ndarray:
     """Normalised simple regret after each trial of one run, shape (n_trials,)."""
     opts, fid, dim, noisy, seed, n_trials = job
-    return core_regret(BBOBFunction(fid, dim, seed, noisy), seed, opts, n_trials)
+    return _harness.core_regret(BBOBFunction(fid, dim, seed, noisy), seed, opts, n_trials)
 
 
 def report(labels: list[str], res: np.ndarray, groups: list[str], checkpoints: list[int]) -> str:
@@ -86,7 +79,16 @@ def _group_key(g: str) -> tuple[int, str]:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the comparison and write results/<out>.md."""
-    p = make_parser("inbox", __doc__)
+    p = _harness.make_parser(
+        "inbox",
+        __doc__,
+        quick="the BBOB functions 1, 8, 15, 21 in 2-D only",
+        trials=Quick(200, 50),
+        seeds=Quick(5, 1),
+        seed_offset=0,
+        jobs=1,
+        name="inbox",
+    )
     p.add_argument(
         "--settings",
         type=parse_options,
@@ -94,44 +96,41 @@ def main(argv: list[str] | None = None) -> None:
         default=[{"sampling": "uniform"}, {"sampling": "trust_region"}, {"sampling": "local_gp"}],
         help="core options per setting, 'key=value,key=value'; the first is the baseline",
     )
-    p.add_argument("--dims", default="2,5,10", help="comma-separated dimensions")
-    p.add_argument("--functions", default=None, help="comma-separated BBOB ids (all 24)")
+    p.add_argument("--dims", default=None, help="Comma-separated dimensions (2,5,10; 2 quick).")
+    p.add_argument("--functions", default=None, help="Comma-separated BBOB ids (all 24).")
     p.add_argument(
         "--noise",
         choices=("both", "noiseless", "noisy"),
         default="both",
         help="which BBOB functions: noiseless, noisy or both",
     )
-    p.add_argument("--seeds", type=int, default=5, help="seeds per problem")
-    p.add_argument("--seed-offset", type=int, default=0, help="0: tuning, 1000+: report")
-    p.add_argument("--trials", type=int, default=200, help="asks per run")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (1: run in this process)")
-    p.add_argument("--name", default="inbox", help="stem of the result file")
-    a = p.parse_args(argv)
-    print(stamp_core(), flush=True)
+    a = p.parse(argv)
+    print(_harness.stamp_core(), flush=True)
     started = time.time()
-    dims = [int(v) for v in a.dims.split(",")]
-    fids = [int(v) for v in a.functions.split(",")] if a.functions else list(FUNCTION_IDS)
+    dims = [int(v) for v in (a.dims or ("2" if a.quick else "2,5,10")).split(",")]
+    quick_fids = [1, 8, 15, 21] if a.quick else list(FUNCTION_IDS)
+    fids = [int(v) for v in a.functions.split(",")] if a.functions else quick_fids
     noises = {"both": (False, True), "noiseless": (False,), "noisy": (True,)}[a.noise]
     seeds = list(range(a.seed_offset, a.seed_offset + a.seeds))
     cases = [(f, d, nz, s) for d in dims for f in fids for nz in noises for s in seeds]
     jobs = [(opts, f, d, nz, s, a.trials) for opts in a.settings for (f, d, nz, s) in cases]
-    res = np.array(pmap(run, jobs, a.jobs)).reshape(len(a.settings), len(cases), a.trials)
+    res = np.array(_harness.pmap(run, jobs, a.jobs)).reshape(len(a.settings), len(cases), a.trials)
     groups = [f"{d}d" + ("-noisy" if nz else "") for (_, d, nz, _) in cases]
     labels = [",".join(f"{k}={v}" for k, v in o.items()) or "core defaults" for o in a.settings]
-    checkpoints = [n for n in CHECKPOINTS if n <= a.trials] or [a.trials]
+    checkpoints = _harness.checkpoints(a.trials)
     text = (
         "# In-box samplers on the BBOB suite (paired)\n\n"
         f"BBOB functions {fids[0]}-{fids[-1]} ({len(fids)}), d in {dims}, noise {a.noise}, "
         f"seeds {seeds[0]}-{seeds[-1]} (BBOB instances "
         f"{'1-3, tuning' if a.seed_offset < 1000 else '4-15, report'}), {a.trials} trials, "
         "core ask/tell. A negative log-ratio is lower regret than the baseline on the same "
-        f"runs (regrets floored at {FLOOR:g}). Command: `{command_line('inbox', argv)}`.\n"
+        f"runs (regrets floored at {FLOOR:g}). "
+        f"Command: `{_harness.command_line('inbox', argv)}`.\n"
         + report(labels, res, groups, checkpoints)
         + "\n"
-        + machine_note("full", started)
+        + _harness.machine_note("quick" if a.quick else "full", started)
     )
-    write_result(a.out, a.name, text)
+    _harness.write_result(a.out, a.name, text)
 
 
 if __name__ == "__main__":

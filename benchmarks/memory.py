@@ -27,12 +27,9 @@ import tracemalloc
 import warnings
 from typing import Any
 
-from benchmarks._common import command_line
-from benchmarks._common import machine_note
-from benchmarks._common import make_parser
-from benchmarks._common import md_table
-from benchmarks._common import stamp_core
-from benchmarks._common import write_result
+from benchmarks import _harness
+from benchmarks._harness import Quick
+from benchmarks._report import md_table
 from benchmarks._samplers import make_sampler
 
 SAMPLER_NAMES = ("Random", "TreeUCB")
@@ -126,15 +123,13 @@ def main(argv: list[str] | None = None) -> None:
     """Run the memory benchmark and write ``memory.md`` into ``--out``."""
     import optuna
 
-    p = make_parser("memory", __doc__)
-    p.add_argument("--quick", action="store_true", help="200 trials instead of 1,000")
-    p.add_argument("--trials", type=int, default=None, help="trials per study (200/1000)")
-    a = p.parse_args(argv)
-    print(stamp_core(), flush=True)
+    p = _harness.make_parser("memory", __doc__, quick=None, trials=Quick(1000, 200))
+    a = p.parse(argv)
+    print(_harness.stamp_core(), flush=True)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     warnings.simplefilter("ignore")  # Optuna's note that it narrows b's high
     started = time.time()
-    n_trials = a.trials or (200 if a.quick else 1000)
+    n_trials = a.trials
     start_rss = rss() / MB
     for name in SAMPLER_NAMES:  # warm-up: imports and first-call costs
         run(name, 12, [])
@@ -185,7 +180,7 @@ def main(argv: list[str] | None = None) -> None:
         "alive to the end. RSS growth is measured from the start of each study "
         "(`/proc/self/statm`, peak sampled every 5 ms); the tracemalloc peak comes from a "
         "second run of each study. "
-        f"Command: `{command_line('memory', argv)}`.\n\n"
+        f"Command: `{_harness.command_line('memory', argv)}`.\n\n"
         + md_table(header, rows)
         + f"\nTreeUCBSampler: RSS growth {worst:.1f} MB at most "
         f"({worst - max(rand['end'], rand['peak']):+.1f} MB beside RandomSampler), "
@@ -195,9 +190,9 @@ def main(argv: list[str] | None = None) -> None:
         f"Process RSS {start_rss:.0f} MB after imports, "
         f"{max_rss:.0f} MB high-water mark at the end. Before the closed-form grids "
         "(main at 2caa038) the same study raised MemoryError (7.28 TiB) at its first model "
-        "trial.\n\n" + machine_note(mode, started)
+        "trial.\n\n" + _harness.machine_note(mode, started)
     )
-    write_result(a.out, "memory", text)
+    _harness.write_result(a.out, "memory", text)
 
 
 if __name__ == "__main__":

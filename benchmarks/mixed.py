@@ -26,28 +26,19 @@ Usage::
 
 from __future__ import annotations
 
-import pickle
 import time
-import warnings
 from typing import Any
 
 import numpy as np
 
-from benchmarks._common import command_line
-from benchmarks._common import fmt
-from benchmarks._common import machine_note
-from benchmarks._common import make_parser
-from benchmarks._common import md_table
-from benchmarks._common import pmap
-from benchmarks._common import results_dir
-from benchmarks._common import stamp_core
+from benchmarks import _harness
+from benchmarks import _report
+from benchmarks._harness import Quick
 from benchmarks._mixed_problems import CONDITIONAL_PROBLEMS
 from benchmarks._mixed_problems import MIXINT_PROBLEMS
-from benchmarks._mixed_problems import make_problem
-from benchmarks._samplers import make_sampler as optimize_sampler
-from benchmarks._samplers import split_names as split_samplers
-from benchmarks.optimize import paired
-from benchmarks.optimize import report
+from benchmarks._problems import make_problem
+from benchmarks._samplers import make_sampler as registered_sampler
+from benchmarks._samplers import split_names
 
 SAMPLERS = (
     "TreeUCB",
@@ -60,13 +51,13 @@ SAMPLERS = (
 LOCK_IN_TRIALS = 100
 
 
-def make_sampler(name: str, seed: int) -> Any:
-    """``optimize``'s samplers plus ``TPE multivariate`` (``multivariate=True, group=True``)."""
-    if name == "TPE multivariate":
-        import optuna
+# ``TPE multivariate`` is Optuna users' TPE on conditional spaces, under the name its rows have
+ALIASES = {"TPE multivariate": "TPE[multivariate=True,group=True]"}
 
-        return optuna.samplers.TPESampler(seed=seed, multivariate=True, group=True)
-    return optimize_sampler(name, seed)
+
+def make_sampler(name: str, seed: int) -> Any:
+    """A sampler of :mod:`benchmarks._samplers` (or of :data:`ALIASES`)."""
+    return registered_sampler(ALIASES.get(name, name), seed)
 
 
 def run_one(job: tuple[str, str, int, int]) -> dict[str, Any]:
@@ -74,15 +65,11 @@ def run_one(job: tuple[str, str, int, int]) -> dict[str, Any]:
 
     import optuna
 
-    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    _harness.quiet()
     sampler_name, name, seed, n_trials = job
     prob = make_problem(name, seed)
     study = optuna.create_study(sampler=make_sampler(sampler_name, seed))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        t0 = time.perf_counter()
-        study.optimize(prob.objective, n_trials=n_trials)
-        wall = time.perf_counter() - t0
+    wall = _harness.optimize(study, prob.objective, n_trials)
     values = np.array(prob.trues, dtype=float)
     return {
         "sampler": sampler_name,
@@ -143,7 +130,7 @@ def lock_in(results: list[dict[str, Any]], samplers: list[str], n: int = LOCK_IN
     header = ["sampler", *[f"{p} ({best[p]})" for p in problems], "overall"]
     return (
         f"\n### Lock-in: best branch found within {n} trials / share of trials "
-        f"{n // 2 + 1}-{n} in it\n\n" + md_table(header, rows)
+        f"{n // 2 + 1}-{n} in it\n\n" + _report.md_table(header, rows)
     )
 
 
@@ -164,61 +151,50 @@ def select(names: str | None, quick: bool) -> list[str]:
     return out
 
 
-def load(paths: str, problems: list[str], seeds: range, samplers: list[str]) -> list[Any]:
-    """Runs of earlier pickles on these problems and seeds, for samplers not run now."""
-    out = []
-    for path in paths.split(","):
-        with open(path, "rb") as fh:
-            out += [
-                r
-                for r in pickle.load(fh)
-                if r["problem"] in problems and r["seed"] in seeds and r["sampler"] not in samplers
-            ]
-    return out
-
-
 def main(argv: list[str] | None = None) -> None:
     """Run the comparison and write ``<name>.md`` into ``--out``."""
-    p = make_parser("mixed", __doc__)
-    p.add_argument(
-        "--quick", action="store_true", help="2 problems, 2 seeds, 30 trials (a smoke run)"
+    p = _harness.make_parser(
+        "mixed",
+        __doc__,
+        quick="2 problems",
+        trials=Quick(200, 30),
+        seeds=Quick(5, 2),
+        seed_offset=0,
+        problems=None,
+        samplers=",".join(SAMPLERS),
+        jobs=1,
+        name="mixed",
+        save=None,
+        load=None,
+        paired=None,
     )
-    p.add_argument("--trials", type=int, default=None, help="trials per study (200; 30 quick)")
-    p.add_argument("--seeds", type=int, default=None, help="seeds per problem (5; 2 quick)")
-    p.add_argument("--seed-offset", type=int, default=0, help="first seed (100+: report)")
-    p.add_argument("--problems", default=None, help="names, or the groups mixint, conditional")
-    p.add_argument(
-        "--samplers", default=None, help='comma-separated sampler names ("": only --load)'
-    )
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (1: run in this process)")
-    p.add_argument("--name", default="mixed", help="stem of the result file")
-    p.add_argument("--save", default=None, help="pickle the raw results to this path")
-    p.add_argument("--load", default=None, help="comma-separated pickles to report with")
-    p.add_argument("--paired", default=None, help="paired log-ratios to this sampler")
-    a = p.parse_args(argv)
-    print(stamp_core(), flush=True)
+    a = p.parse(argv)
+    print(_harness.stamp_core(), flush=True)
     started = time.time()
-    n_trials = a.trials or (30 if a.quick else 200)
-    n_seeds = a.seeds or (2 if a.quick else 5)
-    samplers = split_samplers(a.samplers) if a.samplers is not None else list(SAMPLERS)
+    n_trials, n_seeds = a.trials, a.seeds
+    samplers = split_names(a.samplers)
     for s in samplers:
         make_sampler(s, 0)  # unknown names fail now
     probs = select(a.problems, a.quick)
     seeds = range(a.seed_offset, a.seed_offset + n_seeds)
     jobs = [(s, pr, seed, n_trials) for pr in probs for seed in seeds for s in samplers]
     jobs.sort(key=lambda j: not j[1].startswith("pipe"))  # slowest first
-    results = pmap(run_one, jobs, a.jobs)
+    results = _harness.pmap(run_one, jobs, a.jobs)
     if a.save:
-        with open(a.save, "wb") as fh:
-            pickle.dump(results, fh)
+        _harness.save_runs(a.save, results)
     if a.load:
-        old = load(a.load, probs, seeds, samplers)
+        old = _harness.load_runs(
+            a.load,
+            lambda r: (
+                r["problem"] in probs and r["seed"] in seeds and r["sampler"] not in samplers
+            ),
+        )
         samplers += sorted({r["sampler"] for r in old} - set(samplers))
         results += old
-    checkpoints = [n for n in (50, 100, 200) if n <= n_trials] or [n_trials]
-    text, _ = report(results, samplers, checkpoints)
+    checkpoints = _harness.checkpoints(n_trials)
+    text, _ = _report.rank_tables(results, samplers, checkpoints)
     if a.paired:
-        text += paired(results, samplers, checkpoints, a.paired)
+        text += _report.paired_tables(results, samplers, checkpoints, a.paired)
     if n_trials >= LOCK_IN_TRIALS:
         text += lock_in(results, samplers)
     walls = {s: np.mean([r["wall"] for r in results if r["sampler"] == s]) for s in samplers}
@@ -229,16 +205,14 @@ def main(argv: list[str] | None = None) -> None:
         f"{n_trials} trials. Rank: mean over (problem, seed) of the rank among samplers "
         "(1 = best). Regret: `(v - best of any run) / (median of Random's trials - best)`, "
         "geometric mean (floored at 1e-6). "
-        f"Command: `{command_line('mixed', argv)}`.\n"
+        f"Command: `{_harness.command_line('mixed', argv)}`.\n"
         + text
         + "\nWall time of one study, ratio to TPE's in the same run (objective included): "
-        + ", ".join(f"{s} {fmt(float(w / base), 2)}" for s, w in walls.items())
+        + ", ".join(f"{s} {_report.fmt(float(w / base), 2)}" for s, w in walls.items())
         + "\n\n"
-        + machine_note("quick" if a.quick else "full", started)
+        + _harness.machine_note("quick" if a.quick else "full", started)
     )
-    (results_dir(a.out) / f"{a.name}.md").write_text(body)
-    print(body)
-    print(f"wrote {results_dir(a.out) / a.name}.md", flush=True)
+    _harness.write_result(a.out, a.name, body)
 
 
 if __name__ == "__main__":

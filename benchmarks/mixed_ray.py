@@ -20,8 +20,6 @@ Examples:
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from collections.abc import Sequence
@@ -29,15 +27,11 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._common import command_line
-from benchmarks._common import machine_note
-from benchmarks._common import make_parser
-from benchmarks._common import md_table
-from benchmarks._common import require
-from benchmarks._common import stamp_core
-from benchmarks._common import write_result
+from benchmarks import _harness
+from benchmarks._harness import Quick
 from benchmarks._mixed_problems import BRANCHES
-from benchmarks._mixed_problems import make_problem
+from benchmarks._problems import make_problem
+from benchmarks._report import md_table
 
 SEARCHERS = ("OptunaSearch (TreeUCB)", "OptunaSearch (TPE)")
 
@@ -81,7 +75,7 @@ def make_trainable(problem_name: str, seed: int) -> Callable[[dict[str, Any]], d
     def trainable(config: dict[str, Any]) -> dict[str, Any]:
         import optuna as _optuna
 
-        from benchmarks._mixed_problems import make_problem as _make
+        from benchmarks._problems import make_problem as _make
 
         problem = _make(problem_name, seed)
         value = problem.objective(_optuna.trial.FixedTrial(config))
@@ -92,34 +86,15 @@ def make_trainable(problem_name: str, seed: int) -> Callable[[dict[str, Any]], d
 
 def run_one(searcher: str, problem: str, seed: int, n_trials: int) -> dict[str, Any]:
     """One Tune run: per trial, in the order trials started, its value and its branch."""
-    from benchmarks.ray_compare import fit_tuner
-    from benchmarks.ray_compare import start_ray
-
-    start_ray()
-    storage = tempfile.mkdtemp(prefix="treeucb-mixed-ray-")
-    try:
-        grid, wall = fit_tuner(
-            make_trainable(problem, seed),
-            make_searcher(searcher, problem, seed),
-            n_trials,
-            storage,
-        )
-        rows = []
-        for i in range(len(grid)):
-            m = grid[i].metrics
-            if grid[i].error is not None or not m or "loss" not in m:
-                raise RuntimeError(f"trial {i} failed: {grid[i].error!r}")
-            rows.append((m["start"], m["loss"], m["branch"]))
-    finally:
-        shutil.rmtree(storage, ignore_errors=True)
-    rows.sort()
-    values = np.array([v for _, v, _ in rows])
+    rows, wall = _harness.fit_tuner(
+        make_trainable(problem, seed), make_searcher(searcher, problem, seed), n_trials
+    )
     return {
         "searcher": searcher,
         "problem": problem,
         "seed": seed,
-        "values": values,
-        "branches": [b for _, _, b in rows],
+        "values": np.array([m["loss"] for m in rows]),
+        "branches": [m["branch"] for m in rows],
         "wall": wall,
     }
 
@@ -150,12 +125,16 @@ def report(results: Sequence[dict[str, Any]], budgets: Sequence[int]) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = make_parser("mixed_ray", __doc__)
-    parser.add_argument("--problems", default="branch-3,branch-4", help="branch problems")
-    parser.add_argument("--seeds", type=int, default=3, help="number of seeds")
-    parser.add_argument("--seed-offset", type=int, default=100, help="first seed (report: 100)")
-    parser.add_argument("--trials", type=int, default=100, help="trials per run")
-    args = parser.parse_args(argv)
+    parser = _harness.make_parser(
+        "mixed_ray",
+        __doc__,
+        quick=None,
+        trials=Quick(100, 30),
+        seeds=Quick(3, 1),
+        seed_offset=100,
+        problems="branch-3,branch-4",
+    )
+    args = parser.parse(argv)
     problems = [p for p in args.problems.split(",") if p]
     for p in problems:
         if p not in BRANCHES:
@@ -164,9 +143,9 @@ def main(argv: list[str] | None = None) -> None:
             )
     if args.seeds < 1 or args.trials < 2:
         parser.error(f"--seeds must be >= 1 and --trials >= 2; got {args.seeds} and {args.trials}")
-    require("ray", "the Tune runs", "mixed_ray", extra="ray")
+    _harness.require("ray", "the Tune runs", "mixed_ray", extra="ray")
     started = time.time()
-    stamp_core()
+    _harness.stamp_core()
     seeds = range(args.seed_offset, args.seed_offset + args.seeds)
     results = []
     for problem in problems:
@@ -183,10 +162,10 @@ def main(argv: list[str] | None = None) -> None:
         "define-by-run space, with `TreeUCBSampler` or Optuna's default `TPESampler`. Rank: "
         "mean over (problem, seed) of the rank of the best value (1 = best); best branch: share "
         "of runs whose best value is in the problem's best branch. "
-        f"Command: `{command_line('mixed_ray', argv)}`.\n\n"
-        f"{report(results, budgets)}\n{machine_note(f'{args.seeds} seeds', started)}"
+        f"Command: `{_harness.command_line('mixed_ray', argv)}`.\n\n"
+        f"{report(results, budgets)}\n{_harness.machine_note(f'{args.seeds} seeds', started)}"
     )
-    write_result(args.out, "mixed_ray", text)
+    _harness.write_result(args.out, "mixed_ray", text)
 
 
 if __name__ == "__main__":

@@ -40,24 +40,24 @@ import numpy as np
 import optuna
 from scipy.stats import rankdata
 
-from benchmarks._common import command_line
-from benchmarks._common import fmt
-from benchmarks._common import machine_note
-from benchmarks._common import make_parser
-from benchmarks._common import md_table
-from benchmarks._common import pmap
-from benchmarks._common import require
-from benchmarks._common import results_dir
-from benchmarks._common import stamp_core
+from benchmarks._harness import Quick
+from benchmarks._harness import command_line
+from benchmarks._harness import machine_note
+from benchmarks._harness import make_parser
+from benchmarks._harness import pmap
+from benchmarks._harness import require
+from benchmarks._harness import results_dir
+from benchmarks._harness import stamp_core
 from benchmarks._moo_problems import CONSTRAINED_PROBLEMS
 from benchmarks._moo_problems import INFEASIBLE_PROBLEMS
 from benchmarks._moo_problems import MOO_PROBLEMS
 from benchmarks._moo_problems import REAL_PROBLEMS
 from benchmarks._moo_problems import Problem
-from benchmarks._moo_problems import constrained_problem
-from benchmarks._moo_problems import moo_problem
 from benchmarks._moo_ray import SEARCHERS as RAY_SEARCHERS
 from benchmarks._moo_ray import run_one as run_one_ray
+from benchmarks._problems import problem_of
+from benchmarks._report import fmt
+from benchmarks._report import md_table
 from optuna_treeucb import TreeUCBSampler
 
 ConstraintsFunc = Callable[[optuna.trial.FrozenTrial], Sequence[float]]
@@ -95,11 +95,6 @@ def store_constraints(trial: optuna.Trial, G: np.ndarray) -> None:
             trial.set_constraint(f"c{j}", g)
     else:
         trial.set_user_attr("constraints", G.tolist())
-
-
-def problem_of(mode: str, name: str, seed: int) -> Problem:
-    """The problem instance of a run."""
-    return moo_problem(name) if mode == "moo" else constrained_problem(name, seed)
 
 
 def run_one(job: tuple[str, str, str, int, int]) -> dict[str, Any]:
@@ -329,10 +324,19 @@ def run(mode: str, argv: list[str] | None = None) -> None:
     """Run one mode (``"moo"`` or ``"constrained"``) and write ``<mode>.md`` into ``--out``."""
     defaults = MOO_PROBLEMS if mode == "moo" else CONSTRAINED_PROBLEMS
     all_problems = defaults if mode == "moo" else defaults + INFEASIBLE_PROBLEMS
-    p = make_parser(mode, __doc__)
-    p.add_argument("--trials", type=int, default=200, help="trials per study")
-    p.add_argument("--seeds", type=int, default=3, help="seeds per problem")
-    p.add_argument("--seed-offset", type=int, default=0, help="first seed")
+    p = make_parser(
+        mode,
+        __doc__,
+        quick=None,
+        trials=Quick(200, 50),
+        seeds=Quick(3, 1),
+        seed_offset=0,
+        samplers=None,
+        jobs=1,
+        name=None,
+        save=None,
+        load=None,
+    )
     p.add_argument(
         "--problems",
         default=",".join(defaults),
@@ -345,17 +349,7 @@ def run(mode: str, argv: list[str] | None = None) -> None:
         help="optuna: Optuna studies; ray: real Tune runs of the searchers of "
         f"benchmarks._moo_ray, {list(RAY_SEARCHERS)} (one process)",
     )
-    p.add_argument(
-        "--samplers",
-        default=None,
-        help=f"of {list(SAMPLERS)} (default {list(DEFAULT_SAMPLERS)}); with --backend ray, "
-        f"of {list(RAY_SEARCHERS)} (default: both); '' with --load: report saved runs only",
-    )
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (1: run in this process)")
-    p.add_argument("--name", default=None, help=f"stem of the result file ({mode} or {mode}_ray)")
-    p.add_argument("--save", default=None, help="pickle the raw runs to this path")
-    p.add_argument("--load", default=None, help="comma-separated pickles to report with")
-    a = p.parse_args(argv)
+    a = p.parse(argv)
     require("pymoo", "the ZDT/DTLZ and G-series problems", mode)
     ray = a.backend == "ray"
     known = list(RAY_SEARCHERS if ray else SAMPLERS)

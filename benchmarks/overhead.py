@@ -26,16 +26,16 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._common import Curve
-from benchmarks._common import command_line
-from benchmarks._common import fmt
-from benchmarks._common import machine_note
-from benchmarks._common import make_parser
-from benchmarks._common import md_table
-from benchmarks._common import plot_panels
-from benchmarks._common import results_dir
-from benchmarks._common import stamp_core
-from benchmarks._common import write_result
+from benchmarks._harness import command_line
+from benchmarks._harness import machine_note
+from benchmarks._harness import make_parser
+from benchmarks._harness import results_dir
+from benchmarks._harness import stamp_core
+from benchmarks._harness import write_result
+from benchmarks._report import Curve
+from benchmarks._report import fmt
+from benchmarks._report import md_table
+from benchmarks._report import plot_panels
 from benchmarks._samplers import make_sampler
 from benchmarks._samplers import require_packages
 from benchmarks._samplers import split_names
@@ -123,13 +123,14 @@ def main(argv: list[str] | None = None) -> None:
     """Run the overhead benchmark and write overhead.md and overhead.png into ``--out``."""
     import optuna
 
-    p = make_parser("overhead", __doc__)
-    p.add_argument(
-        "--quick", action="store_true", help="up to 2,000 finished trials instead of 10,000"
+    p = make_parser(
+        "overhead",
+        __doc__,
+        quick="up to 2,000 finished trials instead of 10,000",
+        samplers=",".join(SAMPLER_NAMES),
     )
     p.add_argument("--max-seconds", type=float, default=None, help="drop a sampler above this")
-    p.add_argument("--samplers", default=",".join(SAMPLER_NAMES), help="comma-separated names")
-    a = p.parse_args(argv)
+    a = p.parse(argv)
     names = split_names(a.samplers)
     require_packages(names, "overhead")
     out = results_dir(a.out)

@@ -26,21 +26,16 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._common import command_line
-from benchmarks._common import fmt
-from benchmarks._common import machine_note
-from benchmarks._common import make_parser
-from benchmarks._common import md_table
-from benchmarks._common import pmap
-from benchmarks._common import stamp_core
-from benchmarks._common import write_result
+from benchmarks import _harness
+from benchmarks._harness import Quick
+from benchmarks._problems import ABLATION_FUNCTIONS
+from benchmarks._problems import ABLATION_NOISES
+from benchmarks._problems import TUNING_SEED_OFFSET
+from benchmarks._report import fmt
+from benchmarks._report import geomean
+from benchmarks._report import md_table
+from benchmarks._report import paired
 from benchmarks._samplers import parse_options
-from benchmarks._stats import geomean
-from benchmarks._stats import paired
-from benchmarks.ablation import FUNCTION_NAMES
-from benchmarks.ablation import NOISES
-from benchmarks.ablation import simple_regret_run
-from benchmarks.bandit import TUNING_SEED_OFFSET
 
 SEED_OFFSET = TUNING_SEED_OFFSET + 100
 
@@ -63,7 +58,15 @@ def _setting(text: str) -> tuple[float, float, str | None, dict[str, Any]]:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the paired check and write paired_<index>.md into ``--out``."""
-    p = make_parser("paired", __doc__)
+    p = _harness.make_parser(
+        "paired",
+        __doc__,
+        quick=None,
+        trials=Quick(200, 100),
+        seeds=Quick(10, 3),
+        jobs=1,
+        name=None,
+    )
     p.add_argument(
         "--index",
         choices=("hoeffding", "soft_gp"),
@@ -77,17 +80,12 @@ def main(argv: list[str] | None = None) -> None:
         default=[(0.03, 0.1, None, {}), (0.01, 0.1, None, {}), (0.003, 0.03, None, {})],
         help="C,M pairs (or C,M,sampling, then key=value core options); the first is the baseline",
     )
-    p.add_argument("--quick", action="store_true", help="3 seeds, 100 trials")
-    p.add_argument("--seeds", type=int, default=None, help="seeds (default 10; 3 with --quick)")
-    p.add_argument("--trials", type=int, default=None, help="default 200; 100 with --quick")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (1: run in this process)")
-    p.add_argument("--name", default=None, help="stem of the result file (paired_<index>)")
-    a = p.parse_args(argv)
-    a.seeds = a.seeds or (3 if a.quick else 10)
-    a.trials = a.trials or (100 if a.quick else 200)
-    print(stamp_core(), flush=True)
+    a = p.parse(argv)
+    print(_harness.stamp_core(), flush=True)
     started = time.time()
-    instances = [(n, d, nz) for d in (2, 5, 10) for n in FUNCTION_NAMES for nz in NOISES]
+    instances = [
+        (n, d, nz) for d in (2, 5, 10) for n in ABLATION_FUNCTIONS for nz in ABLATION_NOISES
+    ]
     seeds = [SEED_OFFSET + s for s in range(a.seeds)]
     jobs = [
         (
@@ -102,7 +100,9 @@ def main(argv: list[str] | None = None) -> None:
         for (n, d, nz) in instances
         for s in seeds
     ]
-    res = np.array(pmap(simple_regret_run, jobs, a.jobs)).reshape(len(a.settings), -1)
+    res = np.array(_harness.pmap(_harness.core_final_regret, jobs, a.jobs)).reshape(
+        len(a.settings), -1
+    )
     rows = []
     noisy = np.array([nz > 0 for (_, _, nz) in instances for _ in seeds])
     for i, (C, M, smp, extra) in enumerate(a.settings):
@@ -133,12 +133,12 @@ def main(argv: list[str] | None = None) -> None:
         f"Optimisation suite of the ablation ({len(instances)} instances x {a.seeds} seeds "
         f"{SEED_OFFSET}+, {a.trials} trials); a negative log-ratio is lower regret than the "
         "baseline on the same instances. "
-        f"Command: `{command_line('paired', argv)}`.\n\n"
+        f"Command: `{_harness.command_line('paired', argv)}`.\n\n"
         + md_table(header, rows)
         + "\n"
-        + machine_note("quick" if a.quick else "full", started)
+        + _harness.machine_note("quick" if a.quick else "full", started)
     )
-    write_result(a.out, a.name or "paired_" + a.index, text)
+    _harness.write_result(a.out, a.name or "paired_" + a.index, text)
 
 
 if __name__ == "__main__":

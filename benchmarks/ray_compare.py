@@ -32,32 +32,21 @@ Usage::
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 import time
 import traceback
-import warnings
 from typing import Any
 
 import numpy as np
 
 from benchmarks import _bbob
+from benchmarks import _harness
+from benchmarks import _report
 from benchmarks._bbob import BBOBFunction
-from benchmarks._common import command_line
-from benchmarks._common import fmt
-from benchmarks._common import machine_note
-from benchmarks._common import make_parser
-from benchmarks._common import md_table
-from benchmarks._common import require
-from benchmarks._common import results_dir
-from benchmarks._common import stamp_core
-from benchmarks._common import write_result
+from benchmarks._harness import Quick
 from benchmarks._samplers import make_searcher
 from benchmarks._samplers import require_packages
 from benchmarks._samplers import searcher_owns_space
 from benchmarks._samplers import split_names
-from benchmarks._stats import FLOOR
 
 SEARCHERS = (
     "TreeUCBSearch",
@@ -80,27 +69,6 @@ PROBLEMS = (
     "bbob-f08-5d-noisy",  # Rosenbrock
 )
 QUICK_PROBLEMS = ("bbob-f10-5d", "bbob-f08-5d-noisy")
-
-_RAY_STARTED = False
-
-
-def start_ray() -> None:
-    """A local 2-CPU Ray without the dashboard, once per process (kept if already running).
-
-    Also turns Tune's per-trial CSV, JSON and TensorBoard loggers off (they would be most of a
-    zero-cost trial) and with them the warning that the results cannot read their files.
-    """
-    global _RAY_STARTED
-    import logging
-
-    import ray
-
-    os.environ.setdefault("TUNE_DISABLE_AUTO_CALLBACK_LOGGERS", "1")
-    logging.getLogger("ray.tune.analysis.experiment_analysis").setLevel(logging.ERROR)
-
-    if not ray.is_initialized():
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    _RAY_STARTED = True
 
 
 def make_trainable(fid: int, dim: int, instance: int, seed: int, noisy: bool) -> Any:
@@ -138,77 +106,6 @@ def space(dim: int) -> dict[str, Any]:
     return {f"x{i}": tune.uniform(_bbob.LOW, _bbob.HIGH) for i in range(dim)}
 
 
-def timed(searcher: Any, max_concurrent: int = 1) -> Any:
-    """The search algorithm Tune gets, adding up in its ``seconds`` attribute the time spent
-    in the searcher: ``suggest`` + ``on_trial_complete`` of a ``Searcher`` wrapped in
-    ``ConcurrencyLimiter(searcher, max_concurrent)``, ``next_trial`` of a
-    ``BasicVariantGenerator`` (its only per-trial work; it keeps its own limit)."""
-    from ray.tune.search import ConcurrencyLimiter
-    from ray.tune.search import SearchAlgorithm
-
-    if isinstance(searcher, SearchAlgorithm):  # BasicVariantGenerator is no Searcher
-        generator: Any = searcher
-        original = generator.next_trial
-        generator.seconds = 0.0
-
-        def next_trial() -> Any:
-            start = time.perf_counter()
-            try:
-                return original()
-            finally:
-                generator.seconds += time.perf_counter() - start
-
-        generator.next_trial = next_trial
-        return generator
-
-    class TimedLimiter(ConcurrencyLimiter):
-        seconds = 0.0
-
-        def suggest(self, trial_id: str) -> Any:
-            start = time.perf_counter()
-            try:
-                return super().suggest(trial_id)
-            finally:
-                self.seconds += time.perf_counter() - start
-
-        def on_trial_complete(
-            self, trial_id: str, result: dict[str, Any] | None = None, error: bool = False
-        ) -> None:
-            start = time.perf_counter()
-            try:
-                super().on_trial_complete(trial_id, result=result, error=error)
-            finally:
-                self.seconds += time.perf_counter() - start
-
-    return TimedLimiter(searcher, max_concurrent=max_concurrent)
-
-
-def fit_tuner(
-    trainable: Any,
-    search_alg: Any,
-    n_trials: int,
-    storage: str,
-    param_space: dict[str, Any] | None = None,
-    **tune_config: Any,
-) -> tuple[Any, float]:
-    """One ``tune.Tuner`` run, one trial at a time: its result grid and its wall time (s)."""
-    from ray import tune
-
-    tuner = tune.Tuner(
-        trainable,
-        param_space=param_space,
-        tune_config=tune.TuneConfig(
-            search_alg=search_alg, num_samples=n_trials, reuse_actors=True, **tune_config
-        ),
-        run_config=tune.RunConfig(storage_path=storage, name="run", verbose=0),
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        start = time.perf_counter()
-        grid = tuner.fit()
-        return grid, time.perf_counter() - start
-
-
 def run_one(name: str, problem: str, seed: int, n_trials: int) -> dict[str, Any]:
     """One Tune run; per trial (in creation order) the observed and the noiseless value."""
 
@@ -217,39 +114,25 @@ def run_one(name: str, problem: str, seed: int, n_trials: int) -> dict[str, Any]
     # a searcher that owns the space gets it, metric and mode at construction, Tune none
     owns_space = searcher_owns_space(name)
     given = {"space": space(dim), "metric": "loss", "mode": "min"} if owns_space else {}
-    search_alg = timed(make_searcher(name, seed, budget=n_trials, **given))
-    storage = tempfile.mkdtemp(prefix="treeucb-ray-compare-")
+    search_alg = _harness.timed(make_searcher(name, seed, budget=n_trials, **given))
     out: dict[str, Any] = {"sampler": name, "problem": problem, "seed": seed, "error": ""}
     out["group"] = "bbob-noisy" if noisy else f"bbob-{dim}d"
     out["scale"] = bbob.median_random
     try:
-        grid, out["wall"] = fit_tuner(
+        rows, out["wall"] = _harness.fit_tuner(
             make_trainable(fid, dim, bbob.instance, seed, noisy),
             search_alg,
             n_trials,
-            storage,
             param_space=None if owns_space else space(dim),
             metric="loss",
             mode="min",
         )
-        rows = []
-        for i in range(len(grid)):
-            result = grid[i]
-            if result.error is not None or not result.metrics or "loss" not in result.metrics:
-                raise RuntimeError(f"trial {i} failed: {result.error!r}")
-            m = result.metrics
-            rows.append((m["start"], m["loss"], m["regret"]))
-        if len(rows) != n_trials:
-            raise RuntimeError(f"{len(rows)} of {n_trials} trials came back")
-        rows.sort()
-        out["obs"] = np.array([r[1] for r in rows])
-        out["true"] = np.array([r[2] for r in rows])
+        out["obs"] = np.array([m["loss"] for m in rows])
+        out["true"] = np.array([m["regret"] for m in rows])
         out["searcher_s"] = float(getattr(search_alg, "seconds", float("nan")))
     except Exception as exc:  # reported in the table, not raised: the other runs go on
         out["error"] = f"{type(exc).__name__}: {exc}"
         traceback.print_exc()
-    finally:
-        shutil.rmtree(storage, ignore_errors=True)
     return out
 
 
@@ -265,8 +148,8 @@ def time_table(results: list[dict[str, Any]], names: list[str], n_trials: int) -
                 s,
                 str(len(ok)),
                 str(failed),
-                fmt(float(np.median(wall))) if wall else "-",
-                fmt(1e3 * float(np.median(own))) if own else "-",
+                _report.fmt(float(np.median(wall))) if wall else "-",
+                _report.fmt(1e3 * float(np.median(own))) if own else "-",
             ]
         )
     header = [
@@ -276,23 +159,26 @@ def time_table(results: list[dict[str, Any]], names: list[str], n_trials: int) -
         "wall s per trial (median over runs)",
         "searcher ms per trial",
     ]
-    return md_table(header, rows)
+    return _report.md_table(header, rows)
 
 
 def main(argv: list[str] | None = None) -> None:
     """Run every searcher on every problem and seed; write <name>.md and <name>.png."""
-    p = make_parser("ray_compare", __doc__)
-    p.add_argument("--quick", action="store_true", help="2 problems, 1 seed, 50 trials")
-    p.add_argument("--trials", type=int, default=None, help="trials per run (100; 50 quick)")
-    p.add_argument("--seeds", type=int, default=None, help="seeds per problem (2; 1 quick)")
-    p.add_argument("--seed-offset", type=int, default=0, help="first seed (1000+: report)")
-    p.add_argument("--problems", default=None, help="comma-separated BBOB problem names")
-    p.add_argument("--searchers", default=None, help="comma-separated subset of searchers")
-    p.add_argument("--name", default="ray_compare", help="stem of the result files")
-    p.add_argument("--no-plot", action="store_true", help="write the table only")
-    a = p.parse_args(argv)
-    require("ray.tune", "the Tune runs", "ray_compare")
-    require("ioh", "the BBOB functions", "ray_compare")
+    p = _harness.make_parser(
+        "ray_compare",
+        __doc__,
+        quick="2 problems",
+        trials=Quick(100, 50),
+        seeds=Quick(2, 1),
+        seed_offset=0,
+        problems=None,
+        name="ray_compare",
+    )
+    p.add_argument("--searchers", default=None, help="Comma-separated subset of the searchers.")
+    p.add_argument("--no-plot", action="store_true", help="Write the table only.")
+    a = p.parse(argv)
+    _harness.require("ray.tune", "the Tune runs", "ray_compare")
+    _harness.require("ioh", "the BBOB functions", "ray_compare")
     names = split_names(a.searchers) if a.searchers else list(SEARCHERS)
     require_packages(names, "ray_compare", searchers=True)
     problems = (
@@ -303,12 +189,10 @@ def main(argv: list[str] | None = None) -> None:
             _bbob.parse(pr)
         except ValueError as exc:
             raise SystemExit(str(exc)) from None
-    n_trials = a.trials or (50 if a.quick else 100)
-    n_seeds = a.seeds or (1 if a.quick else 2)
+    n_trials, n_seeds = a.trials, a.seeds
     seeds = range(a.seed_offset, a.seed_offset + n_seeds)
-    print(stamp_core(), flush=True)
+    print(_harness.stamp_core(), flush=True)
     started = time.time()
-    start_ray()
     results = []
     for pr in problems:  # one Tune run at a time; searchers interleaved so load hits all alike
         for seed in seeds:
@@ -320,22 +204,19 @@ def main(argv: list[str] | None = None) -> None:
     failed = sorted({r["sampler"] for r in results if r["error"]})
     ranked = [s for s in names if s not in failed]
     good = [r for r in results if r["sampler"] in ranked]
-    from benchmarks.optimize import plot
-    from benchmarks.optimize import report
-
-    checkpoints = [n for n in (50, 100) if n <= n_trials] or [n_trials]
-    text, _ = report(good, ranked, checkpoints, reference=REFERENCE) if ranked else ("", {})
+    checkpoints = _harness.checkpoints(n_trials, (50, 100))
+    text = _report.rank_tables(good, ranked, checkpoints, REFERENCE)[0] if ranked else ""
     text = text.replace("| sampler |", "| searcher |")
-    out = results_dir(a.out)
+    out = _harness.results_dir(a.out)
     mode = "quick" if a.quick else "full"
     parts = [
         "# Ray Tune searchers on BBOB functions (issue 15)\n",
-        f"Command: `{command_line('ray_compare', argv)}`.\n",
+        f"Command: `{_harness.command_line('ray_compare', argv)}`.\n",
         f"{len(problems)} problems ({', '.join(problems)}), {n_seeds} seed(s) "
         f"({a.seed_offset}+), {n_trials} trials, one trial at a time, every searcher with its "
         "defaults and the run's seed. Rank: mean over (problem, seed) of the rank among "
         "searchers (1 = best). Regret: geometric mean of the normalised regret (floored at "
-        f"{FLOOR:g}).\n",
+        f"{_report.FLOOR:g}).\n",
         text,
         "\n## Time per trial\n",
         "Wall: the whole `Tuner.fit` divided by the trials (Tune's scheduling, actors and "
@@ -354,10 +235,10 @@ def main(argv: list[str] | None = None) -> None:
             + "\n"
         )
     if ranked and not a.no_plot:
-        plot(good, ranked, str(out / f"{a.name}.png"))
+        _report.plot_regret(good, ranked, out / f"{a.name}.png")
         parts.append(f"\n![best so far]({a.name}.png)\n")
-    parts.append("\n" + machine_note(mode, started))
-    write_result(a.out, a.name, "\n".join(parts))
+    parts.append("\n" + _harness.machine_note(mode, started))
+    _harness.write_result(a.out, a.name, "\n".join(parts))
 
 
 if __name__ == "__main__":

@@ -50,14 +50,10 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._common import command_line
-from benchmarks._common import machine_note
-from benchmarks._common import make_parser
-from benchmarks._common import md_table
-from benchmarks._common import results_dir
-from benchmarks._common import stamp_core
+from benchmarks import _harness
 from benchmarks._postgres import LocalPostgres
 from benchmarks._postgres import missing as postgres_missing
+from benchmarks._report import md_table
 
 PARTS = ("processes", "searcher", "sampler", "tune")
 STORAGES = ("journal", "sqlite", "postgresql")
@@ -424,11 +420,10 @@ def tune_run(name: str, n: int, concurrency: int, seconds: float = 0.0) -> dict[
     from ray import tune
 
     from benchmarks._samplers import make_searcher
-    from benchmarks.ray_compare import timed
 
     # the ConcurrencyLimiter that max_concurrent_trials would build, timed (a
     # BasicVariantGenerator keeps its own limit)
-    search_alg = timed(make_searcher(name, 0, max_concurrent=concurrency), concurrency)
+    search_alg = _harness.timed(make_searcher(name, 0, max_concurrent=concurrency), concurrency)
     counter = _running_counter()
     storage = tempfile.mkdtemp(prefix="treeucb-scale-tune-")
     try:
@@ -466,9 +461,7 @@ def tune_run(name: str, n: int, concurrency: int, seconds: float = 0.0) -> dict[
 
 
 def run_tune(n: int, concurrency: int, repeats: int, seconds: float) -> str:
-    from benchmarks.ray_compare import start_ray
-
-    start_ray()
+    _harness.start_ray()
     names = ("BasicVariantGenerator (random)", "TreeUCBSearch")
     runs: dict[str, list[dict[str, float]]] = {name: [] for name in names}
     for rep in range(repeats):
@@ -511,8 +504,7 @@ def main(argv: list[str] | None = None) -> None:
     if args_in and args_in[0] == WORKER:
         _worker(args_in[1:])
         return
-    parser = make_parser("scale", __doc__)
-    parser.add_argument("--quick", action="store_true", help="smaller sizes (minutes)")
+    parser = _harness.make_parser("scale", __doc__, quick="smaller sizes", name="scale")
     parser.add_argument(
         "--parts", nargs="+", choices=PARTS, default=list(PARTS), help="the parts to run (all)"
     )
@@ -550,8 +542,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--trial-seconds", type=float, default=0.0, help="tune part: each trial sleeps this long"
     )
-    parser.add_argument("--name", default="scale", help="stem of the result file")
-    args = parser.parse_args(args_in)
+    args = parser.parse(args_in)
     quick = args.quick
     procs = args.procs or ([1, 2, 4] if quick else [1, 2, 4, 8])
     per_proc = args.per_process or (50 if quick else 200)
@@ -559,18 +550,18 @@ def main(argv: list[str] | None = None) -> None:
     n = args.n_trials or (2_000 if quick else 10_000)
     n_optuna = min(n, 1_000 if quick else 2_000)
     started = time.time()
-    version = stamp_core()
+    version = _harness.stamp_core()
     print(f"scale: {version}", flush=True)
     sections = [
         "# Scale: processes, pending trials, trials (issue 13)",
         "",
-        f"Command: `{command_line('scale', argv)}`.",
+        f"Command: `{_harness.command_line('scale', argv)}`.",
         "",
     ]
-    path = results_dir(args.out) / f"{args.name}.md"
+    path = _harness.results_dir(args.out) / f"{args.name}.md"
 
     def write(done: bool) -> None:
-        note = machine_note("quick" if quick else "full", started)
+        note = _harness.machine_note("quick" if quick else "full", started)
         if not done:
             note = "_Partial: the run is still going (or was stopped)._\n\n" + note
         path.write_text("\n".join(sections) + "\n" + note)

@@ -20,10 +20,10 @@ from collections.abc import Sequence
 from optuna.distributions import FloatDistribution
 from optuna.distributions import IntDistribution
 
+from examples._cli import StudySpec
 from examples._datasets import load_cifar10
 from examples._models import LEARNING_RATE_GRID
 from examples._models import evaluate_cnn
-from examples._runner import StudySpec
 from examples._runner import main_for
 
 SPACE = {

@@ -19,10 +19,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from examples._cli import StudySpec
 from examples._datasets import load_digits
 from examples._models import evaluate_mlp
 from examples._runner import RunResult
-from examples._runner import StudySpec
 from examples._runner import run_cli
 from examples.mnist import SPACE
 

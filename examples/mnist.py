@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from optuna.distributions import FloatDistribution
 from optuna.distributions import IntDistribution
 
+from examples._cli import StudySpec
 from examples._datasets import load_mnist
 from examples._models import evaluate_mlp
-from examples._runner import StudySpec
 from examples._runner import main_for
 
 # The paper's MLP space. Its half-open ranges [1e-4, 4) and [0.1, 0.9) are closed here.

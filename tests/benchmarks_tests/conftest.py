@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks._common import RESULTS_ENV
+from benchmarks._harness import RESULTS_ENV
 
 
 @pytest.fixture(autouse=True)

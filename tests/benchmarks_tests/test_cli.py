@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from benchmarks import __main__ as cli
-from benchmarks._common import RESULTS_ENV
+from benchmarks._harness import RESULTS_ENV
 
 
 @pytest.fixture(autouse=True)

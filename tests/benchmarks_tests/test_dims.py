@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import __main__ as cli
-from benchmarks._common import RESULTS_ENV
+from benchmarks._harness import RESULTS_ENV
 
 
 def test_dims_writes_a_row_per_size_with_the_ratio(

@@ -13,7 +13,7 @@ import pytest
 from benchmarks import __main__ as cli
 from benchmarks import _mixed_problems as mp
 from benchmarks import mixed
-from benchmarks._common import RESULTS_ENV
+from benchmarks._harness import RESULTS_ENV
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 

@@ -11,7 +11,7 @@ import pytest
 
 from benchmarks import __main__ as cli
 from benchmarks import ray_compare
-from benchmarks._common import RESULTS_ENV
+from benchmarks._harness import RESULTS_ENV
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("ray_session")]
 

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from benchmarks import __main__ as cli
-from benchmarks import _common
-from benchmarks._common import RESULTS_ENV
+from benchmarks import _harness
+from benchmarks._harness import RESULTS_ENV
 
 
 def _rows(text: str) -> list[list[str]]:
@@ -79,17 +79,17 @@ def test_results_default_to_a_scratch_folder_not_the_committed_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv(RESULTS_ENV)
-    monkeypatch.setattr(_common, "SCRATCH", tmp_path / "scratch")
-    assert _common.results_dir() == tmp_path / "scratch"
-    assert _common.results_dir() != _common.RESULTS
-    assert _common.results_dir(_common.RESULTS) == _common.RESULTS  # only when asked
+    monkeypatch.setattr(_harness, "SCRATCH", tmp_path / "scratch")
+    assert _harness.results_dir() == tmp_path / "scratch"
+    assert _harness.results_dir() != _harness.RESULTS
+    assert _harness.results_dir(_harness.RESULTS) == _harness.RESULTS  # only when asked
     cli.main(["paired", "--seeds", "1", "--trials", "12", "--settings", "0.03,0.1"])
     assert (tmp_path / "scratch" / "paired_hoeffding.md").is_file()
 
 
 def test_command_line_defaults_to_sys_argv(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "argv", ["benchmarks", "--quick", "--out", "a b"])
-    assert _common.command_line("bandit", None) == (
+    assert _harness.command_line("bandit", None) == (
         "python -m benchmarks bandit --quick --out 'a b'"
     )
 
@@ -176,11 +176,11 @@ def test_inbox(results_in_tmp: Path) -> None:
 
 
 def test_optimize_takes_treeucb_variants_and_mixed_problems() -> None:
+    from benchmarks._problems import ProblemSpec
+    from benchmarks._problems import select_problems
     from benchmarks._samplers import make_sampler
     from benchmarks._samplers import split_names
-    from benchmarks.optimize import ProblemSpec
     from benchmarks.optimize import run_one
-    from benchmarks.optimize import select_problems
 
     names = split_names("TreeUCB,TreeUCB[discrete=region,C=0.03],TPE")
     assert names == ["TreeUCB", "TreeUCB[discrete=region,C=0.03]", "TPE"]
@@ -197,10 +197,10 @@ def test_optimize_takes_treeucb_variants_and_mixed_problems() -> None:
 
 
 def test_optimize_names_problems_by_kind_and_reports_them_together() -> None:
-    from benchmarks.optimize import ProblemSpec
-    from benchmarks.optimize import report
+    from benchmarks._problems import ProblemSpec
+    from benchmarks._problems import select_problems
+    from benchmarks._report import rank_tables
     from benchmarks.optimize import run_one
-    from benchmarks.optimize import select_problems
 
     probs = select_problems(False, "bbob-f01-2d,sphere-2d-noisy,bbob-2d-noiseless")
     assert probs[:2] == [
@@ -216,7 +216,7 @@ def test_optimize_names_problems_by_kind_and_reports_them_together() -> None:
         for p in (probs[0], ProblemSpec("enet-diabetes", "sklearn"))
         for s in ("Random", "TreeUCB")
     ]
-    text, headline = report(runs, ["Random", "TreeUCB"], [10], reference="Random")
+    text, headline = rank_tables(runs, ["Random", "TreeUCB"], [10], reference="Random")
     assert "rank bbob-2d" in text and "rank sklearn" in text
     assert sum(headline[10]["rank"].values()) == pytest.approx(3.0)
     assert all(np.all(r["regret"] >= 0.0) for r in runs)

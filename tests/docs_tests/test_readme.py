@@ -145,8 +145,8 @@ def _check_command(argv: list[str]) -> None:
     from examples import digits
     from examples import mnist
     from examples import svhn
-    from examples._runner import build_parser
-    from examples._runner import resolve_args
+    from examples._cli import build_parser
+    from examples._cli import resolve_args
 
     if argv[:3] == ["python", "-m", "pip"]:
         argv = argv[2:]

@@ -1,4 +1,4 @@
-"""Pieces of the shared runner (examples/_runner.py) that need no training."""
+"""Pieces of the shared runner (examples/_runner.py and its parts) that need no training."""
 
 from __future__ import annotations
 
@@ -22,24 +22,24 @@ from examples import cifar10
 from examples import digits
 from examples import mnist
 from examples import svhn
+from examples._cli import PRUNED_RULES
+from examples._cli import StudySpec
+from examples._cli import build_parser
+from examples._cli import resolve_args
+from examples._cli import tuned_space
 from examples._models import Settings
 from examples._models import TrialResult
-from examples._runner import PRUNED_RULES
-from examples._runner import RunSummary
-from examples._runner import StudySpec
-from examples._runner import TrialRecord
-from examples._runner import build_parser
-from examples._runner import format_table
-from examples._runner import interpret
-from examples._runner import make_optuna_sampler
-from examples._runner import make_pruner
-from examples._runner import plot_best
-from examples._runner import resolve_args
+from examples._optuna_run import make_optuna_sampler
+from examples._optuna_run import make_pruner
+from examples._optuna_run import suggest
+from examples._optuna_run import trial_seed
+from examples._ray_run import to_tune_space
+from examples._report import RunSummary
+from examples._report import TrialRecord
+from examples._report import format_table
+from examples._report import interpret
+from examples._report import plot_best
 from examples._runner import run
-from examples._runner import suggest
-from examples._runner import to_tune_space
-from examples._runner import trial_seed
-from examples._runner import tuned_space
 
 STUDIES = [mnist.STUDY, svhn.STUDY, cifar10.STUDY, digits.STUDY]
 
@@ -217,7 +217,8 @@ def test_pruned_context_is_played_at_the_epochs_of_a_full_training(
     # the README tells users to give max_budget with pruned="context"; the examples know it
     import optuna_treeucb
     import ray_treeucb
-    from examples import _runner
+    from examples import _optuna_run
+    from examples import _ray_run
 
     given: list[dict[str, Any]] = []
 
@@ -228,7 +229,7 @@ def test_pruned_context_is_played_at_the_epochs_of_a_full_training(
     monkeypatch.setattr(optuna_treeucb if backend == "optuna" else ray_treeucb, name, spy)
     argv = ["--backend", backend, *pruning, "--epochs", "9", "--pruned", rule]
     a = _parse(digits.STUDY, [*argv, "--samplers", "treeucb"])
-    run_one = _runner._run_optuna if backend == "optuna" else _runner._run_ray
+    run_one = _optuna_run.run_optuna if backend == "optuna" else _ray_run.run_ray
     with pytest.raises(_Built):
         run_one(digits.STUDY, None, "treeucb", 0, 0, a)  # type: ignore[arg-type]
     (options,) = given
@@ -438,7 +439,7 @@ def test_an_untimed_warm_up_runs_before_the_first_run(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("spec", STUDIES, ids=lambda s: s.name)
 def test_smoke_runs_on_synthetic_data_say_so(spec: StudySpec) -> None:
-    from examples._runner import SYNTHETIC_NOTE
+    from examples._cli import SYNTHETIC_NOTE
     from examples._runner import synthetic_data
 
     parser = build_parser(spec)

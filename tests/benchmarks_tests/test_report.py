@@ -1,4 +1,4 @@
-"""The paired statistics of the benchmarks (``benchmarks/_stats.py``), on hand-computed values."""
+"""The paired statistics of the benchmarks (``benchmarks/_report.py``), on hand-computed values."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import math
 import numpy as np
 import pytest
 
-from benchmarks._stats import FLOOR
-from benchmarks._stats import geomean
-from benchmarks._stats import geomean_curve
-from benchmarks._stats import mean_ranks
-from benchmarks._stats import paired
+from benchmarks._report import FLOOR
+from benchmarks._report import geomean
+from benchmarks._report import geomean_curve
+from benchmarks._report import mean_ranks
+from benchmarks._report import paired
 
 
 def test_paired_log_ratio_mean_se_and_win_rate() -> None:

@@ -1,0 +1,543 @@
+"""The one harness of the benchmark commands: their command line, where results go, worker
+processes, the Optuna and core runs, and the one place that starts Ray and times a searcher.
+
+A command builds its parser with :func:`make_parser`, naming the common options it takes
+(``--quick``, ``--trials``, ``--seeds``, ``--seed-offset``, ``--name``, ``--jobs``,
+``--samplers``, ... declared once here, each with one help text) and their defaults; a
+default that ``--quick`` shrinks is a :class:`Quick` pair.  Results go to :func:`write_result`
+(``--out``, a scratch folder unless given), each stamped by :func:`machine_note`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib
+import os
+import pickle
+import platform
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Callable
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from dataclasses import field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks._testfunctions import FUNCTIONS
+from benchmarks._testfunctions import Problem
+from benchmarks._testfunctions import TestFunction
+
+RESULTS = Path(__file__).resolve().parent / "results"  # the committed results
+SCRATCH = Path(tempfile.gettempdir()) / "treeucb-benchmarks"
+RESULTS_ENV = "TREEUCB_BENCHMARK_RESULTS"  # overrides SCRATCH as the default of --out
+
+
+# -- the command line ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Quick:
+    """A default that ``--quick`` changes: ``full`` without it, ``quick`` with it."""
+
+    full: Any
+    quick: Any
+
+
+# option -> (argparse keywords, help); "{default}" is filled from the command's default
+_COMMON: dict[str, tuple[dict[str, Any], str]] = {
+    "quick": (
+        {"action": "store_true"},
+        "Run a short version, in minutes at most{default}; the other options name their "
+        "--quick defaults.",
+    ),
+    "trials": ({"type": int}, "Trials per study or run{default}."),
+    "seeds": ({"type": int}, "Number of seeds, consecutive from --seed-offset{default}."),
+    "seed_offset": ({"type": int}, "The first seed{default}."),
+    "problems": ({}, "Comma-separated problem names (groups where the description says so)."),
+    "samplers": (
+        {},
+        "Comma-separated names of the samplers to run, as the description names them (a name "
+        "of benchmarks._samplers may carry constructor options in brackets, e.g. "
+        "TreeUCB[sampling=uniform]){default}.",
+    ),
+    "jobs": ({"type": int}, "Worker processes; 1 runs everything in this process{default}."),
+    "name": ({}, "Stem of the result files{default}."),
+    "save": ({}, "Pickle the raw runs to this path, to report them later with --load."),
+    "load": (
+        {},
+        "Comma-separated pickles of earlier runs (--save) to report with this run's; only "
+        "their samplers that this run does not run are taken.",
+    ),
+    "paired": ({}, "Also report paired log-ratios of each sampler's regret to this sampler's."),
+}
+
+
+def plain(doc: str) -> str:
+    """A module docstring as plain text for ``--help``: reST roles and double backquotes
+    become single backquotes, and a literal block's ``::`` a colon."""
+    text = re.sub(r":(?:mod|func|class|data|meth):`~?([^`]+)`", r"`\1`", doc)
+    return text.replace("``", "`").replace("::\n", ":\n").strip()
+
+
+def _default_text(default: Any) -> str:
+    if isinstance(default, Quick):
+        return f" (default: {default.full}; {default.quick} with --quick)"
+    if default is None or default is False:
+        return ""
+    return f" (default: {default})"
+
+
+class Parser(argparse.ArgumentParser):
+    """The parser of ``python -m benchmarks COMMAND``; :meth:`parse` fills :class:`Quick`
+    defaults from ``--quick``."""
+
+    def __init__(self, command: str, doc: str | None) -> None:
+        super().__init__(
+            prog=f"python -m benchmarks {command}",
+            description=plain(doc or ""),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        self.command = command
+        self.quick_defaults: dict[str, Quick] = {}
+        self.add_argument(
+            "--out",
+            type=Path,
+            default=None,
+            metavar="DIR",
+            help=f"Folder of the result files (default: ${RESULTS_ENV} or {SCRATCH}); pass "
+            "benchmarks/results to update the committed results.",
+        )
+
+    def parse(self, argv: Sequence[str] | None) -> argparse.Namespace:
+        """Parse ``argv`` and resolve the :class:`Quick` defaults."""
+        a = self.parse_args(argv)
+        for dest, default in self.quick_defaults.items():
+            if getattr(a, dest) is None:
+                setattr(a, dest, default.quick if getattr(a, "quick", False) else default.full)
+        return a
+
+
+def make_parser(command: str, doc: str | None, **common: Any) -> Parser:
+    """The parser of a command: its module docstring as the description (line breaks kept,
+    so usage examples stay one per line), ``--out``, and the common options named in
+    ``common`` with their defaults (``quick``'s value: what else ``--quick`` changes, or
+    ``None``); a :class:`Quick` default depends on ``--quick``."""
+    parser = Parser(command, doc)
+    for dest, default in common.items():
+        kwargs, text = _COMMON[dest]
+        if dest == "quick":
+            note = f": {default}" if default else ""
+            parser.add_argument("--quick", help=text.format(default=note), **kwargs)
+            continue
+        if isinstance(default, Quick):
+            parser.quick_defaults[dest] = default
+        flag = "--" + dest.replace("_", "-")
+        stored = None if isinstance(default, Quick) else default
+        help_text = text.format(default=_default_text(default))
+        parser.add_argument(flag, default=stored, help=help_text, **kwargs)
+    return parser
+
+
+def command_line(command: str, argv: Sequence[str] | None) -> str:
+    """The exact command of a run, ``argv`` (``sys.argv[1:]`` if ``None``) shell-quoted."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    return shlex.join(["python", "-m", "benchmarks", command, *args])
+
+
+def require(module: str, needed_for: str, command: str, extra: str = "benchmarks") -> None:
+    """Exit with a one-line message naming the extra if ``module`` cannot be imported."""
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        raise SystemExit(
+            f"python -m benchmarks {command}: {needed_for} needs the {module!r} package, which "
+            f"could not be imported. Install the {extra} extra: pip install -e '.[{extra}]'."
+        ) from None
+
+
+def checkpoints(n_trials: int, marks: Sequence[int] = (50, 100, 200)) -> list[int]:
+    """The report's checkpoints: the ``marks`` within ``n_trials``, else ``n_trials``."""
+    return [n for n in marks if n <= n_trials] or [n_trials]
+
+
+# -- results --------------------------------------------------------------------------------------
+def results_dir(out: Path | str | None = None) -> Path:
+    """``out``, else ``$TREEUCB_BENCHMARK_RESULTS``, else the scratch folder (created)."""
+    folder = Path(out or os.environ.get(RESULTS_ENV) or SCRATCH)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def write_result(out: Path | str | None, name: str, text: str) -> Path:
+    """Write ``text`` to ``<results_dir(out)>/<name>.md``, print it and say where it went."""
+    path = results_dir(out) / f"{name}.md"
+    path.write_text(text)
+    print(text)
+    print(f"wrote {path}", flush=True)
+    return path
+
+
+def save_runs(path: str, results: list[dict[str, Any]]) -> None:
+    """Pickle the raw runs of a command (``--save``)."""
+    with open(path, "wb") as fh:
+        pickle.dump(results, fh)
+
+
+def load_runs(paths: str, keep: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
+    """The runs of earlier ``--save`` files (comma-separated ``paths``) that ``keep`` accepts."""
+    out: list[dict[str, Any]] = []
+    for path in paths.split(","):
+        with open(path, "rb") as fh:
+            out += [r for r in pickle.load(fh) if keep(r)]
+    return out
+
+
+def core_version() -> str:
+    """The commit of the repository and a hash of the core's sources as they were imported.
+
+    The core may change while a benchmark runs; this names the version measured.  Call it
+    (and import the core) in the parent process before forking workers, so that every worker
+    runs the same code.
+    """
+    import optuna_treeucb.core as core
+
+    root = Path(core.__file__).resolve().parents[2]
+    digest = hashlib.sha1()
+    for path in sorted(Path(core.__file__).parent.glob("*.py")):
+        digest.update(path.read_bytes())
+
+    def git(*args: str) -> str:
+        cmd = ["git", "-C", str(root), *args]
+        return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip()
+
+    try:
+        head, dirty = (
+            git("rev-parse", "--short", "HEAD"),
+            git("status", "--porcelain", "--", "optuna_treeucb"),
+        )
+    except (OSError, subprocess.CalledProcessError):
+        head, dirty = "unknown", ""
+    note = " + uncommitted changes" if dirty else ""
+    return f"commit {head}{note}, core sha1 {digest.hexdigest()[:10]}"
+
+
+_CORE_VERSION = ""
+
+
+def stamp_core() -> str:
+    """Import the core now and remember its version (see :func:`core_version`)."""
+    global _CORE_VERSION
+    _CORE_VERSION = core_version()
+    return _CORE_VERSION
+
+
+def machine_note(mode: str, started: float) -> str:
+    """One line naming the mode, the code measured, the machine and the wall time of a run."""
+    return (
+        f"_Mode: {mode}; {_CORE_VERSION or core_version()}; {os.cpu_count()} CPUs (shared), "
+        f"Python {platform.python_version()}, numpy {np.__version__}; "
+        f"wall time {time.time() - started:.0f} s._\n"
+    )
+
+
+# -- runs -----------------------------------------------------------------------------------------
+def pmap(fn: Callable[[Any], Any], items: Sequence[Any], jobs: int) -> list[Any]:
+    """``[fn(x) for x in items]``, in ``jobs`` processes when ``jobs > 1`` (order kept)."""
+    out: list[Any] = []
+    step = max(1, len(items) // 10)
+    t0 = time.time()
+
+    def tick() -> None:
+        if len(out) % step == 0 or len(out) == len(items):
+            print(f"  {len(out)}/{len(items)} runs, {time.time() - t0:.0f} s", flush=True)
+
+    if jobs <= 1:
+        for x in items:
+            out.append(fn(x))
+            tick()
+        return out
+    with ProcessPoolExecutor(max_workers=jobs) as ex:
+        for r in ex.map(fn, items, chunksize=1):
+            out.append(r)
+            tick()
+    return out
+
+
+def quiet() -> None:
+    """Optuna's log at ERROR and its ExperimentalWarning off: runs are unattended."""
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+
+
+def optimize(study: Any, objective: Callable[[Any], Any], n_trials: int, **kwargs: Any) -> float:
+    """``study.optimize(objective, n_trials, **kwargs)`` with every warning ignored; returns
+    its wall time in seconds."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t0 = time.perf_counter()
+        study.optimize(objective, n_trials=n_trials, **kwargs)
+        return time.perf_counter() - t0
+
+
+def core_regret(fn: Any, seed: int, options: dict[str, Any], n_trials: int) -> np.ndarray:
+    """Normalised simple regret after each trial of the core's ask/tell on one test function.
+
+    ``fn`` is a :class:`benchmarks._testfunctions.TestFunction` or a
+    :class:`benchmarks._bbob.BBOBFunction` (both on [-5, 5]^d, minimised).  The recommended
+    point is the trial with the best *observed* value; its noiseless regret is divided by the
+    median regret of a uniform random point.  Returns shape (n_trials,).
+    """
+    from optuna_treeucb.core import TreeUCB
+
+    bandit = TreeUCB(fn.dim, seed=seed, direction="minimize", **options)
+    best_obs, best_true = np.inf, np.inf
+    out = np.empty(n_trials)
+    for t in range(n_trials):
+        x = bandit.ask_x()
+        obs, true = fn.observe(-5.0 + 10.0 * x)
+        bandit.tell_x(x, obs)
+        if obs < best_obs:
+            best_obs, best_true = obs, true
+        out[t] = max(best_true, 0.0) / fn.median_random
+    return out
+
+
+# -- the bandit run: the core, PyXAB's algorithms or uniform random, T rounds ---------------
+@dataclass(frozen=True)
+class Method:
+    """A bandit algorithm: ``kind`` in {"treeucb", "pyxab", "random"} with its options."""
+
+    label: str
+    kind: str
+    options: dict[str, Any] = field(default_factory=dict)
+    algo: str = ""
+
+
+class _Player:
+    """Uniform interface: ``ask() -> x in [0, 1]^d`` and ``tell(x, y)`` (maximise y)."""
+
+    def __init__(self, method: Method, dim: int, T: int, seed: int) -> None:
+        self.kind = method.kind
+        self.t = 0
+        self.bandit: Any = None
+        if method.kind == "treeucb":
+            from optuna_treeucb.core import TreeUCB
+
+            self.bandit = TreeUCB(dim, seed=seed, **method.options)
+        elif method.kind == "pyxab":
+            # PyXAB's BinaryPartition draws split dimensions from the global NumPy RNG; seed it
+            # (in this worker only) so that the baselines are reproducible.
+            np.random.seed(seed)  # noqa: NPY002
+            self.bandit = _make_pyxab(method.algo, dim, T, method.options)
+        elif method.kind == "random":
+            self.rng = np.random.default_rng([seed, 3])
+            self.dim = dim
+        else:
+            raise ValueError(f"Unknown method kind {method.kind!r}.")
+
+    def ask(self) -> np.ndarray:
+        self.t += 1
+        if self.kind == "treeucb":
+            return self.bandit.ask_x()
+        if self.kind == "pyxab":
+            return np.clip(np.array(self.bandit.pull(self.t), dtype=float), 0.0, 1.0)
+        return self.rng.random(self.dim)
+
+    def tell(self, x: np.ndarray, y: float) -> None:
+        if self.kind == "treeucb":
+            self.bandit.tell_x(x, y)
+        elif self.kind == "pyxab":
+            self.bandit.receive_reward(self.t, y)
+
+
+def _make_pyxab(algo: str, dim: int, T: int, options: dict[str, Any]) -> Any:
+    from PyXAB.algos.HCT import HCT
+    from PyXAB.algos.HOO import T_HOO
+    from PyXAB.algos.POO import POO
+    from PyXAB.algos.StroquOOL import StroquOOL
+    from PyXAB.algos.VHCT import VHCT
+    from PyXAB.algos.VPCT import VPCT
+
+    domain = [[0.0, 1.0] for _ in range(dim)]
+    if algo == "HOO":
+        return T_HOO(rounds=T, domain=domain, **options)
+    if algo == "HCT":
+        return HCT(domain=domain, **options)
+    if algo == "VHCT":
+        return VHCT(domain=domain, **options)
+    if algo == "POO":
+        return POO(rounds=T, domain=domain, algo=T_HOO, **options)
+    if algo == "VPCT":
+        return VPCT(rounds=T, domain=domain, **options)
+    if algo == "StroquOOL":
+        return StroquOOL(n=T, domain=domain, **options)
+    raise ValueError(f"Unknown PyXAB algorithm {algo!r}.")
+
+
+def run_bandit(job: tuple[Method, str, int, int, float]) -> dict[str, Any]:
+    """Play one method on one function for T rounds; regret curve and time per round.
+
+    A method that raises gets a NaN regret curve (reported, and skipped when tuning).
+    """
+    method, fname, seed, T, noise = job
+    try:
+        return _run_bandit(job)
+    except Exception as exc:  # a baseline's bug must not lose the other runs
+        print(f"FAILED {method.label} on {fname} seed {seed}: {exc!r}", flush=True)
+        return {
+            "label": method.label,
+            "function": fname,
+            "seed": seed,
+            "cum": np.full(T, np.nan),
+            "sec_per_round": np.nan,
+        }
+
+
+def _run_bandit(job: tuple[Method, str, int, int, float]) -> dict[str, Any]:
+    method, fname, seed, T, noise = job
+    problem = Problem(FUNCTIONS[fname], seed)
+    noise_draws = np.random.default_rng([seed, 11]).normal(0.0, noise, size=T)
+    player = _Player(method, problem.dim, T, seed)
+    regret = np.empty(T)
+    spent = 0.0
+    for t in range(T):
+        t0 = time.perf_counter()
+        x = player.ask()
+        spent += time.perf_counter() - t0
+        v = problem.value(x)
+        regret[t] = 1.0 - v
+        t0 = time.perf_counter()
+        player.tell(x, v + float(noise_draws[t]))
+        spent += time.perf_counter() - t0
+    return {
+        "label": method.label,
+        "function": fname,
+        "seed": seed,
+        "cum": np.cumsum(regret),
+        "sec_per_round": spent / T,
+    }
+
+
+def core_final_regret(job: tuple[dict[str, Any], str, int, int, float, int]) -> float:
+    """Normalised simple regret of TreeUCB (core ask/tell) on one BBOB-like instance after the
+    last trial (:func:`core_regret`)."""
+    opts, name, dim, seed, noise, n_trials = job
+    return float(core_regret(TestFunction(name, dim, seed, noise), seed, opts, n_trials)[-1])
+
+
+# -- Ray Tune -------------------------------------------------------------------------------------
+def start_ray() -> None:
+    """A local 2-CPU Ray without the dashboard, once per process (kept if already running).
+
+    Also turns Tune's per-trial CSV, JSON and TensorBoard loggers off (they would be most of a
+    zero-cost trial) and with them the warning that the results cannot read their files.
+    """
+    import logging
+
+    import ray
+
+    os.environ.setdefault("TUNE_DISABLE_AUTO_CALLBACK_LOGGERS", "1")
+    os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")
+    logging.getLogger("ray.tune.analysis.experiment_analysis").setLevel(logging.ERROR)
+    if not ray.is_initialized():
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+
+
+def timed(searcher: Any, max_concurrent: int = 1) -> Any:
+    """The search algorithm Tune gets, adding up in its ``seconds`` attribute the time spent
+    in the searcher: ``suggest`` + ``on_trial_complete`` of a ``Searcher`` wrapped in
+    ``ConcurrencyLimiter(searcher, max_concurrent)``, ``next_trial`` of a
+    ``BasicVariantGenerator`` (its only per-trial work; it keeps its own limit)."""
+    from ray.tune.search import ConcurrencyLimiter
+    from ray.tune.search import SearchAlgorithm
+
+    if isinstance(searcher, SearchAlgorithm):  # BasicVariantGenerator is no Searcher
+        generator: Any = searcher
+        original = generator.next_trial
+        generator.seconds = 0.0
+
+        def next_trial() -> Any:
+            start = time.perf_counter()
+            try:
+                return original()
+            finally:
+                generator.seconds += time.perf_counter() - start
+
+        generator.next_trial = next_trial
+        return generator
+
+    class TimedLimiter(ConcurrencyLimiter):
+        seconds = 0.0
+
+        def suggest(self, trial_id: str) -> Any:
+            start = time.perf_counter()
+            try:
+                return super().suggest(trial_id)
+            finally:
+                self.seconds += time.perf_counter() - start
+
+        def on_trial_complete(
+            self, trial_id: str, result: dict[str, Any] | None = None, error: bool = False
+        ) -> None:
+            start = time.perf_counter()
+            try:
+                super().on_trial_complete(trial_id, result=result, error=error)
+            finally:
+                self.seconds += time.perf_counter() - start
+
+    return TimedLimiter(searcher, max_concurrent=max_concurrent)
+
+
+def fit_tuner(
+    trainable: Any,
+    search_alg: Any,
+    n_trials: int,
+    param_space: dict[str, Any] | None = None,
+    **tune_config: Any,
+) -> tuple[list[dict[str, Any]], float]:
+    """One ``tune.Tuner`` run on the local Ray (:func:`start_ray`), in a throwaway folder.
+
+    Returns:
+        The last result of every trial, in the order the trials started (each trial reports
+        ``start``; a failed or missing trial raises ``RuntimeError``), and the wall time (s).
+    """
+    from ray import tune
+
+    start_ray()
+    storage = tempfile.mkdtemp(prefix="treeucb-benchmarks-tune-")
+    try:
+        tuner = tune.Tuner(
+            trainable,
+            param_space=param_space,
+            tune_config=tune.TuneConfig(
+                search_alg=search_alg, num_samples=n_trials, reuse_actors=True, **tune_config
+            ),
+            run_config=tune.RunConfig(storage_path=storage, name="run", verbose=0),
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            start = time.perf_counter()
+            grid = tuner.fit()
+            wall = time.perf_counter() - start
+    finally:
+        shutil.rmtree(storage, ignore_errors=True)
+    rows = []
+    for i in range(len(grid)):
+        metrics = grid[i].metrics
+        if grid[i].error is not None or not metrics or "start" not in metrics:
+            raise RuntimeError(f"trial {i} failed: {grid[i].error!r}")
+        rows.append(metrics)
+    if len(rows) != n_trials:
+        raise RuntimeError(f"{len(rows)} of {n_trials} trials came back")
+    return sorted(rows, key=lambda m: m["start"]), wall

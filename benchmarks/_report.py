@@ -1,0 +1,301 @@
+"""The report of the benchmark commands: ranks, paired log-ratios, Markdown tables, plots.
+
+Summary statistics of regrets: geometric means, paired log-ratios, mean ranks.
+
+Regrets are compared on a log scale, so a regret of 0 (a solved problem) needs a floor. There
+is one: :data:`FLOOR` = 1e-6 of the normalised regret (the regret divided by that of a median
+uniform random point), about the precision to which a tie between two solved runs still
+means something. Every geometric mean and paired log-ratio of the benchmarks uses it, except
+where a metric is quantised more coarsely (``fidelity``'s validation error moves in steps of
+one image); there the caller passes the metric's resolution as ``floor`` and says so in its
+table.
+
+A paired log-ratio compares two methods on the same runs (problem, instance, seed):
+``log(max(a, floor)) - log(max(b, floor))`` per run; negative means ``a`` has the lower
+regret. Reported: the mean over runs, its standard error (``nan`` for a single run) and the
+win rate, the share of runs with a negative log-ratio (ties count one half).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy.stats import rankdata
+
+FLOOR = 1e-6
+
+
+def log_regret(values: np.ndarray | Sequence[float], floor: float = FLOOR) -> np.ndarray:
+    """``log(max(values, floor))``, elementwise."""
+    return np.log(np.maximum(np.asarray(values, dtype=float), floor))
+
+
+def geomean(values: Iterable[float], floor: float = FLOOR) -> float:
+    """Geometric mean of non-negative values, each floored at ``floor``."""
+    return float(np.exp(log_regret(np.fromiter(values, dtype=float), floor).mean()))
+
+
+def geomean_curve(curves: np.ndarray | Sequence[np.ndarray], floor: float = FLOOR) -> np.ndarray:
+    """Geometric mean over runs of regret curves: shape (n_runs, n_trials) -> (n_trials,)."""
+    return np.exp(log_regret(np.asarray(curves, dtype=float), floor).mean(axis=0))
+
+
+@dataclass(frozen=True)
+class Paired:
+    """A paired log-ratio over ``n`` runs: mean, standard error, win rate."""
+
+    mean: float
+    se: float
+    win: float
+    n: int
+
+    def __str__(self) -> str:
+        return f"{self.mean:+.3f} ± {self.se:.3f}"
+
+    @property
+    def ratio(self) -> float:
+        """The geometric mean of the per-run ratios, ``exp(mean)``."""
+        return float(np.exp(self.mean))
+
+
+def paired(
+    values: np.ndarray | Sequence[float],
+    baseline: np.ndarray | Sequence[float],
+    floor: float = FLOOR,
+) -> Paired:
+    """The paired log-ratio of ``values`` to ``baseline`` (regrets of the same runs)."""
+    diff = log_regret(values, floor) - log_regret(baseline, floor)
+    if diff.size == 0:
+        return Paired(float("nan"), float("nan"), float("nan"), 0)
+    se = float(diff.std(ddof=1) / np.sqrt(diff.size)) if diff.size > 1 else float("nan")
+    win = float(np.mean(diff < 0) + 0.5 * np.mean(diff == 0))
+    return Paired(float(diff.mean()), se, win, int(diff.size))
+
+
+def mean_ranks(values: np.ndarray) -> np.ndarray:
+    """Mean rank of each method (rows) over runs (columns); ties share their mean rank, and a
+    failed run (NaN) ranks last.
+
+    Args:
+        values: shape (n_methods, n_runs), lower is better.
+
+    Returns:
+        shape (n_methods,), values in [1, n_methods].
+    """
+    filled = np.nan_to_num(np.asarray(values, dtype=float), nan=np.inf)
+    return rankdata(filled, axis=0).mean(axis=1)  # type: ignore[no-any-return]
+
+
+def fmt(v: float, digits: int = 3) -> str:
+    """A compact number: fixed for moderate magnitudes, scientific otherwise."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    a = abs(v)
+    if a != 0 and (a < 10 ** -(digits - 1) or a >= 10**5):
+        return f"{v:.{digits - 1}e}"
+    return f"{v:.{digits}g}" if a >= 1 else f"{v:.{digits}f}"
+
+
+def md_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """A GitHub Markdown table."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in rows:
+        cells = [c if isinstance(c, str) else fmt(float(c)) for c in row]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+Curve = tuple[Sequence[float] | np.ndarray, Sequence[float] | np.ndarray]
+
+
+def plot_panels(
+    panels: dict[str, dict[str, Curve]],
+    path: Path | str,
+    *,
+    xlabel: str,
+    ylabel: str,
+    xlog: bool = False,
+    marker: str = "",
+    sharey: bool = False,
+) -> None:
+    """One panel per key of ``panels``, one curve ``(x, y)`` per label, log-scale y.
+
+    A label keeps its colour in every panel, so one legend below the panels names them all;
+    TreeUCB's curves are solid, the others dashed.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = list(dict.fromkeys(label for curves in panels.values() for label in curves))
+    cmap = plt.get_cmap("tab10" if len(labels) <= 10 else "tab20")
+    # two panels a row at 900 px, so the README's width shows 10 pt text at about its size
+    cols = min(2, len(panels))
+    rows = -(-len(panels) // cols)
+    columns = min(3, len(labels))
+    legend_rows = -(-len(labels) // columns)
+    fig, grid = plt.subplots(
+        rows,
+        cols,
+        figsize=(9, 3.4 * rows + 0.3 * legend_rows + 0.4),
+        squeeze=False,
+        sharey=sharey,
+        layout="constrained",
+    )
+    axes = list(grid.flat)
+    for ax in axes[len(panels) :]:
+        ax.remove()
+    axes = axes[: len(panels)]
+    for ax, (title, curves) in zip(axes, panels.items(), strict=True):
+        for label, (x, y) in curves.items():
+            style = marker + ("-" if label.lower().startswith("treeucb") else "--")
+            color = cmap(labels.index(label) % cmap.N)
+            ax.plot(x, y, style, color=color, label=label, lw=1.4)
+        ax.set_yscale("log")
+        if xlog:
+            ax.set_xscale("log")
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel(xlabel)
+        ax.grid(alpha=0.3, which="both")
+    for ax in grid[:, 0]:
+        ax.set_ylabel(ylabel)
+    handles = {h.get_label(): h for ax in axes for h in ax.get_lines()}
+    fig.legend(
+        [handles[label] for label in labels],
+        labels,
+        loc="outside lower center",
+        ncol=columns,
+        fontsize=10,
+    )
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+# -- the regret of Optuna runs: normalised, ranked, paired, plotted --------------------
+def _best_of_observed(obs: np.ndarray, true: np.ndarray) -> np.ndarray:
+    """Noiseless value of the best observed trial so far, shape (n_trials,)."""
+    idx = np.zeros(obs.size, dtype=int)
+    best = 0
+    for i in range(obs.size):
+        if obs[i] < obs[best]:
+            best = i
+        idx[i] = best
+    return true[idx]
+
+
+def normalised_regret(results: list[dict[str, Any]]) -> None:
+    """Add ``"regret"`` (shape (n_trials,)) to every result, in place."""
+    by_problem: dict[str, list[dict[str, Any]]] = {}
+    for r in results:
+        by_problem.setdefault(r["problem"], []).append(r)
+    for rs in by_problem.values():
+        if np.isfinite(rs[0]["scale"]):
+            for r in rs:
+                r["regret"] = np.maximum(_best_of_observed(r["obs"], r["true"]), 0.0) / r["scale"]
+            continue
+        best = min(float(np.min(r["true"])) for r in rs)
+        rand = [r["true"] for r in rs if r["sampler"] == "Random"]
+        pool = np.concatenate(rand) if rand else np.concatenate([r["true"] for r in rs])
+        spread = max(float(np.median(pool)) - best, 1e-12)
+        for r in rs:
+            r["regret"] = (_best_of_observed(r["obs"], r["true"]) - best) / spread
+
+
+def regret_matrix(
+    results: list[dict[str, Any]], samplers: list[str], n: int
+) -> tuple[np.ndarray, list[str]]:
+    """Regrets after ``n`` trials, shape (n_samplers, n_runs), and each run's group (a run is
+    a (problem, seed); needs :func:`normalised_regret` first)."""
+    keyed = {(r["sampler"], r["problem"], r["seed"]): r for r in results}
+    cells = sorted({(r["problem"], r["seed"], r["group"]) for r in results})
+    values = np.array(
+        [[keyed[(s, p, seed)]["regret"][n - 1] for p, seed, _ in cells] for s in samplers]
+    )
+    return values, [g for _, _, g in cells]
+
+
+def rank_tables(
+    results: list[dict[str, Any]],
+    samplers: list[str],
+    checkpoints: list[int],
+    reference: str = "TPE",
+) -> tuple[str, dict[int, Any]]:
+    """Markdown tables (rank, regret, win rate vs ``reference``) and a dict of headline
+    numbers."""
+    normalised_regret(results)
+    text = ""
+    headline: dict[int, Any] = {}
+    for n in checkpoints:
+        values, groups = regret_matrix(results, samplers, n)
+        cols = [*sorted(set(groups)), "overall"]
+        sel = {g: np.array([g in (h, "overall") for h in groups]) for g in cols}
+        ranks = {g: mean_ranks(values[:, sel[g]]) for g in cols}
+        rows = []
+        order = np.argsort(ranks["overall"], kind="stable")
+        for i in order:
+            win = "-"
+            if reference in samplers:
+                win = fmt(paired(values[i], values[samplers.index(reference)]).win, 2)
+            rows.append(
+                [
+                    samplers[i],
+                    *[fmt(float(ranks[g][i]), 3) for g in cols],
+                    *[fmt(geomean(values[i, sel[g]])) for g in cols],
+                    win,
+                ]
+            )
+        header = [
+            "sampler",
+            *[f"rank {g}" for g in cols],
+            *[f"regret {g}" for g in cols],
+            f"win rate vs {reference}",
+        ]
+        text += f"\n### After {n} trials\n\n" + md_table(header, rows)
+        headline[n] = {
+            "best_overall": samplers[order[0]],
+            "rank": dict(zip(samplers, ranks["overall"].tolist(), strict=True)),
+        }
+    return text, headline
+
+
+def paired_tables(
+    results: list[dict[str, Any]], samplers: list[str], checkpoints: list[int], baseline: str
+) -> str:
+    """Markdown tables of the paired log-ratio of each sampler's regret to ``baseline``'s,
+    per group and overall (:func:`paired`; needs :func:`normalised_regret`
+    first).  Negative is better than the baseline."""
+    text = ""
+    for n in checkpoints:
+        values, groups = regret_matrix(results, samplers, n)
+        base = values[samplers.index(baseline)]
+        rows = []
+        for i, s in enumerate(samplers):
+            if s == baseline:
+                continue
+            for g in [*sorted(set(groups)), "overall"]:
+                sel = np.array([g in (h, "overall") for h in groups])
+                st = paired(values[i, sel], base[sel])
+                rows.append([s, g, str(st.n), str(st), fmt(st.win, 2)])
+        header = ["sampler", "group", "runs", f"log-ratio to {baseline} ± s.e.", "win"]
+        text += f"\n### Paired to {baseline}, after {n} trials\n\n" + md_table(header, rows)
+    return text
+
+
+def plot_regret(results: list[dict[str, Any]], samplers: list[str], path: str | Path) -> None:
+    """Best-so-far normalised regret (geometric mean over problems and seeds) per group."""
+    panels: dict[str, dict[str, Curve]] = {}
+    for g in sorted({r["group"] for r in results}):
+        panels[g] = {}
+        for s in samplers:
+            curves = [r["regret"] for r in results if r["sampler"] == s and r["group"] == g]
+            if curves:
+                gm = geomean_curve(curves)
+                panels[g][s] = (np.arange(1, gm.size + 1), gm)
+    plot_panels(panels, path, xlabel="trials", ylabel="normalised regret (geo. mean)")
