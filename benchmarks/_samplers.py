@@ -93,6 +93,12 @@ def _optuna(cls: str, **fixed: Any) -> Callable[..., Any]:
     return build
 
 
+def _auto(seed: int, context: dict[str, Any], **options: Any) -> Any:
+    from benchmarks._auto import AutoRuleSampler
+
+    return AutoRuleSampler(seed=seed, **options)
+
+
 SAMPLERS: dict[str, Entry] = {
     "TreeUCB": Entry(_treeucb),
     "TPE": Entry(_optuna("TPESampler")),
@@ -100,6 +106,7 @@ SAMPLERS: dict[str, Entry] = {
     "CmaEs": Entry(_optuna("CmaEsSampler"), package="cmaes"),
     "Random": Entry(_optuna("RandomSampler")),
     "QMC": Entry(_optuna("QMCSampler", scramble=True)),
+    "Auto": Entry(_auto, package="torch", extra="gp"),  # AutoSampler's rule (benchmarks._auto)
 }
 
 

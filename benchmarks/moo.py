@@ -58,6 +58,7 @@ from benchmarks._moo_ray import run_one as run_one_ray
 from benchmarks._problems import problem_of
 from benchmarks._report import fmt
 from benchmarks._report import md_table
+from benchmarks._samplers import make_sampler
 from optuna_treeucb import TreeUCBSampler
 
 ConstraintsFunc = Callable[[optuna.trial.FrozenTrial], Sequence[float]]
@@ -76,6 +77,7 @@ SAMPLERS: dict[str, Callable[[int, ConstraintsFunc | None], optuna.samplers.Base
     "GP": lambda seed, cf: optuna.samplers.GPSampler(seed=seed, constraints_func=cf),
     "Random": lambda seed, cf: optuna.samplers.RandomSampler(seed=seed),
     "TreeUCB": lambda seed, cf: TreeUCBSampler(seed=seed, constraints_func=cf),
+    "Auto": lambda seed, cf: make_sampler("Auto", seed),  # Optuna 5: constraints on the trials
 }
 # GP needs torch (the gp extra): name it
 DEFAULT_SAMPLERS = ("TreeUCB", "NSGA-II", "TPE", "Random")

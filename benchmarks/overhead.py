@@ -78,7 +78,16 @@ class _Clock:
         return timed
 
 
-def measure(name: str, n: int, k: int, budget: float = 60.0) -> tuple[float, float]:
+def values_of(X: np.ndarray, objectives: int) -> np.ndarray:
+    """The test values of points ``X`` (n, DIM): the sphere around 1, and with two objectives
+    also the sphere around -1 (a convex front), shape (n,) or (n, 2)."""
+    first = np.sum((X - 1.0) ** 2, axis=-1)
+    return first if objectives == 1 else np.stack((first, np.sum((X + 1.0) ** 2, axis=-1)), -1)
+
+
+def measure(
+    name: str, n: int, k: int, budget: float = 60.0, objectives: int = 1
+) -> tuple[float, float]:
     """(cold, mean per-trial) seconds inside the sampler with n finished trials.
 
     The mean is over ``max(k, n // 10)`` trials after the first (amortised cost), or fewer
@@ -93,15 +102,15 @@ def measure(name: str, n: int, k: int, budget: float = 60.0) -> tuple[float, flo
     }
     rng = np.random.default_rng(n)
     X = rng.uniform(-5.0, 5.0, size=(n, DIM))
-    values = np.sum((X - 1.0) ** 2, axis=1)
+    values = values_of(X, objectives)
     sampler = make_sampler(name, 0)
-    study = optuna.create_study(sampler=sampler)
+    study = optuna.create_study(sampler=sampler, directions=["minimize"] * objectives)
     study.add_trials(
         [
             optuna.trial.create_trial(
                 params={f"x{i}": float(x[i]) for i in range(DIM)},
                 distributions=dists,
-                value=float(v),
+                values=np.atleast_1d(v).tolist(),
             )
             for x, v in zip(X, values, strict=True)
         ]
@@ -112,7 +121,7 @@ def measure(name: str, n: int, k: int, budget: float = 60.0) -> tuple[float, flo
         before = clock.total
         trial = study.ask()
         x = np.array([trial.suggest_float(f"x{i}", -5.0, 5.0) for i in range(DIM)])
-        study.tell(trial, float(np.sum((x - 1.0) ** 2)))
+        study.tell(trial, np.atleast_1d(values_of(x, objectives)).tolist())
         times.append(clock.total - before)
         if len(times) >= 3 and sum(times) > budget:
             break
@@ -128,8 +137,17 @@ def main(argv: list[str] | None = None) -> None:
         __doc__,
         quick="up to 2,000 finished trials instead of 10,000",
         samplers=",".join(SAMPLER_NAMES),
+        name="overhead",
     )
     p.add_argument("--max-seconds", type=float, default=None, help="drop a sampler above this")
+    p.add_argument(
+        "--objectives",
+        type=int,
+        choices=(1, 2),
+        default=1,
+        help="2: two spheres (a study of two objectives)",
+    )
+    p.add_argument("--sizes", default=None, help="comma-separated numbers of finished trials")
     a = p.parse(argv)
     names = split_names(a.samplers)
     require_packages(names, "overhead")
@@ -139,14 +157,16 @@ def main(argv: list[str] | None = None) -> None:
     warnings.simplefilter("ignore")
     started = time.time()
     sizes = (
-        [10, 100, 200, 500, 1000, 2000]
+        [int(n) for n in a.sizes.split(",")]
+        if a.sizes
+        else [10, 100, 200, 500, 1000, 2000]
         if a.quick
         else [10, 100, 200, 500, 1000, 2000, 5000, 10000]
     )
     k = 5 if a.quick else 10
     limit = a.max_seconds or (5.0 if a.quick else 20.0)
     for name in names:  # warm-up: imports and first-call costs
-        measure(name, 10, 2)
+        measure(name, 10, 2, objectives=a.objectives)
     per: dict[tuple[str, int], float] = {}
     cold: dict[tuple[str, int], float] = {}
     alive = set(names)
@@ -154,7 +174,7 @@ def main(argv: list[str] | None = None) -> None:
         for name in names:
             if name not in alive:
                 continue
-            c, m = measure(name, n, k)
+            c, m = measure(name, n, k, objectives=a.objectives)
             per[(name, n)], cold[(name, n)] = m, c
             print(
                 f"n={n:6d} {name:8s} cold {c * 1e3:9.2f} ms  per trial {m * 1e3:9.2f} ms",
@@ -181,15 +201,16 @@ def main(argv: list[str] | None = None) -> None:
         curves[name] = (ns, [1e3 * per[(name, n)] for n in ns])
     plot_panels(
         {"5-D, continuous": curves},
-        out / "overhead.png",
+        out / f"{a.name}.png",
         xlabel="finished trials",
         ylabel="ms inside the sampler per trial",
         xlog=True,
         marker="o",
     )
     mode = "quick" if a.quick else "full"
+    what = "two objectives (spheres around 1 and -1)" if a.objectives == 2 else "one objective"
     text = (
-        f"# Sampler overhead ({mode} mode)\n\n"
+        f"# Sampler overhead ({mode} mode, {what})\n\n"
         "Mean (amortised) time inside the sampler per trial (ms; in parentheses the ratio "
         f"to TPE at the "
         f"same size, same process), 5-D continuous space, max({k}, n/10) timed trials after "
@@ -197,10 +218,10 @@ def main(argv: list[str] | None = None) -> None:
         f"{limit:g} s at a smaller size). 'cold' = first trial, caches built from scratch. "
         f"Command: `{command_line('overhead', argv)}`.\n\n"
         + md_table(header, rows)
-        + "\n![overhead](overhead.png)\n\n"
+        + f"\n![{a.name}]({a.name}.png)\n\n"
         + machine_note(mode, started)
     )
-    write_result(out, "overhead", text)
+    write_result(out, a.name, text)
 
 
 if __name__ == "__main__":

@@ -185,6 +185,10 @@ class Snapshot:
         """The sequence the trust region consumes: ``progress``, else ``y``."""
         return self.y if self.progress is None else self.progress
 
+    def constrained(self) -> bool:
+        """Whether some observation is infeasible (a positive violation)."""
+        return self.violations is not None and bool((self.violations > 0.0).any())
+
 
 class InBoxSampler(Protocol):
     """Draws points in (or around) a played box."""
@@ -301,7 +305,10 @@ class LocalGP(TrustRegion):
 
     The GP is fitted on the :data:`LOCAL_GP_N` observations nearest to the box's best one, the
     region centred on the one of best posterior mean; pending points are fantasies at the
-    posterior mean (kriging believer).  A draw that repeats a tried point is drawn again.
+    posterior mean (kriging believer).  Once an observation is infeasible, SCBO's recipe
+    (Eriksson and Poloczek 2021): one region around the best feasible (else least violating)
+    observation of all, a GP of the objective and one per constraint (:meth:`_score`).  A
+    draw that repeats a tried point is drawn again.
     Asked for ``n > 1`` points (the soft-GP index), it draws as :class:`TrustRegion`.
     """
 
@@ -312,6 +319,8 @@ class LocalGP(TrustRegion):
         best = self.best_in_box(snap, b)
         if best is None:  # an empty cell: nothing to refine around
             return sample_in(snap.rng, snap.low[b], snap.high[b], n, snap.ctx)
+        if snap.constrained():  # SCBO's one region: at the best feasible, else least violating
+            best = int(argmax(unit_scale(snap.y)[0], snap.rng))
         with one_blas_thread():
             return self._thompson(snap, b, best)
 
@@ -329,11 +338,11 @@ class LocalGP(TrustRegion):
         # one-hot blocks keep the columns' diameter: the lengthscales scale with the columns
         dim = None if Z.shape[1] == X.shape[1] else X.shape[1]
         gps = self._models(snap, Z, local, dim)
-        if len(gps) == 1:
+        if snap.constrained():  # SCBO's centre, in the box or not
+            center = X[best].copy()
+        else:
             own = local[snap.leaf_of[local] == b]
             center = np.clip(X[own[argmax(posterior_mean(gps[0], Z[own]), rng)]], low, high)
-        else:  # SCBO's centre: the box's best feasible, else least violating, observation
-            center = np.clip(X[best], low, high)
         self.update(snap.told(), snap.n_pending, snap.violations)
         lo, hi = self.region(center, low, high)
         for j, u in ctx.items():

@@ -21,6 +21,7 @@ TieBreak = Literal["hypervolume", "crowding"]
 TIE_BREAKS = ("hypervolume", "crowding")
 # exact contributions get costly beyond 3 objectives: there the crowding distance is used
 HYPERVOLUME_MAX_OBJECTIVES = 3
+RESORT_MIN = 64  # new rows beyond which ParetoFronts sorts from scratch
 
 
 def average_ranks(y: np.ndarray) -> np.ndarray:
@@ -160,6 +161,69 @@ def pareto_ranks(values: np.ndarray) -> np.ndarray:
     return fronts
 
 
+def _dominated_by(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
+    """Whether each row of ``Q`` (q, k) is dominated by some row of ``P`` (p, k), (q,)."""
+    ge = np.all(P[:, None, :] >= Q[None, :, :], axis=2)
+    gt = np.any(P[:, None, :] > Q[None, :, :], axis=2)
+    out: np.ndarray = (ge & gt).any(axis=0)
+    return out
+
+
+class ParetoFronts:
+    """:func:`pareto_ranks` of rows appended one at a time, kept up to date.
+
+    A new row joins the first front none of whose members dominates it (found by bisection:
+    a row dominated in front ``i`` is dominated in every earlier one); the members it
+    dominates move one front down, and so on down the fronts (Li et al., "Efficient
+    non-domination level update approach for steady-state evolutionary multiobjective
+    optimization", 2014).  Many rows at once are sorted from scratch instead.
+    """
+
+    def __init__(self, k: int) -> None:
+        self.Y = np.zeros((0, k))
+        self.fronts = np.zeros(0, dtype=np.intp)  # front of each row, shape (n,)
+        self._members: list[list[int]] = []  # rows of each front
+
+    def extend(self, Y: np.ndarray) -> np.ndarray:
+        """Append the rows ``Y`` (m, k) and return every row's front, shape (n,) (a view)."""
+        if Y.shape[0] > RESORT_MIN and Y.shape[0] > self.Y.shape[0]:  # from scratch
+            self.Y = np.concatenate((self.Y, Y))
+            self.fronts = pareto_ranks(self.Y)
+            self._members = [[] for _ in range(int(self.fronts.max(initial=-1)) + 1)]
+            for i, f in enumerate(self.fronts.tolist()):
+                self._members[f].append(i)
+            return self.fronts
+        self.Y = np.concatenate((self.Y, Y))
+        self.fronts = np.concatenate((self.fronts, np.zeros(Y.shape[0], dtype=np.intp)))
+        for i in range(self.Y.shape[0] - Y.shape[0], self.Y.shape[0]):
+            self._insert(i)
+        return self.fronts
+
+    def _insert(self, i: int) -> None:
+        y = self.Y[i : i + 1]
+        lo, hi = 0, len(self._members)  # the first front that does not dominate y
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if _dominated_by(self.Y[self._members[mid]], y)[0]:
+                lo = mid + 1
+            else:
+                hi = mid
+        moved, f = [i], lo
+        while moved:
+            if f == len(self._members):
+                self._members.append([])
+            members = self._members[f]
+            down = []
+            if members:
+                hit = _dominated_by(self.Y[moved], self.Y[members])
+                down = [m for m, h in zip(members, hit.tolist(), strict=True) if h]
+                if down:
+                    self._members[f] = [m for m, h in zip(members, hit.tolist()) if not h]
+            self._members[f].extend(moved)
+            self.fronts[moved] = f
+            moved, f = down, f + 1
+
+
 def hypervolume_contributions(points: np.ndarray, reference: np.ndarray) -> np.ndarray:
     """Exclusive hypervolume contribution of each point (moocore), shape (m,).
 
@@ -202,15 +266,19 @@ def _front_tie_break(R: np.ndarray, tie_break: TieBreak) -> np.ndarray:
     return scores[inverse]
 
 
-def _pareto_average_ranks(Y: np.ndarray, tie_break: TieBreak) -> np.ndarray:
-    """1-based average ranks by (front, tie-break within the front), shape (n,)."""
+def _pareto_average_ranks(
+    Y: np.ndarray, tie_break: TieBreak, fronts: np.ndarray | None = None
+) -> np.ndarray:
+    """1-based average ranks by (front, tie-break within the front), shape (n,); ``fronts``:
+    ``pareto_ranks(Y)`` if known (the ranks below order as ``Y`` does)."""
     if Y.shape[0] == 0:
         return np.zeros(0)
     R = np.column_stack([rank_rewards(Y[:, j]) for j in range(Y.shape[1])])  # ±inf: finite
-    fronts = pareto_ranks(R)
+    fronts = pareto_ranks(R) if fronts is None else fronts
     within = np.empty(Y.shape[0])
-    for f in range(int(fronts.max()) + 1):
-        members = fronts == f
+    order = np.argsort(fronts, kind="stable")
+    ends = np.flatnonzero(np.diff(fronts[order])) + 1
+    for members in np.split(order, ends):
         within[members] = _front_tie_break(R[members], tie_break)
     return _lex_average_ranks(-fronts.astype(float), within)
 
@@ -220,6 +288,7 @@ def pareto_rewards(
     violation: np.ndarray | None = None,
     *,
     tie_break: TieBreak = "hypervolume",
+    fronts: np.ndarray | None = None,
 ) -> np.ndarray:
     """Rewards of several objectives by Pareto front, shape (n,), values in [0, 1].
 
@@ -233,6 +302,7 @@ def pareto_rewards(
         values: Objective values, larger is better, shape (n, k), no NaN.
         violation: Total violations (:func:`total_violation`), shape (n,), values >= 0.
         tie_break: ``"hypervolume"`` or ``"crowding"``.
+        fronts: :func:`pareto_ranks` of the feasible rows, if known (:class:`ParetoFronts`).
 
     Raises:
         ValueError: A shape does not match, a value is NaN, a violation negative, or
@@ -248,7 +318,7 @@ def pareto_rewards(
     if Y.shape[1] == 1:
         return constrained_rewards(Y[:, 0], v)
     feasible = np.ones(Y.shape[0], dtype=bool) if v is None else v == 0.0
-    return _with_constraints(_pareto_average_ranks(Y[feasible], tie_break), v)
+    return _with_constraints(_pareto_average_ranks(Y[feasible], tie_break, fronts), v)
 
 
 def objective_rewards(
@@ -256,12 +326,13 @@ def objective_rewards(
     violation: np.ndarray | None = None,
     *,
     tie_break: TieBreak = "hypervolume",
+    fronts: np.ndarray | None = None,
 ) -> np.ndarray:
     """:func:`constrained_rewards` for values of shape (n,), else :func:`pareto_rewards`."""
     Y = np.asarray(values, dtype=float)
     if Y.ndim == 1:
         return constrained_rewards(Y, violation)
-    return pareto_rewards(Y, violation, tie_break=tie_break)
+    return pareto_rewards(Y, violation, tie_break=tie_break, fronts=fronts)
 
 
 def progress(values: np.ndarray, violation: np.ndarray | None = None) -> np.ndarray:

@@ -21,6 +21,7 @@ import numpy as np
 from optuna_treeucb.core._localgp import finite
 from optuna_treeucb.core._localgp import in_cells
 from optuna_treeucb.core._localgp import unit_scale
+from optuna_treeucb.core._objectives import ParetoFronts
 from optuna_treeucb.core._objectives import average_ranks
 from optuna_treeucb.core._objectives import best_feasible
 from optuna_treeucb.core._objectives import front_indices
@@ -173,6 +174,7 @@ class Observations:
         self._ranks = np.zeros(0)  # average ranks of the values, kept up to date
         self._rewards: tuple[int, np.ndarray] = (0, np.zeros(0))  # (n, rewards) of rank rules
         self._improved = np.zeros(0, dtype=bool)  # improvements() of the first rows so far
+        self._pareto = (ParetoFronts(k), 0)  # fronts of the feasible rows, rows consumed
         self._cells: tuple[np.ndarray, np.ndarray, int] = (np.zeros((0, d)), np.zeros((0, d)), 0)
 
     @property
@@ -279,15 +281,29 @@ class Observations:
             m = self.n if m is None else m
             if m == self.n and self._rewards[0] == m:
                 return self._rewards[1]
-            Y = self.Y[:m] if self.signs.size > 1 else self.y[:m]
-            r = objective_rewards(Y, self.violations[:m])
-            if m == self.n:
-                self._rewards = (m, r)
-            return r
+            if self.signs.size == 1:
+                return self._store_rewards(m, objective_rewards(self.y[:m], self.violations[:m]))
+            fronts = self._fronts() if m == self.n else None
+            return self._store_rewards(
+                m, objective_rewards(self.Y[:m], self.violations[:m], fronts=fronts)
+            )
         if m is None or m == self.n:
             self._ranks = update_average_ranks(self._ranks, self.y)
             return rank_rewards(self.y, self._ranks)
         return rank_rewards(self.y[:m])
+
+    def _store_rewards(self, m: int, r: np.ndarray) -> np.ndarray:
+        if m == self.n:
+            self._rewards = (m, r)
+        return r
+
+    def _fronts(self) -> np.ndarray:
+        """:func:`~._objectives.pareto_ranks` of the feasible observations, kept up to date."""
+        pareto, k = self._pareto
+        new = k + np.flatnonzero(self.violations[k:] == 0.0)
+        fronts = pareto.extend(self.Y[new])
+        self._pareto = (pareto, self.n)
+        return fronts
 
     def scores(self) -> np.ndarray:
         """What the in-box samplers rank observations by, larger is better, shape (n,)."""

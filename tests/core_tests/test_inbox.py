@@ -350,3 +350,36 @@ def test_reading_the_trust_region_changes_nothing() -> None:
 def test_bad_sampling_raises_a_clear_error() -> None:
     with pytest.raises(ValueError, match=r"'sampling' parameter of TreeUCB must be one of"):
         TreeUCB(2, sampling="parzen")  # type: ignore[arg-type]
+
+
+def test_under_constraints_the_local_gp_centres_on_the_best_feasible_point_of_all() -> None:
+    # SCBO: the region sits around the best feasible observation, here in box 0, whichever
+    # box is played; with the constraint values known, one GP per constraint
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 2))
+    g = X[:, 0] - 0.3  # feasible when x0 <= 0.3
+    y = -np.sum((X - 0.35) ** 2, axis=1)  # the best feasible sits near x0 = 0.3
+    v = np.maximum(g, 0.0)
+    scores = np.where(v > 0, -v - 10.0, y)  # feasible above infeasible, as the rewards
+    best = int(np.argmax(scores))
+    snap = Snapshot(
+        X=X,
+        y=scores,
+        leaf_of=(X[:, 0] >= 0.5).astype(int),
+        low=np.array([[0.0, 0.0], [0.5, 0.0]]),
+        high=np.array([[0.5, 1.0], [1.0, 1.0]]),
+        ctx={},
+        rng=np.random.default_rng(1),
+        n_pending=0,
+        pending=lambda: np.zeros((0, 2)),
+        targets=lambda idx: scores[idx],
+        repeats=lambda P: np.zeros(P.shape[0], dtype=bool),
+        violations=v,
+        objective=lambda idx: y[idx],
+        constraints=g[:, None],
+    )
+    sampler = LocalGP(UnitCube(SPACE), n_startup=0)
+    x = sampler.draw(snap, 1, 1)[0]  # box 1 played: x0 >= 0.5, all infeasible
+    half = CUBE_SIDE * sampler.state.rho / 2
+    assert np.all(np.abs(x - X[best]) <= half + 1e-12)
+    assert x[0] < 0.5  # outside the played box, near the feasible optimum

@@ -7,6 +7,8 @@ import itertools
 import numpy as np
 import pytest
 
+from optuna_treeucb.core._objectives import RESORT_MIN
+from optuna_treeucb.core._objectives import ParetoFronts
 from optuna_treeucb.core._objectives import best_feasible
 from optuna_treeucb.core._objectives import constrained_rewards
 from optuna_treeucb.core._objectives import crowding_distances
@@ -238,3 +240,37 @@ def test_observations_keep_progress_up_to_date_as_the_pure_function_computes_it(
         obs.append(rng.random((m, 2)), Y, np.full(m, np.inf), violations=v)
         np.testing.assert_array_equal(obs.progress(), progress(obs.Y, obs.violations))
     assert obs.progress()[np.isfinite(obs.progress())].max() > 1  # the front grew
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pareto_fronts_kept_up_to_date_equal_the_full_sort(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n, k = 300, 2 + seed % 2
+    # ties and repeated vectors (a coarse grid) or distinct floats, a few infinities
+    Y = rng.integers(0, 6, (n, k)).astype(float) if seed % 2 else rng.random((n, k))
+    Y[rng.random((n, k)) < 0.02] = np.inf
+    fronts = ParetoFronts(k)
+    cuts = [1, 2, 40, 41, 41 + RESORT_MIN + 1, 250, n]  # one at a time, and many at once
+    start = 0
+    for end in cuts:
+        got = fronts.extend(Y[start:end])
+        np.testing.assert_array_equal(got, pareto_ranks(Y[:end]))
+        start = end
+    # the rewards from the kept fronts are the full computation's, bit for bit
+    v = np.where(rng.random(n) < 0.2, rng.random(n), 0.0)
+    kept = ParetoFronts(k)
+    for row in Y[v == 0.0]:
+        kept.extend(row[None])
+    np.testing.assert_array_equal(pareto_rewards(Y, v, fronts=kept.fronts), pareto_rewards(Y, v))
+
+
+def test_observations_rewards_with_kept_fronts_equal_the_pure_function() -> None:
+    rng = np.random.default_rng(7)
+    obs = Observations(as_cube(2), ["minimize", "maximize"])
+    for _ in range(5):
+        m = int(rng.integers(1, 90))
+        Y = rng.integers(0, 8, (m, 2)).astype(float)
+        v = np.where(rng.random(m) < 0.3, rng.random(m), 0.0)
+        obs.append(rng.random((m, 2)), Y, np.full(m, np.inf), None, v)
+        np.testing.assert_array_equal(obs.rewards(), pareto_rewards(obs.Y, obs.violations))
+        assert obs.rewards(obs.n - 1).shape == (obs.n - 1,)  # a prefix: the full sort
