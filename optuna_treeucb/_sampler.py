@@ -45,15 +45,14 @@ from optuna_treeucb._trial_log import draw_seed
 from optuna_treeucb._trial_log import fixed_context
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
-from optuna_treeucb.core import validate_options
 from optuna_treeucb.core._branch import BranchChooser
 from optuna_treeucb.core._branch import arm_choices
 from optuna_treeucb.core._branch import arm_index
 from optuna_treeucb.core._fidelity import PrunedRule
 from optuna_treeucb.core._options import document_options
 from optuna_treeucb.core._options import face_defaults
+from optuna_treeucb.core._options import face_options
 from optuna_treeucb.core._options import fresh_seed
-from optuna_treeucb.core._options import ignored_options
 from optuna_treeucb.core._treeucb import Discrete
 from optuna_treeucb.core._treeucb import Index
 from optuna_treeucb.core._treeucb import Rule
@@ -266,13 +265,9 @@ class TreeUCBSampler(BaseSampler):
             )
         self._constraints_func = constraints_func
         given = {k: v for k, v in locals().items() if k not in _OWN_ARGUMENTS}
-        options = validate_options(
-            "TreeUCBSampler", {**given, **unknown}, wrapper=True, aliases=False
+        self._core_options, seed = face_options(
+            "TreeUCBSampler", {**given, **unknown}, aliases=False
         )
-        for name in ignored_options(options, wrapper=True):  # warned about: not passed on
-            del options[name]
-        self._core_options = {**_DEFAULTS, **options}
-        seed = self._core_options.pop("seed")
         self._seed = seed
         self._base_seed = seed if seed is not None else fresh_seed()
         self._n_startup_trials: int = self._core_options.pop("n_startup")

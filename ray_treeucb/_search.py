@@ -22,11 +22,9 @@ import numpy as np
 from optuna_treeucb.core import ParamSpec
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
-from optuna_treeucb.core import validate_options
 from optuna_treeucb.core._options import document_options
-from optuna_treeucb.core._options import face_defaults
+from optuna_treeucb.core._options import face_options
 from optuna_treeucb.core._options import fresh_seed
-from optuna_treeucb.core._options import ignored_options
 
 try:
     from ray.tune.result import DEFAULT_METRIC
@@ -514,11 +512,7 @@ class TreeUCBSearch(Searcher):
         given = dict(options, seed=seed)
         given.update({} if n_startup_trials is None else {"n_startup_trials": n_startup_trials})
         # checked now, not at the first trial; keyed by the core's names
-        given = validate_options("TreeUCBSearch", given, wrapper=True)
-        for name in ignored_options(given, wrapper=True):  # warned about: not passed on
-            del given[name]
-        self._options = {**face_defaults(wrapper=True), **given}
-        self._seed = self._options.pop("seed")
+        self._options, self._seed = face_options("TreeUCBSearch", given)
         if points_to_evaluate is not None and not isinstance(points_to_evaluate, list):
             raise TypeError(
                 "The 'points_to_evaluate' parameter of TreeUCBSearch must be a list of dicts. "

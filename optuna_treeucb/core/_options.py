@@ -368,6 +368,26 @@ def ignored_options(options: Mapping[str, Any], *, wrapper: bool = False) -> lis
     ]
 
 
+def face_options(
+    owner: str, given: Mapping[str, Any], *, aliases: bool = True
+) -> tuple[dict[str, Any], int | None]:
+    """A face's keyword options as the core takes them, and the seed given (``None``: none).
+
+    The one intake of both faces: :func:`validate_options` with the wrappers' names (errors
+    name ``owner``), the options without effect dropped (they warned), then the wrappers'
+    defaults for the others.
+
+    Returns:
+        The core's options by its names, ``seed`` excluded, and the seed.
+    """
+    options = validate_options(owner, given, wrapper=True, aliases=aliases)
+    for name in ignored_options(options, wrapper=True):  # warned about: not passed on
+        del options[name]
+    merged = {**face_defaults(wrapper=True), **options}
+    seed = merged.pop("seed")
+    return merged, seed
+
+
 def options_table() -> str:
     """The options as a Markdown table (``python -m optuna_treeucb.core`` prints it)."""
     rows = [

@@ -304,3 +304,16 @@ def test_ignored_options_lists_only_non_default_values_without_effect() -> None:
     # discrete applies under the wrappers' default sampling, not under the core's
     assert ignored_options({"discrete": "region"}) == ["discrete"]
     assert ignored_options({"discrete": "region"}, wrapper=True) == []
+
+
+def test_face_options_is_the_one_intake_of_both_faces() -> None:
+    from optuna_treeucb.core._options import face_defaults
+    from optuna_treeucb.core._options import face_options
+
+    options, seed = face_options("TreeUCBSearch", {"seed": 3, "n_startup_trials": 4, "C": 0.5})
+    expected = face_defaults(wrapper=True) | {"n_startup": 4, "C": 0.5}
+    del expected["seed"]
+    assert seed == 3 and options == expected  # keyed by the core's names, the faces' defaults
+    assert face_options("TreeUCBSearch", {})[1] is None
+    with pytest.raises(TypeError, match="TreeUCBSampler"):
+        face_options("TreeUCBSampler", {"n_startup": 4}, aliases=False)
