@@ -40,7 +40,7 @@ CHOICES = 50
 BEST_CHOICE = 37
 
 
-def _bowl(high: float) -> Callable[[Any], float]:
+def widen_objective(high: float) -> Callable[[Any], float]:
     def objective(trial: Any) -> float:
         x = trial.suggest_float("x", 0.0, high)
         y = trial.suggest_float("y", 0.0, 1.0)
@@ -54,14 +54,14 @@ def widen(sampler: str, seed: int) -> dict[str, float]:
     import optuna
 
     study = optuna.create_study(sampler=make_sampler(sampler, seed))
-    study.optimize(_bowl(1.0), n_trials=50)
+    study.optimize(widen_objective(1.0), n_trials=50)
     study.sampler = make_sampler(sampler, seed + 1000)  # resumed with the wider range
-    study.optimize(_bowl(2.0), n_trials=100)
+    study.optimize(widen_objective(2.0), n_trials=100)
     after = [t.value for t in study.trials[50:]]
     return {"median after": float(np.median(after)), "best": float(study.best_value)}
 
 
-def _per_branch(trial: Any) -> float:
+def per_branch_objective(trial: Any) -> float:
     if trial.suggest_categorical("branch", ["a", "b"]) == "a":
         lr = trial.suggest_float("lr", 0.0, 0.1)
         m = trial.suggest_float("momentum", 0.0, 1.0)
@@ -75,7 +75,7 @@ def per_branch(sampler: str, seed: int) -> dict[str, float]:
     import optuna
 
     study = optuna.create_study(sampler=make_sampler(sampler, seed))
-    study.optimize(_per_branch, n_trials=100)
+    study.optimize(per_branch_objective, n_trials=100)
     late = study.trials[50:]
     share = np.mean([t.params["branch"] == "a" for t in late])
     return {"best": float(study.best_value), "share in a, 51-100": float(share)}

@@ -1,37 +1,29 @@
-"""Studies whose parameter ranges change: widened on resume, or one range per branch."""
+"""Studies whose parameter ranges change: widened on resume, or one range per branch (the
+objectives of ``python -m benchmarks changing_spaces``)."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 
 import numpy as np
 import optuna
 import pytest
 from optuna.distributions import FloatDistribution
 
+from benchmarks.changing_spaces import per_branch_objective
+from benchmarks.changing_spaces import widen_objective
 from optuna_treeucb import TreeUCBSampler
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
 
-def _bowl(high: float) -> Callable[[optuna.Trial], float]:
-    def objective(trial: optuna.Trial) -> float:
-        x = trial.suggest_float("x", 0.0, high)
-        y = trial.suggest_float("y", 0.0, 1.0)
-        z = trial.suggest_float("z", 0.0, 1.0)
-        return (x - 1.4) ** 2 + (y - 0.3) ** 2 + (z - 0.6) ** 2
-
-    return objective
-
-
 def test_a_range_widened_on_resume_stays_modelled(caplog: pytest.LogCaptureFixture) -> None:
     # issue 31, item 4: x in [0, 1], then [0, 2]; x used to be drawn at random from then on
     study = optuna.create_study(sampler=TreeUCBSampler(seed=0))
-    study.optimize(_bowl(1.0), n_trials=50)
+    study.optimize(widen_objective(1.0), n_trials=50)
     study.sampler = TreeUCBSampler(seed=1)  # resumed, as from storage
     with caplog.at_level(logging.WARNING, logger="optuna_treeucb"):
-        study.optimize(_bowl(2.0), n_trials=60)
+        study.optimize(widen_objective(2.0), n_trials=60)
     assert not [r for r in caplog.records if "instead of the tree" in r.message]
     model = study.sampler.build_model(study, ["x", "y", "z"])
     assert model.space.params[0].high == 2.0
@@ -40,21 +32,11 @@ def test_a_range_widened_on_resume_stays_modelled(caplog: pytest.LogCaptureFixtu
     assert np.median(after) < 0.05  # 0.29 when x was left to random sampling
 
 
-def _per_branch(trial: optuna.Trial) -> float:
-    if trial.suggest_categorical("branch", ["a", "b"]) == "a":
-        lr = trial.suggest_float("lr", 0.0, 0.1)
-        m = trial.suggest_float("momentum", 0.0, 1.0)
-        return 10 * abs(lr - 0.03) + (m - 0.7) ** 2
-    lr = trial.suggest_float("lr", 0.0, 1.0)
-    d = trial.suggest_float("dropout", 0.0, 1.0)
-    return 0.05 + (lr - 0.6) ** 2 + (d - 0.2) ** 2
-
-
 def test_one_range_per_branch_is_modelled_per_branch() -> None:
     # issue 31, item 5: "lr" in [0, 0.1] under a, [0, 1] under b; lr used to leave the model
     # and the branch rule settled on the worse branch b (best 0.034 here)
     study = optuna.create_study(sampler=TreeUCBSampler(seed=0))
-    study.optimize(_per_branch, n_trials=100)
+    study.optimize(per_branch_objective, n_trials=100)
     assert study.best_value < 0.01 and study.best_params["branch"] == "a"
     space = study.sampler.infer_relative_search_space(study, study.trials[-1])
     assert isinstance(space["lr"], FloatDistribution)  # modelled, with the last range
