@@ -1,5 +1,5 @@
 """The sampler's cached cores: one per (direction, space), told the trials logged since its
-last use, with the study's running trials as pending points.
+last use, with the study's running trials as pending points under their trial numbers.
 
 Optuna objects are turned into the core's arrays here, once per trial: a finished trial's
 point (a value of a changed range counts only inside the range modelled), value, budget and
@@ -49,14 +49,11 @@ class Model:
         core: The bandit.
         told: Numbers of the finished trials considered (told, or skipped as unusable).
         pos: Every entry of the sampler's trial log before ``pos`` is in ``told``.
-        pending: Running trials seen, by number: the point the core holds as pending for it,
-            or ``None`` while its point is not known (the core holds nothing for it).
     """
 
     core: TreeUCB
     told: set[int] = field(default_factory=set)
     pos: int = 0
-    pending: dict[int, np.ndarray | None] = field(default_factory=dict)
     # the constraint names of every trial told (``()``: they differ, or none; ``None``: none
     # told yet): their values go to the core column by column, else the total violation
     constraint_names: tuple[str, ...] | None = None
@@ -73,6 +70,12 @@ class ModelCache:
     def __init__(self, new_core: Callable[[Space, Direction], TreeUCB]) -> None:
         self._new_core = new_core
         self._entries: dict[tuple[Any, ...], list[Model]] = {}
+
+    def reseed(self, seed: int) -> None:
+        """Seed the cached cores' keyed draws by ``[seed, *key]`` from now on."""
+        for entries in self._entries.values():
+            for model in entries:
+                model.core.reseed(seed)
 
     def new(self, space: Space, direction: Direction) -> Model:
         """A core of its own, not cached (e.g. for ``build_model``)."""
@@ -169,7 +172,7 @@ def tell_new(
     C = None
     if model.constraint_names:
         C = np.array([[c[k] for k in model.constraint_names] for c in told_constraints])
-    # the pending points are the running trials', kept by _sync_pending
+    # the pending points are the running trials', freed by sync_pending when they finish
     model.core.tell_many(
         np.array(rows),
         np.array(values, dtype=float),
@@ -241,22 +244,20 @@ def running_point(cube: UnitCube, space: Space, trial: FrozenTrial) -> np.ndarra
 
 
 def sync_pending(model: Model, space: Space, running: list[FrozenTrial]) -> None:
-    """Give the core the change in the running trials since the last call.
+    """Give the core the change in the running trials since the last call, by trial number.
 
-    A trial's point, once known, stays pending until the trial is no longer running; a trial
-    whose point is not known yet is looked at again at the next call.
+    A trial's point, once known, stays pending under its number until the trial is no longer
+    running; a trial whose point is not known yet is looked at again at the next call.
     """
-    core, known = model.core, model.pending
+    core = model.core
+    held = set(core.pending_keys)
     numbers = set()
     for t in running:
         numbers.add(t.number)
-        if known.get(t.number) is not None:
+        if t.number in held:
             continue
         x = running_point(core.space, space, t)
-        known[t.number] = x
         if x is not None:
-            core.add_pending(x)
-    for number in [n for n in known if n not in numbers]:
-        x = known.pop(number)
-        if x is not None:
-            core.forget_pending(x)
+            core.add_pending(x, key=t.number)
+    for number in held - numbers:
+        core.forget(number)

@@ -313,6 +313,7 @@ class TreeUCBSampler(BaseSampler):
     def reseed_rng(self) -> None:
         with self._lock:
             self._base_seed = fresh_seed()
+            self._models.reseed(self._base_seed)
         if self._independent_sampler is not None:
             self._independent_sampler.reseed_rng()
 
@@ -394,10 +395,8 @@ class TreeUCBSampler(BaseSampler):
                 space = tuple(space_list)
                 model = self._models.get(space, direction, view, self._log)
                 sync_pending(model, space, running)
-                _reseed(model.core, (self._base_seed, trial.number, k))
-                params = model.core.ask(context)
-                # the core holds the point it chose as pending: it is this trial's
-                model.pending[trial.number] = model.core.space.encode(params)
+                # pending under the trial number, drawn from [seed, trial number, group]
+                params = model.core.ask(context, key=trial.number, seed_key=(trial.number, k))
                 decided.update((n, params[n]) for n in group)
         share_point(study, trial, {n: decided[n] for n in search_space if n in decided})
         return {name: decided[name] for name in free}
@@ -626,11 +625,6 @@ def _check_own_arguments(
             "The 'independent_sampler' parameter of TreeUCBSampler must be an "
             f"optuna.samplers.BaseSampler or None. Got {independent_sampler!r}."
         )
-
-
-def _reseed(core: TreeUCB, key: tuple[int, ...]) -> None:
-    """Give the core a generator seeded by (seed, trial number, group)."""
-    core.reseed(list(key))
 
 
 def _direction(study: Study) -> Direction:

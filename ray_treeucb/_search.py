@@ -574,12 +574,12 @@ class TreeUCBSearch(Searcher):
         if not self._metric:
             self._metric = DEFAULT_METRIC  # Ray's idiom: a mode without a metric
         _check_metric_mode(self._metric, self._mode)
-        self._treeucb = TreeUCB(
-            self._cube, seed=self._seed, direction=_direction(self._mode), **self._options
-        )
         # TreeUCB's draws for the k-th configuration (suggested or added) are seeded by
         # (seed, k), as an Optuna trial's by (seed, trial number).
         self._base_seed = int(self._seed) if self._seed is not None else fresh_seed()
+        self._treeucb = TreeUCB(
+            self._cube, seed=self._base_seed, direction=_direction(self._mode), **self._options
+        )
         self._n_configs = 0
         self._warned_constraints = False  # a result was dropped for its constraints
         queue = []
@@ -669,15 +669,15 @@ class TreeUCBSearch(Searcher):
         treeucb = self._check_ready()
         assert self._cube is not None and self._layout is not None
         if trial_id not in self._live_trial_mapping:
-            # The core's pending points are the points of the live trials: ask adds its own,
-            # a queued point is added here, and on_trial_complete drops them.
+            # The core's pending points are the live trials', held by trial id: ask adds its
+            # own, a queued point is added here, and on_trial_complete frees them.
             point = self._queue.pop(0) if self._queue else {}
             if len(point) == self._cube.dim:
                 params = dict(point)
-                treeucb.add_pending(self._cube.encode(params))
+                treeucb.add_pending(self._cube.encode(params), key=trial_id)
             else:
-                treeucb.reseed([self._base_seed, self._n_configs])
-                params = treeucb.ask(context=point)
+                seed_key = (self._n_configs,)
+                params = treeucb.ask(context=point, key=trial_id, seed_key=seed_key)
             self._n_configs += 1
             self._live_trial_mapping[trial_id] = params
         return copy.deepcopy(self._layout.build(self._live_trial_mapping[trial_id]))
@@ -691,11 +691,13 @@ class TreeUCBSearch(Searcher):
         constraints: Mapping[str, Any] | None = None,
         *,
         stopped: bool = False,
+        trial_id: str | None = None,
     ) -> bool:
         """Tell the core a result (``value``: a list with several metrics, ``constraints``:
-        the values of the constraint keys); ``False`` (logged) if a metric or a constraint is
-        missing, NaN or not a number. Never raises on a result: Tune calls it from its
-        callbacks (``stopped``: the trial was stopped early, which the message explains)."""
+        the values of the constraint keys), freeing the pending point of ``trial_id``;
+        ``False`` (logged) if a metric or a constraint is missing, NaN or not a number. Never
+        raises on a result: Tune calls it from its callbacks (``stopped``: the trial was
+        stopped early, which the message explains)."""
         assert self._treeucb is not None
         several = isinstance(self._metric, list)
         values = list(value) if several and isinstance(value, (list, tuple)) else [value]
@@ -716,7 +718,11 @@ class TreeUCBSearch(Searcher):
             return False
         told = [float(u) for u in floats if u is not None]
         self._treeucb.tell(
-            params, told if several else told[0], budget=budget, constraints=cons or None
+            params,
+            told if several else told[0],
+            key=trial_id,
+            budget=budget,
+            constraints=cons or None,
         )
         return True
 
@@ -857,9 +863,11 @@ class TreeUCBSearch(Searcher):
             stopped = step is not None and step < self._max_step
             budget = self._treeucb.budget_of(step, complete=not stopped)
             what = f"trial {trial_id}"
-            told = self._record(params, value, what, budget, cons, stopped=stopped)
-        if not told:  # a told value dropped the trial's pending point itself
-            self._treeucb.forget_pending(self._cube.encode(params))
+            told = self._record(
+                params, value, what, budget, cons, stopped=stopped, trial_id=trial_id
+            )
+        if not told:  # a told value freed the trial's pending point itself
+            self._treeucb.forget(trial_id)
 
     def add_evaluated_point(
         self,
@@ -892,7 +900,7 @@ class TreeUCBSearch(Searcher):
             TypeError: If ``value`` is not a number (``None``, ``bool``, ``str``), or with
                 several metrics neither a list of numbers nor a dict.
         """
-        treeucb = self._check_ready()
+        self._check_ready()
         assert self._layout is not None
         if self._constraints:
             raise ValueError(
@@ -914,11 +922,8 @@ class TreeUCBSearch(Searcher):
             value, "The 'value' parameter of TreeUCBSearch.add_evaluated_point"
         )
         budget = float(len(intermediate_values)) if pruned and intermediate_values else None
-        n_pending = treeucb.n_pending
-        if self._record(flat, value, f"the evaluated point {parameters!r}", budget=budget):
-            if treeucb.n_pending < n_pending:  # the point equals a live trial's: still pending
-                assert self._cube is not None
-                treeucb.add_pending(self._cube.encode(flat))
+        # told without a trial id: no live trial's pending point is freed
+        self._record(flat, value, f"the evaluated point {parameters!r}", budget=budget)
         self._n_configs += 1
 
     # -- checkpointing --------------------------------------------------------------------------
@@ -932,6 +937,13 @@ class TreeUCBSearch(Searcher):
         with open(checkpoint_path, "rb") as f:
             state = pickle.load(f)
         self.__dict__.update(state)
+        core = self._treeucb
+        if core is not None and set(core.pending_keys) != set(self._live_trial_mapping):
+            # written before the core held the live trials' points by trial id
+            core.reseed(self._base_seed)
+            core.set_pending(np.zeros((0, core.space.dim)))
+            for trial_id, params in self._live_trial_mapping.items():
+                core.add_pending(core.space.encode(params), key=trial_id)
 
 
 def _check_constraints(constraints: Any, evaluated_rewards: Any) -> list[str]:

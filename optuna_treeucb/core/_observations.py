@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from collections.abc import Hashable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import cast
 
 import numpy as np
 
@@ -143,6 +145,56 @@ def as_constraints(
         )
     v = total_violation(C)
     return C, float(v[0]) if one else v.tolist()
+
+
+def as_key(key: Any, owner: str) -> Hashable | None:
+    """``key`` as a key of a pending point (``None``: no key); TypeError naming ``owner`` if it
+    cannot be one."""
+    try:
+        hash(key)
+    except TypeError:
+        raise TypeError(
+            f"The 'key' parameter of {owner} must be hashable (e.g. a trial number or id), or "
+            f"None. Got {key!r} instead."
+        ) from None
+    return cast(Hashable, key)
+
+
+def _ints(key: Any) -> tuple[int, ...] | None:
+    """``key`` as a tuple of ints if it is an int or a non-empty tuple of ints, else ``None``."""
+    items = key if isinstance(key, tuple) and key else (key,)
+    if all(isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in items):
+        return tuple(int(k) for k in items)
+    return None
+
+
+def keyed_generator(
+    seed: int, key: Hashable | None, seed_key: Any, owner: str
+) -> np.random.Generator | None:
+    """The generator of a draw: ``default_rng([seed, *seed_key])``, else ``default_rng([seed,
+    *key])`` when ``key`` is an int or a tuple of ints, else ``None`` (the instance's own).
+
+    Raises:
+        TypeError: If ``seed_key`` is neither ``None``, an int nor a tuple of ints.
+        ValueError: If the ints are negative (NumPy seeds with ints >= 0).
+    """
+    ints = _ints(key if seed_key is None else seed_key)
+    name = "key" if seed_key is None else "seed_key"
+    allowed = "an int >= 0 or a non-empty tuple of ints >= 0"
+    if seed_key is not None and ints is None:
+        raise TypeError(
+            f"The 'seed_key' parameter of {owner} must be {allowed}, or None. Got {seed_key!r} "
+            "instead."
+        )
+    if ints is None:
+        return None
+    if min(ints) < 0:
+        shown = key if seed_key is None else seed_key
+        raise ValueError(
+            f"The {name!r} parameter of {owner} seeds the draw, so its ints must be >= 0: "
+            f"{allowed}. Got {shown!r} instead."
+        )
+    return np.random.default_rng([seed, *ints])
 
 
 def repeats(P: np.ndarray, obs: Observations, pending: Pending) -> np.ndarray:
@@ -390,20 +442,27 @@ class Observations:
 
 
 class Pending:
-    """Points of ``space`` asked and not yet told: a multiset by id, in the order added; a told
-    point drops the oldest equal one, else the oldest in its cell."""
+    """Points of ``space`` asked and not yet told, in the order added.
+
+    A point added under the caller's key holds that key's slot (one point per key: adding
+    under a key already held replaces its point) and is freed by that key only.  A point
+    added without a key belongs to a multiset by id: a told point frees the oldest equal one
+    without a key, else the oldest without a key in its cell.
+    """
 
     def __init__(self, space: UnitCube) -> None:
         self.space = space
         self.clear()
 
     def clear(self) -> None:
-        """Drop every pending point."""
+        """Drop every pending point, with its key."""
         self._points: dict[int, np.ndarray] = {}
         # each point's UnitCube.value_cells, found once when it is added
         self._cells: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self._stacked: tuple[np.ndarray, np.ndarray] | None = None  # cells(), until a change
-        self._ids: dict[bytes, list[int]] = {}  # the bytes of a point -> its ids, oldest first
+        self._ids: dict[bytes, list[int]] = {}  # bytes of a point without a key -> its ids
+        self._id_of: dict[Hashable, int] = {}  # the caller's key -> the id it holds
+        self._key_of: dict[int, Hashable] = {}  # and back
         self._next = 0
         self._version = -1  # partition version the boxes below belong to
         self._box: dict[int, int] = {}
@@ -413,6 +472,15 @@ class Pending:
     def __len__(self) -> int:
         return len(self._points)
 
+    def __contains__(self, key: Hashable) -> bool:
+        """Whether ``key`` holds a pending point."""
+        return key in self._id_of
+
+    @property
+    def keys(self) -> list[Hashable]:
+        """The keys that hold a pending point, in the order their points were added."""
+        return list(self._id_of)
+
     @property
     def points(self) -> np.ndarray:
         """The pending points, shape (p, d), in the order added."""
@@ -420,8 +488,11 @@ class Pending:
             return np.zeros((0, self.space.dim))
         return np.array(list(self._points.values()))
 
-    def add(self, x: np.ndarray) -> None:
-        """Add a point, shape (d,), in O(1); a point added twice counts twice."""
+    def add(self, x: np.ndarray, key: Hashable | None = None) -> None:
+        """Add a point, shape (d,), in O(1): under ``key`` (replacing the point it held), or
+        without a key (a point added twice then counts twice)."""
+        if key is not None and key in self._id_of:
+            self.free(key)
         point = np.array(x, dtype=float) + 0.0  # a copy; -0.0 becomes 0.0, as equality has it
         i = self._next
         self._next += 1
@@ -429,23 +500,36 @@ class Pending:
         lo, hi = self.space.value_cells(point[None])
         self._cells[i] = (lo[0], hi[0])
         self._stacked = None
-        self._ids.setdefault(point.tobytes(), []).append(i)
+        if key is None:
+            self._ids.setdefault(point.tobytes(), []).append(i)
+        else:
+            self._id_of[key] = i
+            self._key_of[i] = key
         self._unlocated.add(i)
 
+    def free(self, key: Hashable) -> bool:
+        """Drop the point ``key`` holds, if any."""
+        i = self._id_of.get(key)
+        if i is None:
+            return False
+        self._remove(i)
+        return True
+
     def drop(self, x: np.ndarray) -> bool:
-        """Drop the oldest pending point equal to ``x``, else the oldest in its cell, if any."""
+        """Drop the oldest pending point without a key equal to ``x``, else the oldest without
+        a key in its cell, if any."""
         ids = self._ids.get((np.asarray(x, dtype=float) + 0.0).tobytes())
         i = ids[0] if ids else self._same_cell(np.asarray(x, dtype=float))
         if i is None:
             return False
-        self._remove(i, self._points[i].tobytes())
+        self._remove(i)
         return True
 
     def _same_cell(self, x: np.ndarray) -> int | None:
-        """The oldest pending point that decodes to the same values as ``x``, if any."""
-        if not self._points:
+        """The oldest pending point without a key that decodes to the same values as ``x``."""
+        if len(self._key_of) == len(self._points):
             return None
-        ids = np.fromiter(self._points, dtype=np.intp, count=len(self._points))
+        ids = np.array([i for i in self._points if i not in self._key_of], dtype=np.intp)
         P = np.array([self._points[i] for i in ids.tolist()])
         same = np.ones(ids.size, dtype=bool)
         for j, spec in enumerate(self.space.params):
@@ -456,12 +540,15 @@ class Pending:
         hits = ids[same]
         return int(hits.min()) if hits.size else None
 
-    def _remove(self, i: int, key: bytes) -> None:
-        ids = self._ids[key]
-        ids.remove(i)
-        if not ids:
-            del self._ids[key]
-        del self._points[i]
+    def _remove(self, i: int) -> None:
+        point = self._points.pop(i)
+        if i in self._key_of:
+            del self._id_of[self._key_of.pop(i)]
+        else:
+            ids = self._ids[point.tobytes()]
+            ids.remove(i)
+            if not ids:
+                del self._ids[point.tobytes()]
         del self._cells[i]
         self._stacked = None
         box = self._box.pop(i, None)
@@ -506,6 +593,8 @@ class Pending:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        if "_id_of" not in state:  # pickled before keys were kept: every point has none
+            self._id_of, self._key_of = {}, {}
         if "_cells" not in state:  # pickled before the cells were kept
             self._stacked = None
             self._cells = {}

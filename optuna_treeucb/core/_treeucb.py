@@ -6,6 +6,7 @@ import functools
 import logging
 import threading
 from collections.abc import Callable
+from collections.abc import Hashable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
@@ -32,13 +33,16 @@ from optuna_treeucb.core._index import containing
 from optuna_treeucb.core._observations import Observations
 from optuna_treeucb.core._observations import Pending
 from optuna_treeucb.core._observations import as_constraints
+from optuna_treeucb.core._observations import as_key
 from optuna_treeucb.core._observations import as_points
 from optuna_treeucb.core._observations import as_values
 from optuna_treeucb.core._observations import as_violations
+from optuna_treeucb.core._observations import keyed_generator
 from optuna_treeucb.core._observations import repeats
 from optuna_treeucb.core._options import Direction
 from optuna_treeucb.core._options import as_directions
 from optuna_treeucb.core._options import document_options
+from optuna_treeucb.core._options import fresh_seed
 from optuna_treeucb.core._options import validate_options
 from optuna_treeucb.core._partition import IncrementalPartition
 from optuna_treeucb.core._partition import Partition
@@ -79,6 +83,16 @@ class TreeUCB:
     in [0, 1] by mid-rank (NaN: ignored with a warning); with several objectives or
     constraints, feasible observations rank first, then by Pareto front and hypervolume
     contribution.  A budget marks an evaluation stopped early (see ``pruned``).
+
+    Pending points: an asked point is pending until told, so that concurrent evaluations
+    spread over the box.  ``ask(key=k)`` (or ``add_pending(x, key=k)`` for a point asked
+    elsewhere) holds it under the caller's key ``k``, any hashable but ``None`` (a trial number
+    or id), one point per key; ``tell(..., key=k)`` or ``forget(k)`` frees exactly that slot,
+    even when another pending point is equal or in the same cell, and a key not pending
+    raises ValueError.  An int key, or a tuple of ints, also seeds the draw by ``[seed,
+    *key]``; ``seed_key`` gives another (e.g. a configuration's rank, while the key is a
+    trial id).  Without a key, a told point frees the oldest equal pending point without a
+    key, else the oldest without a key in its cell (a parameter told after its decoding).
 
     Threads: each public method and property runs under the instance's lock, so several
     threads may ask and tell one ``TreeUCB``; the points drawn then depend on the order in
@@ -154,6 +168,7 @@ class TreeUCB:
         self.discrete: Discrete = opts["discrete"]
         self._lock = threading.RLock()  # one call at a time: see "Threads" above
         self._rng = np.random.default_rng(self.seed)
+        self._key_seed = self.seed if self.seed is not None else fresh_seed()  # [seed, *key]
         self._obs = Observations(self.space, directions)
         self._pending = Pending(self.space)
         self._context = BudgetContext(self.pruned, self.max_budget)
@@ -171,6 +186,7 @@ class TreeUCB:
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        state.setdefault("_key_seed", state["seed"] if state["seed"] is not None else fresh_seed())
         self.__dict__.update(state)
         self._lock = threading.RLock()
 
@@ -181,8 +197,11 @@ class TreeUCB:
 
     @_serialised
     def reseed(self, seed: int | Sequence[int] | None) -> None:
-        """Replace the generator by ``default_rng(seed)`` (the wrappers: a seed per trial)."""
+        """Replace the generator of draws without a key by ``default_rng(seed)``; an int
+        ``seed`` also seeds the keyed draws from now on, by ``[seed, *key]``."""
         self._rng = np.random.default_rng(seed)
+        if isinstance(seed, (int, np.integer)):
+            self._key_seed = int(seed)
 
     @property
     @_serialised
@@ -270,20 +289,23 @@ class TreeUCB:
         params: Mapping[str, Any],
         value: float | Sequence[float],
         *,
+        key: Hashable | None = None,
         budget: float | None = None,
         violation: float | None = None,
         constraints: Sequence[float] | None = None,
     ) -> None:
-        """Record the value of ``params`` (k numbers for k objectives; NaN: ignored); ``budget``:
-        the step an evaluation stopped early reached, >= 0 (``None``/``inf``: full);
-        ``violation``: the total constraint violation, >= 0 (0 or ``None``: feasible); or
-        instead ``constraints``, the c constraint values (feasible when all <= 0), whose
-        positive parts sum to the violation and which the in-box GP models one by one.
+        """Record the value of ``params`` (k numbers for k objectives; NaN: ignored) and free
+        the pending point of ``key`` (``None``: the oldest equal one without a key; see
+        "Pending points" above); ``budget``: the step an evaluation stopped early reached,
+        >= 0 (``None``/``inf``: full); ``violation``: the total constraint violation, >= 0 (0
+        or ``None``: feasible); or instead ``constraints``, the c constraint values (feasible
+        when all <= 0), whose positive parts sum to the violation and which the in-box GP
+        models one by one.
 
         A number is a Python or NumPy int or float: ``bool``, ``str`` and a ``None`` value are
         not (TypeError naming the argument); a value out of range raises ValueError."""
         C, violation = as_constraints(constraints, violation, 1, "TreeUCB.tell", one=True)
-        self._tell(self.space.encode(params), value, budget, violation, params, C)
+        self._tell(self.space.encode(params), value, budget, violation, params, C, key)
 
     @_serialised
     def tell_x(
@@ -291,6 +313,7 @@ class TreeUCB:
         x: np.ndarray | Sequence[float],
         value: float | Sequence[float],
         *,
+        key: Hashable | None = None,
         budget: float | None = None,
         violation: float | None = None,
         constraints: Sequence[float] | None = None,
@@ -298,7 +321,7 @@ class TreeUCB:
         """:meth:`tell` for a point ``x`` of the cube, shape (d,), values in [0, 1]."""
         point = as_points(self.space.dim, x, "TreeUCB.tell_x", one=True)[0]
         C, violation = as_constraints(constraints, violation, 1, "TreeUCB.tell_x", one=True)
-        self._tell(point, value, budget, violation, None, C)
+        self._tell(point, value, budget, violation, None, C, key)
 
     def _tell(
         self,
@@ -307,12 +330,16 @@ class TreeUCB:
         budget: Any,
         violation: Any,
         params: Mapping[str, Any] | None,
-        constraints: np.ndarray | None = None,
+        constraints: np.ndarray | None,
+        key: Hashable | None,
     ) -> None:
         y = as_values(value, None, self._obs.signs.size, "TreeUCB.tell")
         b = as_budgets([budget], 1, "TreeUCB.tell", "budget")
         v = as_violations([violation], 1, "TreeUCB.tell", "violation")
-        self._pending.drop(x)
+        if key is None:
+            self._pending.drop(x)
+        else:
+            self._free(key, "TreeUCB.tell")
         self._obs.append(x[None], y, b, params, v, constraints)
 
     @_serialised
@@ -358,20 +385,47 @@ class TreeUCB:
 
     @_serialised
     def set_pending(self, X: np.ndarray | Sequence[Sequence[float]]) -> None:
-        """Replace the pending points by ``X``, shape (p, d), values in [0, 1]."""
+        """Replace the pending points, keys included, by ``X``, shape (p, d), values in [0, 1],
+        without keys."""
         points = as_points(self.space.dim, X, "TreeUCB.set_pending")
         self._pending.clear()
         for point in points:
             self._pending.add(point)
 
+    @property
     @_serialised
-    def add_pending(self, x: np.ndarray | Sequence[float]) -> None:
-        """Add a pending point ``x`` (d,); added twice, it counts twice until told."""
-        self._pending.add(as_points(self.space.dim, x, "TreeUCB.add_pending", one=True)[0])
+    def pending_keys(self) -> list[Hashable]:
+        """The keys that hold a pending point, in the order their points were added."""
+        return self._pending.keys
+
+    @_serialised
+    def add_pending(self, x: np.ndarray | Sequence[float], *, key: Hashable | None = None) -> None:
+        """Add a pending point ``x`` (d,) (e.g. asked by another process) under ``key``,
+        replacing the point it held; without a key, a point added twice counts twice."""
+        point = as_points(self.space.dim, x, "TreeUCB.add_pending", one=True)[0]
+        self._pending.add(point, as_key(key, "TreeUCB.add_pending"))
+
+    @_serialised
+    def forget(self, key: Hashable) -> None:
+        """Free the pending point of ``key`` without a value (e.g. its evaluation failed).
+
+        Raises:
+            ValueError: If ``key`` holds no pending point.
+        """
+        self._free(key, "TreeUCB.forget")
+
+    def _free(self, key: Hashable, owner: str) -> None:
+        if as_key(key, owner) not in self._pending:
+            raise ValueError(
+                f"The 'key' parameter of {owner} must be the key of a pending point (given to "
+                f"ask or add_pending, not yet told or forgotten). Got {key!r} instead."
+            )
+        self._pending.free(key)
 
     @_serialised
     def forget_pending(self, x: np.ndarray | Sequence[float]) -> None:
-        """Drop a pending point without a value (e.g. its evaluation failed)."""
+        """Drop a pending point without a key and without a value: the oldest equal to ``x``,
+        else the oldest in its cell (a point held by a key is freed by :meth:`forget`)."""
         self._pending.drop(as_points(self.space.dim, x, "TreeUCB.forget_pending", one=True)[0])
 
     def _model(self) -> tuple[np.ndarray, np.ndarray, BoxStats]:
@@ -405,19 +459,37 @@ class TreeUCB:
         return gp.posterior(Xm, self.partition, r, pts, self._context.at_full(self.pending))
 
     @_serialised
-    def ask(self, context: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """The next parameters, pending until told; ``context`` fixes some of them."""
+    def ask(
+        self,
+        context: Mapping[str, Any] | None = None,
+        *,
+        key: Hashable | None = None,
+        seed_key: int | tuple[int, ...] | None = None,
+    ) -> dict[str, Any]:
+        """The next parameters, pending until told (under ``key``, drawn from ``[seed,
+        *seed_key]`` or ``[seed, *key]``: see "Pending points" above); ``context`` fixes some
+        of them."""
         ctx = {} if context is None else dict(context)
-        x = self._choose(self.space.encode_partial(ctx))
+        key = as_key(key, "TreeUCB.ask")
+        rng = keyed_generator(self._key_seed, key, seed_key, "TreeUCB.ask")
+        x = self._choose(self.space.encode_partial(ctx), rng)
         params = self.space.decode(x)
         params.update(ctx)  # the very objects the caller gave
-        # pending under the point that tell(params) will encode to (bin centres for grids)
-        self._pending.add(self.space.encode(params))
+        # pending as the point that tell(params) will encode to (bin centres for grids)
+        self._pending.add(self.space.encode(params), key)
         return params
 
     @_serialised
-    def ask_x(self, context: Mapping[int, float] | None = None) -> np.ndarray:
+    def ask_x(
+        self,
+        context: Mapping[int, float] | None = None,
+        *,
+        key: Hashable | None = None,
+        seed_key: int | tuple[int, ...] | None = None,
+    ) -> np.ndarray:
         """:meth:`ask` on the cube (``context``: column -> [0, 1]); shape (d,)."""
+        key = as_key(key, "TreeUCB.ask_x")
+        rng = keyed_generator(self._key_seed, key, seed_key, "TreeUCB.ask_x")
         d = self.space.dim
         allowed = (
             f"a dict {{column: coordinate}} with int columns in [0, {d}) and real coordinates "
@@ -437,20 +509,22 @@ class TreeUCB:
             inside = lambda v: (v >= 0.0) & (v <= 1.0)  # noqa: E731
             coordinate = as_reals(u, "context", "TreeUCB.ask_x", allowed, inside, shown=context)
             ctx[int(j)] = float(coordinate)
-        x = self._choose(ctx)
-        self._pending.add(x)
+        x = self._choose(ctx, rng)
+        self._pending.add(x, key)
         return x
 
-    def _choose(self, ctx: dict[int, float]) -> np.ndarray:
-        """The next point, shape (d,): uniform during start-up, else in the best box."""
+    def _choose(self, ctx: dict[int, float], rng: np.random.Generator | None) -> np.ndarray:
+        """The next point, shape (d,): uniform during start-up, else in the best box; drawn
+        with ``rng`` (``None``: the instance's generator)."""
         d = self.space.dim
+        rng = self._rng if rng is None else rng
         if self.in_startup:
-            return sample_in(self._rng, np.zeros(d), np.ones(d), 1, ctx)[0]
+            return sample_in(rng, np.zeros(d), np.ones(d), 1, ctx)[0]
         X, r, stats = self._model()
         ctx = self._context.played(ctx, d)  # pruned="context": at the full budget
         obs, part = self._obs, self.partition
         pend = lambda: self._context.at_full(self.pending).reshape(-1, X.shape[1])  # noqa: E731
-        boxes = (X, obs.scores(), part.leaf_of, stats.low, stats.high, ctx, self._rng)
+        boxes = (X, obs.scores(), part.leaf_of, stats.low, stats.high, ctx, rng)
         same = lambda P: repeats(P, obs, self._pending)  # noqa: E731
         progress, objective = obs.progress(), obs.objective_targets
         snap = Snapshot(
@@ -468,8 +542,8 @@ class TreeUCB:
         assert ok.any(), "the leaves tile the cube, so some leaf contains the context"
         index = np.where(ok, stats.index, -np.inf)
         if self._soft_gp is None:
-            return self._inbox.draw(snap, argmax(index, self._rng), 1)[0][:d]
+            return self._inbox.draw(snap, argmax(index, rng), 1)[0][:d]
         t = self.n_observations + self.n_pending + 1
         draw = lambda b, k: self._inbox.draw(snap, b, k)  # noqa: E731
-        args = (X, part, r, pend(), t, self.C, self.M, self._rng)
+        args = (X, part, r, pend(), t, self.C, self.M, rng)
         return self._soft_gp.choose(stats, index, draw, *args)[:d]

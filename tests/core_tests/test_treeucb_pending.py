@@ -9,6 +9,8 @@ import pytest
 
 from optuna_treeucb.core import ParamSpec
 from optuna_treeucb.core import TreeUCB
+from optuna_treeucb.core import UnitCube
+from optuna_treeucb.core._observations import Pending
 
 
 def _told(d: int = 2, n: int = 30, seed: int = 0, **options: object) -> TreeUCB:
@@ -207,3 +209,94 @@ def test_same_counts_as_locating_every_point_on_random_sequences(rule: str, seed
             bandit.pending.reshape(-1, 2), np.array(reference).reshape(-1, 2)
         )
         np.testing.assert_array_equal(bandit.fit_leaves().n_pending, _counts(bandit, reference))
+
+
+# -- pending points held by the caller's key (issue 30) ------------------------------------------
+def _grid() -> TreeUCB:
+    space = [ParamSpec("k", "int", low=0, high=3), ParamSpec("x", "float", low=0.0, high=1.0)]
+    return TreeUCB(space, seed=0, n_startup=3)
+
+
+def test_a_told_key_frees_its_own_slot_even_beside_an_equal_point_or_one_in_its_cell() -> None:
+    bandit = _grid()
+    x = np.array([0.1, 0.5])
+    same_cell = np.array([0.2, 0.5])  # k's bin [0, 0.25): the same values as x
+    bandit.add_pending(x, key=1)
+    bandit.add_pending(x, key=2)
+    bandit.add_pending(same_cell, key=3)
+    bandit.add_pending(x)  # no key
+    bandit.tell_x(x, 1.0, key=2)
+    assert bandit.pending_keys == [1, 3]
+    np.testing.assert_array_equal(bandit.pending, [x, same_cell, x])
+    bandit.tell(bandit.space.decode(x), 2.0, key=3)  # told as parameters: still by its key
+    assert bandit.pending_keys == [1] and bandit.n_pending == 2
+    bandit.tell_x(same_cell, 3.0)  # no key: the point without a key in its cell, never a key's
+    assert bandit.pending_keys == [1] and bandit.n_pending == 1
+    bandit.forget_pending(x)  # by point: points held by a key are left alone
+    assert bandit.pending_keys == [1] and bandit.n_pending == 1
+    bandit.forget(1)
+    assert bandit.pending_keys == [] and bandit.n_pending == 0
+    assert bandit.n_observations == 3
+
+
+def test_a_key_holds_one_point_and_an_unknown_key_is_an_error() -> None:
+    bandit = _grid()
+    bandit.add_pending([0.1, 0.1], key="t")
+    bandit.add_pending([0.9, 0.9], key="t")  # replaces the point the key held
+    np.testing.assert_array_equal(bandit.pending, [[0.9, 0.9]])
+    bandit.forget("t")
+    with pytest.raises(ValueError, match=r"'key' parameter of TreeUCB\.forget.*Got 't'"):
+        bandit.forget("t")
+    with pytest.raises(ValueError, match=r"'key' parameter of TreeUCB\.tell.*Got 7"):
+        bandit.tell({"k": 1, "x": 0.5}, 1.0, key=7)
+    assert bandit.n_observations == 0  # nothing recorded
+    with pytest.raises(TypeError, match=r"'key' parameter of TreeUCB\.ask must be hashable"):
+        bandit.ask(key=[1])
+    assert bandit.n_pending == 0
+
+
+def test_keyed_draws_are_seeded_by_seed_and_key() -> None:
+    def reseeded(seed: list[int]) -> np.ndarray:
+        bandit = _told(seed=3)
+        bandit.reseed(seed)
+        return bandit.ask_x()
+
+    np.testing.assert_array_equal(_told(seed=3).ask_x(key=5), reseeded([3, 5]))
+    np.testing.assert_array_equal(_told(seed=3).ask_x(key=(5, 1)), reseeded([3, 5, 1]))
+    np.testing.assert_array_equal(_told(seed=3).ask_x(key="t", seed_key=(7,)), reseeded([3, 7]))
+    np.testing.assert_array_equal(_told(seed=3).ask_x(key="t"), _told(seed=3).ask_x())
+    moved = _told(seed=3)
+    moved.reseed(11)  # an int seed also seeds the keyed draws from now on
+    np.testing.assert_array_equal(moved.ask_x(key=5), reseeded([11, 5]))
+    # a keyed draw leaves the generator of draws without a key where it was
+    plain, keyed = _told(seed=3), _told(seed=3)
+    keyed.ask_x(key=9)
+    keyed.forget(9)
+    np.testing.assert_array_equal(keyed.ask_x(), plain.ask_x())
+    with pytest.raises(ValueError, match=r"'key' parameter of TreeUCB\.ask seeds the draw"):
+        _grid().ask(key=-1)
+    with pytest.raises(TypeError, match=r"'seed_key' parameter of TreeUCB\.ask must be"):
+        _grid().ask(key="t", seed_key="t")  # type: ignore[arg-type]
+
+
+def test_pickling_keeps_the_keys() -> None:
+    bandit = _told()
+    bandit.ask(key=(4, 0))
+    bandit.add_pending([0.25, 0.75], key="other")
+    copy = pickle.loads(pickle.dumps(bandit))
+    assert copy.pending_keys == bandit.pending_keys == [(4, 0), "other"]
+    copy.tell_x([0.25, 0.75], 1.0, key="other")
+    bandit.tell_x([0.25, 0.75], 1.0, key="other")
+    np.testing.assert_array_equal(copy.ask_x(key=6), bandit.ask_x(key=6))
+    assert copy.pending_keys == [(4, 0), 6]
+
+
+def test_pending_points_pickled_before_keys_have_none() -> None:
+    pending = Pending(UnitCube([ParamSpec("x", "float", low=0.0, high=1.0)]))
+    pending.add(np.array([0.25]))
+    state = pending.__getstate__()
+    del state["_id_of"], state["_key_of"]  # as pickled before keys were kept
+    old = Pending.__new__(Pending)
+    old.__setstate__(state)
+    assert old.keys == [] and len(old) == 1 and "x" not in old
+    assert old.drop(np.array([0.25])) and len(old) == 0

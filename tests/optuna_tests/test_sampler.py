@@ -441,9 +441,11 @@ class _AskSpy:
         self.contexts: list[dict[str, Any]] = []
         original = TreeUCB.ask
 
-        def ask(core: TreeUCB, context: dict[str, Any] | None = None) -> dict[str, Any]:
+        def ask(
+            core: TreeUCB, context: dict[str, Any] | None = None, **kwargs: Any
+        ) -> dict[str, Any]:
             self.contexts.append(dict(context or {}))
-            return original(core, context)
+            return original(core, context, **kwargs)
 
         monkeypatch.setattr(TreeUCB, "ask", ask)
 
@@ -674,9 +676,9 @@ def test_running_trials_are_pending(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[np.ndarray] = []
     original = TreeUCB.ask
 
-    def ask(core: TreeUCB, context: Any = None) -> dict[str, Any]:
+    def ask(core: TreeUCB, context: Any = None, **kwargs: Any) -> dict[str, Any]:
         seen.append(core.pending)
-        return original(core, context)
+        return original(core, context, **kwargs)
 
     monkeypatch.setattr(TreeUCB, "ask", ask)
     study.optimize(sphere, n_trials=1)
@@ -804,9 +806,9 @@ def test_a_study_subset_gets_its_own_model(monkeypatch: pytest.MonkeyPatch) -> N
     spy: list[int] = []
     original = TreeUCB.ask
 
-    def ask(core: TreeUCB, context: Any = None) -> dict[str, Any]:
+    def ask(core: TreeUCB, context: Any = None, **kwargs: Any) -> dict[str, Any]:
         spy.append(core.n_observations)
-        return original(core, context)
+        return original(core, context, **kwargs)
 
     monkeypatch.setattr(TreeUCB, "ask", ask)
     space = sampler.infer_relative_search_space(study, study.trials[-1])

@@ -93,18 +93,18 @@ def test_only_the_change_in_running_trials_reaches_the_core(
 ) -> None:
     added: list[int] = []
     forgotten: list[int] = []
-    original_add, original_forget = TreeUCB.add_pending, TreeUCB.forget_pending
+    original_add, original_forget = TreeUCB.add_pending, TreeUCB.forget
 
-    def add_pending(core: TreeUCB, x: Any) -> None:
+    def add_pending(core: TreeUCB, x: Any, **kwargs: Any) -> None:
         added.append(1)
-        original_add(core, x)
+        original_add(core, x, **kwargs)
 
-    def forget_pending(core: TreeUCB, x: Any) -> None:
+    def forget(core: TreeUCB, key: Any) -> None:
         forgotten.append(1)
-        original_forget(core, x)
+        original_forget(core, key)
 
     monkeypatch.setattr(TreeUCB, "add_pending", add_pending)
-    monkeypatch.setattr(TreeUCB, "forget_pending", forget_pending)
+    monkeypatch.setattr(TreeUCB, "forget", forget)
     sampler = TreeUCBSampler(seed=0, n_startup_trials=1)
     study = _prefilled()
     study.sampler = sampler
@@ -113,9 +113,9 @@ def test_only_the_change_in_running_trials_reaches_the_core(
     seen: list[np.ndarray] = []
     original_ask = TreeUCB.ask
 
-    def ask(core: TreeUCB, context: Any = None) -> dict[str, Any]:
+    def ask(core: TreeUCB, context: Any = None, **kwargs: Any) -> dict[str, Any]:
         seen.append(core.pending)
-        return original_ask(core, context)
+        return original_ask(core, context, **kwargs)
 
     monkeypatch.setattr(TreeUCB, "ask", ask)
     for _ in range(20):
@@ -238,3 +238,26 @@ def test_running_trials_get_distinct_suggestions_near_the_best() -> None:
     assert np.unique(everything, axis=0).shape[0] == 38
     told_values = [objective(*p) for p in told]
     assert np.median([objective(*p) for p in points]) < np.median(told_values)
+
+
+def test_two_running_trials_in_one_cell_each_free_their_own_slot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    study = _prefilled()
+    study.sampler = TreeUCBSampler(seed=0, n_startup_trials=1)
+    for _ in range(2):
+        study.enqueue_trial({"x": 0.25, "y": 0.75})
+    first, second = study.ask(DISTS), study.ask(DISTS)  # one point: fixed, not sampled
+    held: list[list[Any]] = []
+    original_ask = TreeUCB.ask
+
+    def ask(core: TreeUCB, context: Any = None, **kwargs: Any) -> dict[str, Any]:
+        held.append(core.pending_keys)
+        return original_ask(core, context, **kwargs)
+
+    monkeypatch.setattr(TreeUCB, "ask", ask)
+    study.ask(DISTS)
+    assert held[-1] == [first.number, second.number]
+    study.tell(second, 1.0)  # the later one finishes first
+    study.ask(DISTS)
+    assert held[-1][:1] == [first.number] and second.number not in held[-1]

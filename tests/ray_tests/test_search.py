@@ -505,10 +505,9 @@ def test_running_trials_are_pending_and_spread(C: float | None) -> None:
     leaves = core.fit_leaves()
     assert leaves.n_pending.sum() == 8
     busy = leaves.n_pending > 0
-    pending = core.pending
-    core.set_pending(np.zeros((0, 2)))
-    idle = core.fit_leaves()
-    core.set_pending(pending)
+    idle_core = copy.deepcopy(core)  # the live model holds the trials' points by trial id
+    idle_core.set_pending(np.zeros((0, 2)))
+    idle = idle_core.fit_leaves()
     assert np.all(leaves.index[busy] < idle.index[busy])
     assert np.all(leaves.index[~busy] >= idle.index[~busy])  # t grew, n did not
     if C == 0.03:

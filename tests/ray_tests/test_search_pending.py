@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -71,3 +72,43 @@ def test_pending_points_follow_the_live_trials_on_a_random_schedule(seed: int) -
             config = searcher._live_trial_mapping[live[0]]
             searcher.add_evaluated_point(config, float(rng.random()))
         assert _pending_configs(searcher) == _live_configs(searcher)
+
+
+def test_two_live_trials_in_one_cell_each_free_their_own_slot() -> None:
+    point = {"x": 0.5, "n": 1}
+    searcher = TreeUCBSearch(
+        {"x": tune.quniform(0.0, 1.0, 0.25), "n": tune.randint(0, 3)},
+        metric="loss",
+        mode="min",
+        seed=0,
+        points_to_evaluate=[point, point],
+    )
+    searcher.suggest("first")
+    searcher.suggest("second")
+    core = searcher.model
+    assert core is not None and core.pending_keys == ["first", "second"]
+    searcher.on_trial_complete("second", {"loss": 1.0})  # the later one finishes first
+    assert core.pending_keys == ["first"]
+    searcher.add_evaluated_point(point, 2.0)  # a point told without a trial frees no slot
+    assert core.pending_keys == ["first"]
+    searcher.on_trial_complete("first", error=True)
+    assert core.pending_keys == [] and core.n_observations == 2
+
+
+def test_a_checkpoint_without_keys_gets_the_live_trials_back(tmp_path: Path) -> None:
+    searcher = TreeUCBSearch(
+        {"x": tune.uniform(0.0, 1.0), "n": tune.randint(0, 3)}, metric="loss", mode="min", seed=0
+    )
+    searcher.suggest("a")
+    searcher.suggest("b")
+    core = searcher.model
+    assert core is not None
+    core.set_pending(core.pending)  # as a checkpoint written before the keys: no keys
+    path = str(tmp_path / "searcher.pkl")
+    searcher.save(path)
+    restored = TreeUCBSearch()
+    restored.restore(path)
+    assert restored.model is not None and restored.model.pending_keys == ["a", "b"]
+    restored.on_trial_complete("b", {"loss": 1.0})
+    restored.on_trial_complete("a", {"other": 1.0})  # no metric: forgotten
+    assert restored.model.n_pending == 0 and restored.model.n_observations == 1
