@@ -56,13 +56,7 @@ ALIASES = {"TPE multivariate": "TPE[multivariate=True,group=True]"}
 
 
 def make_sampler(name: str, seed: int) -> Any:
-    """A sampler of :mod:`benchmarks._samplers` (or of :data:`ALIASES`), and ``<name>
-    search=discrete``: that TreeUCB with the local GP's discrete search
-    (``core._inbox._DISCRETE_SEARCH``; one study at a time in a process, as with ``--jobs 1``)."""
-    from optuna_treeucb.core import _inbox
-
-    _inbox._DISCRETE_SEARCH = name.endswith(" search=discrete")
-    name = name.removesuffix(" search=discrete")
+    """A sampler of :mod:`benchmarks._samplers` (or of :data:`ALIASES`)."""
     return registered_sampler(ALIASES.get(name, name), seed)
 
 

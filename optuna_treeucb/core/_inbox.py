@@ -23,8 +23,6 @@ from typing import Protocol
 
 import numpy as np
 
-from optuna_treeucb.core._discrete import box_bins
-from optuna_treeucb.core._discrete import centres
 from optuna_treeucb.core._discrete import draw_categories
 from optuna_treeucb.core._discrete import embed
 from optuna_treeucb.core._discrete import grid_region
@@ -32,16 +30,13 @@ from optuna_treeucb.core._discrete import snap as snap_to_bins
 from optuna_treeucb.core._discrete import step_off_centre
 from optuna_treeucb.core._index import argmax
 from optuna_treeucb.core._index import one_blas_thread
-from optuna_treeucb.core._localgp import Draw
 from optuna_treeucb.core._localgp import LocalGP as GP
 from optuna_treeucb.core._localgp import condition_on_pending
-from optuna_treeucb.core._localgp import extend_draw
 from optuna_treeucb.core._localgp import finite
 from optuna_treeucb.core._localgp import fit_gp
 from optuna_treeucb.core._localgp import nearest
 from optuna_treeucb.core._localgp import posterior_mean
 from optuna_treeucb.core._localgp import region_candidates
-from optuna_treeucb.core._localgp import thompson_draw
 from optuna_treeucb.core._localgp import thompson_sample
 from optuna_treeucb.core._localgp import unit_scale
 from optuna_treeucb.core._space import UnitCube
@@ -55,10 +50,6 @@ LOCAL_GP_N = 48  # observations nearest to the centre that the local GP is fitte
 LOCAL_GP_CANDIDATES = 128  # Thompson-sampling candidates in the trust region
 LOCAL_GP_PENDING = 32  # pending points in the region the local GP conditions on, at most
 LOCAL_GP_JOINT: int | None = 32  # candidates drawn jointly (best upper bounds); None: all
-DISCRETE_ALL = 16  # a discrete column with at most this many values in the region tries all
-DISCRETE_STEPS = 2  # else the values this many bins each side of the current one
-DISCRETE_PASSES = 3  # passes over the discrete columns, at most
-_DISCRETE_SEARCH = False  # private switch while measured (benchmarks.mixed: " search=discrete")
 Discrete = Literal["box", "region"]
 
 
@@ -365,12 +356,8 @@ class LocalGP(TrustRegion):
         tol = 1e-9  # encoded parameters may differ from the drawn point by rounding
         pend = pend[np.all((pend >= lo - tol) & (pend <= hi + tol), axis=1)][:LOCAL_GP_PENDING]
         gps = [condition_on_pending(gp, self.features(pend)) for gp in gps]  # kriging believer
-        if self._searches(gps, ctx):
-            score, draw = thompson_draw(gps[0], self.features(cand), rng, LOCAL_GP_JOINT)
-            best_cand = self._discrete_search(gps[0], draw, cand[argmax(score, rng)], lo, hi, snap)
-        else:
-            score = self._score(gps, self.features(cand), rng)
-            best_cand = cand[[argmax(score, rng)]]
+        score = self._score(gps, self.features(cand), rng)
+        best_cand = cand[[argmax(score, rng)]]
         if not snap.repeats(best_cand)[0]:
             return best_cand
         # the draw's best repeats a tried point: draw again on the candidates that do not
@@ -382,55 +369,6 @@ class LocalGP(TrustRegion):
                 return best_cand
         score = self._score(gps, self.features(fresh), rng)
         return fresh[[argmax(score, rng)]]
-
-    def _searches(self, gps: list[GP], ctx: Mapping[int, float]) -> bool:
-        """Whether the proposal is improved by :meth:`_discrete_search`: one GP (no
-        constraints) and a discrete column that is not fixed."""
-        free = [j for j in np.flatnonzero(self._is_discrete) if j not in ctx]
-        return _DISCRETE_SEARCH and len(gps) == 1 and len(free) > 0
-
-    def _discrete_search(
-        self, gp: GP, draw: Draw, x: np.ndarray, lo: np.ndarray, hi: np.ndarray, snap: Snapshot
-    ) -> np.ndarray:
-        """The Thompson draw's best candidate ``x`` (d,), its discrete columns at their bins'
-        centres, then improved one discrete column at a time over that column's values in the
-        region (:meth:`_values`) under the same draw, extended jointly to each point tried
-        (:func:`~._localgp.extend_draw`); a point that repeats a tried one is never moved to,
-        and one that does moves to its best neighbour.  Returns shape (1, d)."""
-        cols = [int(j) for j in np.flatnonzero(self._is_discrete) if j not in snap.ctx]
-        x = x.copy()
-        for j in cols:
-            x[j] = self.space.params[j].bin_centre(self.space.params[j].bin_index(x[j]))
-        fx, draw = extend_draw(gp, draw, self.features(x[None]), snap.rng)
-        best = -math.inf if snap.repeats(x[None])[0] else float(fx[0])  # a repeat must move
-        for _ in range(DISCRETE_PASSES):
-            moved = False
-            for j in cols:
-                values = self._values(j, x[j], lo[j], hi[j])
-                P = np.repeat(x[None], values.size, axis=0)
-                P[:, j] = values
-                if values.size > 0:
-                    P = P[~snap.repeats(P)]
-                if P.shape[0] == 0:
-                    continue
-                f, draw = extend_draw(gp, draw, self.features(P), snap.rng)
-                i = int(np.argmax(f))
-                if f[i] > best:
-                    x, best, moved = P[i], float(f[i]), True
-            if not moved:
-                break
-        return x[None]
-
-    def _values(self, j: int, u: float, lo: float, hi: float) -> np.ndarray:
-        """Bin centres of column ``j``'s other values in the region's side ``[lo, hi]``: all if
-        at most :data:`DISCRETE_ALL`, else :data:`DISCRETE_STEPS` each side of ``u``'s."""
-        spec = self.space.params[j]
-        first, last = box_bins(spec, lo, hi)
-        k = spec.bin_index(u)
-        if last - first + 1 > DISCRETE_ALL and spec.kind != "categorical":
-            first, last = max(first, k - DISCRETE_STEPS), min(last, k + DISCRETE_STEPS)
-        ks = np.arange(first, last + 1)
-        return centres(spec, ks[ks != k])
 
     @staticmethod
     def _models(snap: Snapshot, Z: np.ndarray, local: np.ndarray, dim: int | None) -> list[GP]:

@@ -211,30 +211,6 @@ def thompson_sample(
     """One joint draw of the latent function at ``Xs`` (m, d) from the posterior, shape (m,);
     with ``n_joint < m``, only the ``n_joint`` candidates of largest ``mean + JOINT_Z std``
     (those that can win the argmax) are drawn, the others get ``-inf``."""
-    return thompson_draw(gp, Xs, rng, n_joint)[0]
-
-
-@dataclass(frozen=True)
-class Draw:
-    """A Thompson draw kept so that it can be extended jointly (:func:`extend_draw`).
-
-    Attributes:
-        X: The points drawn so far, shape (k, d).
-        v: ``L^-1 K(X, gp.X)^T`` with ``L`` the GP's factor, shape (n, k).
-        chol: Factor of the draw's posterior covariance (plus jitter), shape (k, k).
-        noise: The standard normals of the draw, shape (k,).
-    """
-
-    X: np.ndarray
-    v: np.ndarray
-    chol: np.ndarray
-    noise: np.ndarray
-
-
-def thompson_draw(
-    gp: LocalGP, Xs: np.ndarray, rng: np.random.Generator, n_joint: int | None = None
-) -> tuple[np.ndarray, Draw]:
-    """:func:`thompson_sample`'s values, shape (m,), and the draw, to extend it."""
     from scipy.linalg import solve_triangular
 
     Ks = matern52(Xs, gp.X, gp.ell)
@@ -247,34 +223,9 @@ def thompson_draw(
     vt = v[:, top]
     cov = gp.s2 * (matern52(Xs[top], Xs[top], gp.ell) - vt.T @ vt)
     chol = _psd_cholesky(cov, 1e-6 * gp.s2)
-    noise = np.asarray(rng.standard_normal(chol.shape[0]))
     out = np.full(Xs.shape[0], -np.inf)
-    out[top] = gp.y_mean + gp.y_std * (mean[top] + chol @ noise)
-    return out, Draw(Xs[top], vt, chol, noise)
-
-
-def extend_draw(
-    gp: LocalGP, draw: Draw, Xn: np.ndarray, rng: np.random.Generator
-) -> tuple[np.ndarray, Draw]:
-    """The same draw at new points ``Xn`` (p, d): their values given the values drawn so far
-    (the joint draw's next block of its Cholesky factor), shape (p,), and the extended draw."""
-    from scipy.linalg import solve_triangular
-
-    Kn = matern52(Xn, gp.X, gp.ell)
-    vn = solve_triangular(gp.chol, Kn.T, lower=True, check_finite=False)
-    cross = gp.s2 * (matern52(Xn, draw.X, gp.ell) - vn.T @ draw.v)  # (p, k)
-    # the factor's block below the drawn one: L21 = C21 L11^-T (least squares if singular)
-    L21 = np.linalg.lstsq(draw.chol, cross.T, rcond=None)[0].T
-    cov = gp.s2 * (matern52(Xn, Xn, gp.ell) - vn.T @ vn) - L21 @ L21.T
-    L22 = _psd_cholesky(0.5 * (cov + cov.T), 1e-6 * gp.s2)
-    e = np.asarray(rng.standard_normal(L22.shape[0]))
-    out = gp.y_mean + gp.y_std * (Kn @ gp.weights + L21 @ draw.noise + L22 @ e)
-    k, p = draw.chol.shape[0], L22.shape[0]
-    chol = np.block([[draw.chol, np.zeros((k, p))], [L21, L22]])
-    grown = Draw(
-        np.vstack((draw.X, Xn)), np.hstack((draw.v, vn)), chol, np.concatenate((draw.noise, e))
-    )
-    return out, grown
+    out[top] = gp.y_mean + gp.y_std * (mean[top] + chol @ rng.standard_normal(chol.shape[0]))
+    return out
 
 
 def _psd_cholesky(cov: np.ndarray, jitter: float) -> np.ndarray:

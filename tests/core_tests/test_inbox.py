@@ -8,7 +8,6 @@ import pytest
 from optuna_treeucb.core import ParamSpec
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
-from optuna_treeucb.core import _inbox as inbox
 from optuna_treeucb.core._inbox import CUBE_SIDE
 from optuna_treeucb.core._inbox import RHO_INIT
 from optuna_treeucb.core._inbox import RHO_MAX
@@ -384,47 +383,3 @@ def test_under_constraints_the_local_gp_centres_on_the_best_feasible_point_of_al
     half = CUBE_SIDE * sampler.state.rho / 2
     assert np.all(np.abs(x - X[best]) <= half + 1e-12)
     assert x[0] < 0.5  # outside the played box, near the feasible optimum
-
-
-# -- the discrete search of the local GP --------------------------------------------------------
-INTS = [ParamSpec(f"k{i}", "int", low=0, high=2) for i in range(2)]
-
-
-def _int_snapshot(seed: int, tried: np.ndarray) -> Snapshot:
-    """Two int columns of 3 values (bin centres 1/6, 1/2, 5/6), one box; ``tried`` observed."""
-    y = -np.sum((tried - 0.5) ** 2, axis=1)
-
-    def repeats(P: np.ndarray) -> np.ndarray:
-        k = np.floor(3.0 * P).astype(int)
-        seen = {tuple(r) for r in np.floor(3.0 * tried).astype(int)}
-        return np.array([tuple(r) in seen for r in k])
-
-    return Snapshot(
-        X=tried,
-        y=y,
-        leaf_of=np.zeros(tried.shape[0], dtype=int),
-        low=np.zeros((1, 2)),
-        high=np.ones((1, 2)),
-        ctx={},
-        rng=np.random.default_rng(seed),
-        n_pending=0,
-        pending=lambda: np.zeros((0, 2)),
-        targets=lambda idx: y[idx],
-        repeats=repeats,
-    )
-
-
-@pytest.mark.parametrize("seed", range(5))
-def test_local_gp_proposes_bin_centres_and_the_one_value_left_untried(
-    seed: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(inbox, "_DISCRETE_SEARCH", True)
-    grid = np.array([[a, b] for a in (1, 3, 5) for b in (1, 3, 5)]) / 6.0
-    for tried in ([0, 4, 8], [4], [i for i in range(9) if i != 7]):
-        snap = _int_snapshot(seed, grid[tried])
-        x = LocalGP(UnitCube(INTS), n_startup=0).draw(snap, 0, 1)
-        assert not snap.repeats(x)[0]
-        if len(tried) < 8:  # the search's proposal: at the bins' centres
-            assert np.isclose(x[0], grid).all(axis=1).any()
-        else:  # only the value (2, 1) is left
-            np.testing.assert_array_equal(np.floor(3.0 * x[0]), [2, 1])

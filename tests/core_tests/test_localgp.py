@@ -13,7 +13,6 @@ from optuna_treeucb.core import ParamSpec
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core._localgp import NOISE_RATIOS
 from optuna_treeucb.core._localgp import condition_on_pending
-from optuna_treeucb.core._localgp import extend_draw
 from optuna_treeucb.core._localgp import fit_gp
 from optuna_treeucb.core._localgp import fit_gp_fixed
 from optuna_treeucb.core._localgp import in_cells
@@ -22,7 +21,6 @@ from optuna_treeucb.core._localgp import nearest
 from optuna_treeucb.core._localgp import posterior
 from optuna_treeucb.core._localgp import posterior_mean
 from optuna_treeucb.core._localgp import region_candidates
-from optuna_treeucb.core._localgp import thompson_draw
 from optuna_treeucb.core._localgp import thompson_sample
 from optuna_treeucb.core._partition import RefitPartition
 
@@ -122,22 +120,6 @@ def test_thompson_draws_average_to_the_posterior_mean() -> None:
     assert np.all(np.abs(draws.mean(axis=0) - mean) < 5 * se + 1e-9)
     again = thompson_sample(gp, C, np.random.default_rng(3))
     np.testing.assert_array_equal(again, thompson_sample(gp, C, np.random.default_rng(3)))
-
-
-def test_an_extended_draw_is_the_joint_draw_with_the_same_normals() -> None:
-    # the joint draw's factor has the first draw's factor as its leading block, and a
-    # Generator's normals drawn 4 then 3 are the 7 drawn at once
-    rng = np.random.default_rng(4)
-    X = rng.random((12, 2))
-    gp = fit_gp(X, np.sin(4.0 * X[:, 0]) + X[:, 1])
-    A, B = rng.random((4, 2)), rng.random((3, 2))
-    draw_rng = np.random.default_rng(5)
-    first, draw = thompson_draw(gp, A, draw_rng)
-    second, grown = extend_draw(gp, draw, B, draw_rng)
-    joint = thompson_sample(gp, np.vstack((A, B)), np.random.default_rng(5))
-    np.testing.assert_allclose(np.concatenate((first, second)), joint, rtol=1e-6, atol=1e-6)
-    np.testing.assert_array_equal(grown.X, np.vstack((A, B)))
-    np.testing.assert_array_equal(first, thompson_sample(gp, A, np.random.default_rng(5)))
 
 
 def test_nearest_breaks_ties_by_index_and_candidates_stay_in_the_region() -> None:
