@@ -10,6 +10,9 @@ BBOB-like sphere and ellipsoid under a ball or a half-space); the score is the r
 best feasible value so far (``inf`` while none is feasible, ranked last), and the fraction of
 feasible trials.
 
+Both also take COCO's suites (:mod:`benchmarks._coco_problems`): ``--problems bbob-biobj``
+(``moo``) and ``--problems bbob-constrained`` (``constrained``), or single problems of them.
+
 Constraints reach the samplers as Optuna 5 recommends: the objective calls
 ``Trial.set_constraint`` and every sampler reads ``FrozenTrial.constraints`` (on Optuna 4 the
 objective stores them in a user attribute and the samplers get a ``constraints_func`` that
@@ -23,6 +26,7 @@ Usage::
 
     python -m benchmarks moo --seeds 3 --out benchmarks/results
     python -m benchmarks constrained --seeds 3 --out benchmarks/results
+    python -m benchmarks constrained --problems bbob-constrained --seeds 3 --seed-offset 100
     python -m benchmarks moo --samplers TreeUCB --load /tmp/moo.pkl   # beside saved baselines
 """
 
@@ -40,6 +44,7 @@ import numpy as np
 import optuna
 from scipy.stats import rankdata
 
+from benchmarks._coco_problems import COCO_GROUPS
 from benchmarks._harness import Quick
 from benchmarks._harness import command_line
 from benchmarks._harness import machine_note
@@ -82,6 +87,17 @@ SAMPLERS: dict[str, Callable[[int, ConstraintsFunc | None], optuna.samplers.Base
 # GP needs torch (the gp extra): name it
 DEFAULT_SAMPLERS = ("TreeUCB", "NSGA-II", "TPE", "Random")
 MODES = ("moo", "constrained")
+COCO_NOTES = {
+    "moo": "COCO's bbob-biobj problems (benchmarks/_coco_problems.py): instance by seed "
+    "(seeds 100+: instances 6-15), [-5, 5]^d, the reference point COCO's "
+    "`largest_fvalues_of_interest` (the nadir); `cocoex` exposes no best hypervolume, so HV* "
+    "is the hypervolume of the union of every run's front in this table, and the regrets are "
+    "in the objectives' raw units (compare ranks across problems, not regrets).",
+    "constrained": "COCO's bbob-constrained problems (benchmarks/_coco_problems.py): "
+    "instance by seed (seeds 100+: instances 6-15), COCO's `constraint(x)` values through "
+    "`Trial.set_constraint`; `cocoex` exposes no optimum value, so f* is the best feasible "
+    "value of every run in this table (regrets relative to it, in raw units).",
+}
 
 
 def _stored_constraints(trial: optuna.trial.FrozenTrial) -> Sequence[float]:
@@ -325,7 +341,9 @@ def _load(paths: str, mode: str, problems: list[str], seeds: range) -> list[dict
 def run(mode: str, argv: list[str] | None = None) -> None:
     """Run one mode (``"moo"`` or ``"constrained"``) and write ``<mode>.md`` into ``--out``."""
     defaults = MOO_PROBLEMS if mode == "moo" else CONSTRAINED_PROBLEMS
-    all_problems = defaults if mode == "moo" else defaults + INFEASIBLE_PROBLEMS
+    coco_group = "bbob-biobj" if mode == "moo" else "bbob-constrained"
+    coco = COCO_GROUPS[coco_group]
+    all_problems = (defaults if mode == "moo" else defaults + INFEASIBLE_PROBLEMS) + coco
     p = make_parser(
         mode,
         __doc__,
@@ -342,7 +360,8 @@ def run(mode: str, argv: list[str] | None = None) -> None:
     p.add_argument(
         "--problems",
         default=",".join(defaults),
-        help=f"comma-separated names, of {list(all_problems)}",
+        help=f"comma-separated names, of {list(all_problems)}; {coco_group!r} stands for "
+        "all its problems",
     )
     p.add_argument(
         "--backend",
@@ -360,7 +379,8 @@ def run(mode: str, argv: list[str] | None = None) -> None:
     samplers = [s for s in given.split(",") if s]
     if not samplers and not a.load:
         p.error("--samplers '' runs nothing: give --load with it, to report saved runs only")
-    problems = [s for s in a.problems.split(",") if s]
+    given_problems = [s for s in a.problems.split(",") if s]
+    problems = [n for s in given_problems for n in (coco if s == coco_group else (s,))]
     for s in samplers:
         if s not in known:
             p.error(f"unknown sampler {s!r}; use some of {known}")
@@ -371,6 +391,8 @@ def run(mode: str, argv: list[str] | None = None) -> None:
             p.error(f"unknown problem {name!r}; use some of {list(all_problems)}")
     if "GP" in samplers:
         require("torch", "GPSampler", mode, extra="gp")
+    if any(pr in coco for pr in problems):
+        require("cocoex", f"COCO's {coco_group} suite", mode)
     print(stamp_core(), flush=True)
     started = time.time()
     seeds = range(a.seed_offset, a.seed_offset + a.seeds)
@@ -410,6 +432,8 @@ def run(mode: str, argv: list[str] | None = None) -> None:
         if real
         else ""
     )
+    if any(pr in coco for pr in problems):
+        real_note += " " + COCO_NOTES[mode]
     body = (
         f"# {'Several objectives' if mode == 'moo' else 'Constraints'}\n\n"
         f"{len(problems)} problems ({', '.join(problems)}), {a.seeds} seeds ({a.seed_offset}+), "
