@@ -44,6 +44,8 @@ import numpy as np
 import optuna
 from scipy.stats import rankdata
 
+from benchmarks._coco_problems import COCO_BIOBJ_PROBLEMS
+from benchmarks._coco_problems import COCO_CONSTRAINED_PROBLEMS
 from benchmarks._coco_problems import COCO_GROUPS
 from benchmarks._harness import Quick
 from benchmarks._harness import command_line
@@ -87,6 +89,7 @@ SAMPLERS: dict[str, Callable[[int, ConstraintsFunc | None], optuna.samplers.Base
 # GP needs torch (the gp extra): name it
 DEFAULT_SAMPLERS = ("TreeUCB", "NSGA-II", "TPE", "Random")
 MODES = ("moo", "constrained")
+COCO_PROBLEMS = COCO_BIOBJ_PROBLEMS + COCO_CONSTRAINED_PROBLEMS  # optimum per seed
 COCO_NOTES = {
     "moo": "COCO's bbob-biobj problems (benchmarks/_coco_problems.py): instance by seed "
     "(seeds 100+: instances 6-15), [-5, 5]^d, the reference point COCO's "
@@ -192,21 +195,28 @@ def best_feasible_regret(
     return max(float(F[:t, 0][feasible].min()) - best, 0.0)
 
 
+def optimum_key(name: str, seed: int) -> str:
+    """The key of a problem's best seen in :func:`best_seen`: its name, or ``name@seed`` for
+    COCO's problems, whose instance (and so optimum and reference point) the seed picks."""
+    return f"{name}@{seed}" if name in COCO_PROBLEMS else name
+
+
 def best_seen(results: list[dict[str, Any]]) -> dict[str, float]:
-    """``HV*`` or ``f*`` of each real task (optimum NaN): the best over every run given,
-    the hypervolume of their union's front or their best feasible value."""
+    """``HV*`` or ``f*`` of each real task or COCO instance (optimum NaN), keyed by
+    :func:`optimum_key`: the best over every run given of it, the hypervolume of their union's
+    front or their best feasible value."""
     out: dict[str, float] = {}
-    for name in dict.fromkeys(r["problem"] for r in results):
-        runs = [r for r in results if r["problem"] == name]
-        problem = problem_of(runs[0]["mode"], name, runs[0]["seed"])
+    for key in dict.fromkeys(optimum_key(r["problem"], r["seed"]) for r in results):
+        runs = [r for r in results if optimum_key(r["problem"], r["seed"]) == key]
+        problem = problem_of(runs[0]["mode"], runs[0]["problem"], runs[0]["seed"])
         if not math.isnan(problem.optimum):
             continue
         if problem.n_objectives > 1:
             assert problem.reference is not None
-            out[name] = hypervolume(np.concatenate([r["F"] for r in runs]), problem.reference)
+            out[key] = hypervolume(np.concatenate([r["F"] for r in runs]), problem.reference)
         else:
             values = [r["F"][np.all(r["G"] <= 0.0, axis=1), 0] for r in runs]
-            out[name] = float(np.concatenate(values).min(initial=np.inf))
+            out[key] = float(np.concatenate(values).min(initial=np.inf))
     return out
 
 
@@ -225,7 +235,7 @@ def score(result: dict[str, Any], t: int, optima: dict[str, float] | None = None
     """The score of a run after ``t`` trials (lower is better); ``optima`` gives the best
     seen of the real tasks (:func:`best_seen`)."""
     problem = problem_of(result["mode"], result["problem"], result["seed"])
-    optimum = (optima or {}).get(result["problem"])
+    optimum = (optima or {}).get(optimum_key(result["problem"], result["seed"]))
     if result["mode"] == "moo":
         return hypervolume_regret(result["F"], problem, t, optimum)
     return best_feasible_regret(result["F"], result["G"], problem, t, optimum)
