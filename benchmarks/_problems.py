@@ -8,7 +8,8 @@
   ``keras-mlp-digits``), each a :class:`ProblemKind` of :data:`KINDS`;
 * ``mixed`` and ``mixed_ray``: the integer-heavy and conditional problems of
   :mod:`benchmarks._mixed_problems` (:func:`make_problem`);
-* ``moo`` and ``constrained``: the problems of :mod:`benchmarks._moo_problems`
+* ``moo`` and ``constrained``: the problems of :mod:`benchmarks._moo_problems` and COCO's
+  ``bbob-biobj`` and ``bbob-constrained`` of :mod:`benchmarks._coco_problems`
   (:func:`problem_of`);
 * ``bandit`` and ``ablation``: the Lipschitz functions of :mod:`benchmarks._testfunctions`
   (:data:`FUNCTIONS`), and ``inbox`` and ``async`` the BBOB suite (:data:`FUNCTION_IDS`).
@@ -29,6 +30,8 @@ import numpy as np
 from benchmarks import _bbob
 from benchmarks._bbob import FUNCTION_IDS
 from benchmarks._bbob import BBOBFunction
+from benchmarks._coco_problems import coco_biobj_problem
+from benchmarks._coco_problems import coco_constrained_problem
 from benchmarks._mixed_problems import make_problem
 from benchmarks._moo_problems import Problem
 from benchmarks._moo_problems import constrained_problem
@@ -57,6 +60,10 @@ __all__ = [
 
 def problem_of(mode: str, name: str, seed: int) -> Problem:
     """The problem instance of a ``moo`` (``mode="moo"``) or ``constrained`` run."""
+    if name.startswith("bbob-biobj-"):
+        return coco_biobj_problem(name, seed)
+    if name.startswith("bbob-constrained-"):
+        return coco_constrained_problem(name, seed)
     return moo_problem(name) if mode == "moo" else constrained_problem(name, seed)
 
 

@@ -10,6 +10,9 @@ BBOB-like sphere and ellipsoid under a ball or a half-space); the score is the r
 best feasible value so far (``inf`` while none is feasible, ranked last), and the fraction of
 feasible trials.
 
+Both also take COCO's suites (:mod:`benchmarks._coco_problems`): ``--problems bbob-biobj``
+(``moo``) and ``--problems bbob-constrained`` (``constrained``), or single problems of them.
+
 Constraints reach the samplers as Optuna 5 recommends: the objective calls
 ``Trial.set_constraint`` and every sampler reads ``FrozenTrial.constraints`` (on Optuna 4 the
 objective stores them in a user attribute and the samplers get a ``constraints_func`` that
@@ -23,6 +26,7 @@ Usage::
 
     python -m benchmarks moo --seeds 3 --out benchmarks/results
     python -m benchmarks constrained --seeds 3 --out benchmarks/results
+    python -m benchmarks constrained --problems bbob-constrained --seeds 3 --seed-offset 100
     python -m benchmarks moo --samplers TreeUCB --load /tmp/moo.pkl   # beside saved baselines
 """
 
@@ -40,6 +44,9 @@ import numpy as np
 import optuna
 from scipy.stats import rankdata
 
+from benchmarks._coco_problems import COCO_BIOBJ_PROBLEMS
+from benchmarks._coco_problems import COCO_CONSTRAINED_PROBLEMS
+from benchmarks._coco_problems import COCO_GROUPS
 from benchmarks._harness import Quick
 from benchmarks._harness import command_line
 from benchmarks._harness import machine_note
@@ -82,6 +89,18 @@ SAMPLERS: dict[str, Callable[[int, ConstraintsFunc | None], optuna.samplers.Base
 # GP needs torch (the gp extra): name it
 DEFAULT_SAMPLERS = ("TreeUCB", "NSGA-II", "TPE", "Random")
 MODES = ("moo", "constrained")
+COCO_PROBLEMS = COCO_BIOBJ_PROBLEMS + COCO_CONSTRAINED_PROBLEMS  # optimum per seed
+COCO_NOTES = {
+    "moo": "COCO's bbob-biobj problems (benchmarks/_coco_problems.py): instance by seed "
+    "(seeds 100+: instances 6-15), [-5, 5]^d, the reference point COCO's "
+    "`largest_fvalues_of_interest` (the nadir); `cocoex` exposes no best hypervolume, so HV* "
+    "is the hypervolume of the union of every run's front in this table, and the regrets are "
+    "in the objectives' raw units (compare ranks across problems, not regrets).",
+    "constrained": "COCO's bbob-constrained problems (benchmarks/_coco_problems.py): "
+    "instance by seed (seeds 100+: instances 6-15), COCO's `constraint(x)` values through "
+    "`Trial.set_constraint`; `cocoex` exposes no optimum value, so f* is the best feasible "
+    "value of every run in this table (regrets relative to it, in raw units).",
+}
 
 
 def _stored_constraints(trial: optuna.trial.FrozenTrial) -> Sequence[float]:
@@ -176,21 +195,28 @@ def best_feasible_regret(
     return max(float(F[:t, 0][feasible].min()) - best, 0.0)
 
 
+def optimum_key(name: str, seed: int) -> str:
+    """The key of a problem's best seen in :func:`best_seen`: its name, or ``name@seed`` for
+    COCO's problems, whose instance (and so optimum and reference point) the seed picks."""
+    return f"{name}@{seed}" if name in COCO_PROBLEMS else name
+
+
 def best_seen(results: list[dict[str, Any]]) -> dict[str, float]:
-    """``HV*`` or ``f*`` of each real task (optimum NaN): the best over every run given,
-    the hypervolume of their union's front or their best feasible value."""
+    """``HV*`` or ``f*`` of each real task or COCO instance (optimum NaN), keyed by
+    :func:`optimum_key`: the best over every run given of it, the hypervolume of their union's
+    front or their best feasible value."""
     out: dict[str, float] = {}
-    for name in dict.fromkeys(r["problem"] for r in results):
-        runs = [r for r in results if r["problem"] == name]
-        problem = problem_of(runs[0]["mode"], name, runs[0]["seed"])
+    for key in dict.fromkeys(optimum_key(r["problem"], r["seed"]) for r in results):
+        runs = [r for r in results if optimum_key(r["problem"], r["seed"]) == key]
+        problem = problem_of(runs[0]["mode"], runs[0]["problem"], runs[0]["seed"])
         if not math.isnan(problem.optimum):
             continue
         if problem.n_objectives > 1:
             assert problem.reference is not None
-            out[name] = hypervolume(np.concatenate([r["F"] for r in runs]), problem.reference)
+            out[key] = hypervolume(np.concatenate([r["F"] for r in runs]), problem.reference)
         else:
             values = [r["F"][np.all(r["G"] <= 0.0, axis=1), 0] for r in runs]
-            out[name] = float(np.concatenate(values).min(initial=np.inf))
+            out[key] = float(np.concatenate(values).min(initial=np.inf))
     return out
 
 
@@ -209,7 +235,7 @@ def score(result: dict[str, Any], t: int, optima: dict[str, float] | None = None
     """The score of a run after ``t`` trials (lower is better); ``optima`` gives the best
     seen of the real tasks (:func:`best_seen`)."""
     problem = problem_of(result["mode"], result["problem"], result["seed"])
-    optimum = (optima or {}).get(result["problem"])
+    optimum = (optima or {}).get(optimum_key(result["problem"], result["seed"]))
     if result["mode"] == "moo":
         return hypervolume_regret(result["F"], problem, t, optimum)
     return best_feasible_regret(result["F"], result["G"], problem, t, optimum)
@@ -325,7 +351,9 @@ def _load(paths: str, mode: str, problems: list[str], seeds: range) -> list[dict
 def run(mode: str, argv: list[str] | None = None) -> None:
     """Run one mode (``"moo"`` or ``"constrained"``) and write ``<mode>.md`` into ``--out``."""
     defaults = MOO_PROBLEMS if mode == "moo" else CONSTRAINED_PROBLEMS
-    all_problems = defaults if mode == "moo" else defaults + INFEASIBLE_PROBLEMS
+    coco_group = "bbob-biobj" if mode == "moo" else "bbob-constrained"
+    coco = COCO_GROUPS[coco_group]
+    all_problems = (defaults if mode == "moo" else defaults + INFEASIBLE_PROBLEMS) + coco
     p = make_parser(
         mode,
         __doc__,
@@ -342,7 +370,8 @@ def run(mode: str, argv: list[str] | None = None) -> None:
     p.add_argument(
         "--problems",
         default=",".join(defaults),
-        help=f"comma-separated names, of {list(all_problems)}",
+        help=f"comma-separated names, of {list(all_problems)}; {coco_group!r} stands for "
+        "all its problems",
     )
     p.add_argument(
         "--backend",
@@ -360,7 +389,8 @@ def run(mode: str, argv: list[str] | None = None) -> None:
     samplers = [s for s in given.split(",") if s]
     if not samplers and not a.load:
         p.error("--samplers '' runs nothing: give --load with it, to report saved runs only")
-    problems = [s for s in a.problems.split(",") if s]
+    given_problems = [s for s in a.problems.split(",") if s]
+    problems = [n for s in given_problems for n in (coco if s == coco_group else (s,))]
     for s in samplers:
         if s not in known:
             p.error(f"unknown sampler {s!r}; use some of {known}")
@@ -371,6 +401,8 @@ def run(mode: str, argv: list[str] | None = None) -> None:
             p.error(f"unknown problem {name!r}; use some of {list(all_problems)}")
     if "GP" in samplers:
         require("torch", "GPSampler", mode, extra="gp")
+    if any(pr in coco for pr in problems):
+        require("cocoex", f"COCO's {coco_group} suite", mode)
     print(stamp_core(), flush=True)
     started = time.time()
     seeds = range(a.seed_offset, a.seed_offset + a.seeds)
@@ -410,6 +442,8 @@ def run(mode: str, argv: list[str] | None = None) -> None:
         if real
         else ""
     )
+    if any(pr in coco for pr in problems):
+        real_note += " " + COCO_NOTES[mode]
     body = (
         f"# {'Several objectives' if mode == 'moo' else 'Constraints'}\n\n"
         f"{len(problems)} problems ({', '.join(problems)}), {a.seeds} seeds ({a.seed_offset}+), "
