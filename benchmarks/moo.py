@@ -65,6 +65,7 @@ from benchmarks._moo_ray import run_one as run_one_ray
 from benchmarks._problems import problem_of
 from benchmarks._report import fmt
 from benchmarks._report import md_table
+from benchmarks._report import paired
 from benchmarks._samplers import make_sampler
 from optuna_treeucb import TreeUCBSampler
 
@@ -315,6 +316,32 @@ def report(results: list[dict[str, Any]], samplers: list[str], checkpoints: list
     )
 
 
+def paired_table(
+    results: list[dict[str, Any]], samplers: list[str], checkpoints: list[int], baseline: str
+) -> str:
+    """Paired log-ratios of each sampler's score to ``baseline``'s on the same (problem, seed)
+    (``_report.paired``: negative is better than the baseline), over the cells where both
+    have a finite score (a constrained run with no feasible trial has none)."""
+    rows = []
+    for t in checkpoints:
+        scores = mean_ranks(results, samplers, t)[1]
+        for s in samplers:
+            if s == baseline:
+                continue
+            cells = [
+                (p, seed) for x, p, seed in scores if x == s and (baseline, p, seed) in scores
+            ]
+            mine = np.array([scores[(s, p, seed)] for p, seed in cells])
+            base = np.array([scores[(baseline, p, seed)] for p, seed in cells])
+            ok = np.isfinite(mine) & np.isfinite(base)
+            st = paired(mine[ok], base[ok])
+            rows.append([str(t), s, f"{int(ok.sum())} of {len(cells)}", str(st), fmt(st.win, 2)])
+    header = ["trials", "sampler", "cells", f"log-ratio to {baseline} ± s.e.", "win"]
+    return f"\nPaired to {baseline} (negative: better than {baseline}):\n\n" + md_table(
+        header, rows
+    )
+
+
 def violation_table(
     results: list[dict[str, Any]], samplers: list[str], problems: list[str], t: int
 ) -> str:
@@ -380,6 +407,12 @@ def run(mode: str, argv: list[str] | None = None) -> None:
         help="optuna: Optuna studies; ray: real Tune runs of the searchers of "
         f"benchmarks._moo_ray, {list(RAY_SEARCHERS)} (one process)",
     )
+    p.add_argument(
+        "--paired",
+        default=None,
+        metavar="SAMPLER",
+        help="Also report each sampler's paired log-ratio to this sampler's score (e.g. GP).",
+    )
     a = p.parse(argv)
     require("pymoo", "the ZDT/DTLZ and G-series problems", mode)
     ray = a.backend == "ray"
@@ -421,6 +454,8 @@ def run(mode: str, argv: list[str] | None = None) -> None:
         results += old
     if not results:
         p.error(f"no saved run of {mode} matches these problems and seeds in {a.load}")
+    if a.paired is not None and a.paired not in samplers:
+        p.error(f"--paired {a.paired!r} is not among the samplers reported: {samplers}")
     checkpoints = [t for t in (50, 100, 200) if t <= a.trials] or [a.trials]
     what = (
         "hypervolume regret HV* - HV against the true front"
@@ -453,6 +488,7 @@ def run(mode: str, argv: list[str] | None = None) -> None:
         "as TPE. "
         f"Command: `{command_line(mode, argv)}`.\n"
         + report(results, samplers, checkpoints)
+        + (paired_table(results, samplers, checkpoints, a.paired) if a.paired else "")
         + "\n"
         + machine_note(f"{a.seeds} seeds", started)
     )

@@ -210,3 +210,22 @@ def test_real_tasks_score_against_the_best_seen_over_the_runs() -> None:
     optima = moo.best_seen(runs)
     regrets = [moo.score(r, 5, optima) for r in runs]
     assert all(v >= 0.0 for v in regrets) and optima["digits-mlp-size"] > 0.0
+
+
+def test_paired_log_ratios_are_those_of_the_scores(results_in_tmp: Path) -> None:
+    saved = results_in_tmp / "runs.pkl"
+    argv = ["--problems", "gramacy", "--seeds", "2", "--trials", "10"]
+    cli.main(["constrained", *argv, "--samplers", "TPE,Random", "--save", str(saved)])
+    cli.main(["constrained", *argv, "--samplers", "", "--load", str(saved), "--paired", "TPE"])
+    text = (results_in_tmp / "constrained.md").read_text()
+    row = next(r for r in _rows(text.split("Paired to TPE")[1]) if r[1] == "Random")
+    runs = pickle.loads(saved.read_bytes())
+    scores = moo.mean_ranks(runs, ["TPE", "Random"], 10)[1]
+    mine = np.array([scores[("Random", "gramacy", s)] for s in (0, 1)])
+    base = np.array([scores[("TPE", "gramacy", s)] for s in (0, 1)])
+    ok = np.isfinite(mine) & np.isfinite(base)
+    assert ok.any() and row[2] == f"{int(ok.sum())} of 2"
+    want = np.mean(np.log(np.maximum(mine[ok], 1e-6)) - np.log(np.maximum(base[ok], 1e-6)))
+    assert float(row[3].split(" ")[0]) == pytest.approx(want, abs=1e-3)  # printed to 3 decimals
+    with pytest.raises(SystemExit):
+        cli.main(["constrained", *argv, "--samplers", "", "--load", str(saved), "--paired", "GP"])
