@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from optuna_treeucb.core._objectives import objective_rewards
+from optuna_treeucb.core._options import signs
 
 Direction = str | Sequence[str]
 
@@ -141,13 +142,12 @@ Observation = tuple[int, Any, float]  # (arm, value or values as told, total vio
 def scores(values: Sequence[Any], violations: Sequence[float], direction: Direction) -> np.ndarray:
     """Scores for :func:`choose_arm`, larger is better, shape (n,): the values of one objective
     signed by ``direction``, or the core's rewards with several objectives or a violation."""
-    directions = (direction,) if isinstance(direction, str) else tuple(direction)
-    signs = np.array([-1.0 if d == "minimize" else 1.0 for d in directions])
-    Y = np.asarray(values, dtype=float).reshape(len(values), signs.size) * signs
+    sign = signs(direction)
+    Y = np.asarray(values, dtype=float).reshape(len(values), sign.size) * sign
     v = np.asarray(violations, dtype=float)
-    if signs.size == 1 and not v.any():
+    if sign.size == 1 and not v.any():
         return Y[:, 0]
-    return objective_rewards(Y if signs.size > 1 else Y[:, 0], v)
+    return objective_rewards(Y if sign.size > 1 else Y[:, 0], v)
 
 
 def arm_index(indices: Sequence[int], sizes: Sequence[int]) -> int:
@@ -218,7 +218,7 @@ class BranchChooser:
         self._summaries[key] = summary  # most recently used last
         if len(self._summaries) > MAX_SUMMARIES:
             del self._summaries[next(iter(self._summaries))]
-        sign = -1.0 if self.direction == "minimize" else 1.0
+        sign = float(signs(self.direction)[0])
         for arm, value, violation in read(summary.pos):
             summary.constrained = summary.constrained or violation > 0.0
             summary.stats.tell(arm, sign * float(value))

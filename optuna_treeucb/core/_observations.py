@@ -33,6 +33,7 @@ from optuna_treeucb.core._objectives import progress
 from optuna_treeucb.core._objectives import progress_of
 from optuna_treeucb.core._objectives import rank_rewards
 from optuna_treeucb.core._objectives import total_violation
+from optuna_treeucb.core._options import signs
 from optuna_treeucb.core._space import UnitCube
 from optuna_treeucb.core._space import as_reals
 
@@ -212,8 +213,7 @@ class Observations:
 
     def __init__(self, space: UnitCube, directions: str | Sequence[str]) -> None:
         self.space = space
-        directions = (directions,) if isinstance(directions, str) else directions
-        self.signs = np.array([1.0 if d == "maximize" else -1.0 for d in directions])
+        self.signs = signs(directions)
         d, k = space.dim, self.signs.size
         self._X = np.zeros((16, d))
         self._y = np.zeros((16, k))  # internal values: larger is better

@@ -490,3 +490,9 @@ def as_directions(direction: Any) -> tuple[Direction, ...]:
             "non-empty sequence of them, one per objective. Got [] instead."
         )
     return tuple(OPTIONS["direction"].check("TreeUCB", "direction", d) for d in direction)
+
+
+def signs(direction: Any) -> np.ndarray:
+    """One sign per objective, shape (k,): +1 to maximise, -1 to minimise (a value times its
+    sign is larger when better), the one place the direction becomes a sign."""
+    return np.array([1.0 if d == "maximize" else -1.0 for d in as_directions(direction)])

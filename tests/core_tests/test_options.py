@@ -317,3 +317,12 @@ def test_face_options_is_the_one_intake_of_both_faces() -> None:
     assert face_options("TreeUCBSearch", {})[1] is None
     with pytest.raises(TypeError, match="TreeUCBSampler"):
         face_options("TreeUCBSampler", {"n_startup": 4}, aliases=False)
+
+
+def test_signs_is_the_one_place_a_direction_becomes_a_sign() -> None:
+    from optuna_treeucb.core._options import signs
+
+    np.testing.assert_array_equal(signs("minimize"), [-1.0])
+    np.testing.assert_array_equal(signs(["maximize", "minimize"]), [1.0, -1.0])
+    with pytest.raises(ValueError, match="direction"):
+        signs("down")
