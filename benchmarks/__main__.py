@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Callable
 
 from benchmarks._harness import plain
 
@@ -27,7 +28,7 @@ COMMANDS = {
     "dims": "benchmarks.dims",
     "mixed": "benchmarks.mixed",
     "moo": "benchmarks.moo",
-    "constrained": "benchmarks.constrained",
+    "constrained": "benchmarks.moo:main_constrained",
     "mixed_ray": "benchmarks.mixed_ray",
     "changing_spaces": "benchmarks.changing_spaces",
 }
@@ -50,10 +51,20 @@ def usage() -> str:
         "",
         "commands:",
     ]
-    for command, module in COMMANDS.items():
-        summary = _first_sentence(plain(importlib.import_module(module).__doc__ or ""))
-        lines.append(f"  {command:<{width}}  {summary}")
+    for command in COMMANDS:
+        fn = _main(command)
+        doc = (
+            fn.__doc__ if fn.__name__ != "main" else importlib.import_module(fn.__module__).__doc__
+        )
+        lines.append(f"  {command:<{width}}  {_first_sentence(plain(doc or ''))}")
     return "\n".join(lines)
+
+
+def _main(command: str) -> Callable[[list[str]], None]:
+    """The function of a command: ``module:function``, or ``module``'s ``main`` (whose
+    summary is the module docstring's; another function's is its own)."""
+    module, _, name = COMMANDS[command].partition(":")
+    return getattr(importlib.import_module(module), name or "main")  # type: ignore[no-any-return]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -67,7 +78,7 @@ def main(argv: list[str] | None = None) -> None:
             print(f"python -m benchmarks: unknown command {args[0]!r}", file=sys.stderr)
         print(usage())
         raise SystemExit(2)
-    importlib.import_module(COMMANDS[args[0]]).main(args[1:])
+    _main(args[0])(args[1:])
 
 
 if __name__ == "__main__":

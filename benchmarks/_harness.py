@@ -1,18 +1,20 @@
 """The one harness of the benchmark commands: their command line, where results go, worker
-processes, the Optuna and core runs, and the one place that starts Ray and times a searcher.
+processes, the Optuna, core and bandit runs, and the one place that starts Ray, times a
+searcher and runs a ``tune.Tuner``.
 
 A command builds its parser with :func:`make_parser`, naming the common options it takes
 (``--quick``, ``--trials``, ``--seeds``, ``--seed-offset``, ``--name``, ``--jobs``,
-``--samplers``, ... declared once here, each with one help text) and their defaults; a
-default that ``--quick`` shrinks is a :class:`Quick` pair.  Results go to :func:`write_result`
-(``--out``, a scratch folder unless given), each stamped by :func:`machine_note`.
+``--samplers``, ``--paired``, ... declared once here, each with one help text) and their
+defaults, and adds its own with :meth:`Parser.option`; a default that ``--quick`` shrinks is a
+:class:`Quick` pair.  :meth:`Parser.parse` stamps the code measured and starts the clock;
+:func:`finish` writes the result file (``--out``, a scratch folder unless given) with the
+exact command and a :func:`machine_note`.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib
 import os
 import pickle
 import platform
@@ -34,9 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._testfunctions import FUNCTIONS
-from benchmarks._testfunctions import Problem
-from benchmarks._testfunctions import TestFunction
+from benchmarks import _problems
+from benchmarks._samplers import make_sampler
 
 RESULTS = Path(__file__).resolve().parent / "results"  # the committed results
 SCRATCH = Path(tempfile.gettempdir()) / "treeucb-benchmarks"
@@ -77,7 +78,11 @@ _COMMON: dict[str, tuple[dict[str, Any], str]] = {
         "Comma-separated pickles of earlier runs (--save) to report with this run's; only "
         "their samplers that this run does not run are taken.",
     ),
-    "paired": ({}, "Also report paired log-ratios of each sampler's regret to this sampler's."),
+    "paired": (
+        {"metavar": "SAMPLER"},
+        "Also report each sampler's paired log-ratio of its regret (or score) to this "
+        "sampler's on the same runs (e.g. GP).",
+    ),
 }
 
 
@@ -117,12 +122,30 @@ class Parser(argparse.ArgumentParser):
             "benchmarks/results to update the committed results.",
         )
 
-    def parse(self, argv: Sequence[str] | None) -> argparse.Namespace:
-        """Parse ``argv`` and resolve the :class:`Quick` defaults."""
+    def option(self, flag: str, default: Any = None, *, help: str, **kwargs: Any) -> None:
+        """Add a command's own option; its default (a :class:`Quick` pair or a value) is
+        named at the end of its help."""
+        action = self.add_argument(
+            flag,
+            default=None if isinstance(default, Quick) else default,
+            help=help + _default_text(default),
+            **kwargs,
+        )
+        if isinstance(default, Quick):
+            self.quick_defaults[action.dest] = default
+
+    def parse(self, argv: Sequence[str] | None, stamp: bool = True) -> argparse.Namespace:
+        """Parse ``argv``, resolve the :class:`Quick` defaults, and (``stamp``) name the code
+        measured (:func:`stamp_core`) and start the clock of :func:`finish`."""
         a = self.parse_args(argv)
         for dest, default in self.quick_defaults.items():
             if getattr(a, dest) is None:
                 setattr(a, dest, default.quick if getattr(a, "quick", False) else default.full)
+        a.command_line = command_line(self.command, argv)
+        a.mode = "quick" if getattr(a, "quick", False) else "full"
+        if stamp:
+            print(stamp_core(), flush=True)
+        a.started = time.time()
         return a
 
 
@@ -153,20 +176,14 @@ def command_line(command: str, argv: Sequence[str] | None) -> str:
     return shlex.join(["python", "-m", "benchmarks", command, *args])
 
 
-def require(module: str, needed_for: str, command: str, extra: str = "benchmarks") -> None:
-    """Exit with a one-line message naming the extra if ``module`` cannot be imported."""
-    try:
-        importlib.import_module(module)
-    except ImportError:
-        raise SystemExit(
-            f"python -m benchmarks {command}: {needed_for} needs the {module!r} package, which "
-            f"could not be imported. Install the {extra} extra: pip install -e '.[{extra}]'."
-        ) from None
-
-
 def checkpoints(n_trials: int, marks: Sequence[int] = (50, 100, 200)) -> list[int]:
     """The report's checkpoints: the ``marks`` within ``n_trials``, else ``n_trials``."""
     return [n for n in marks if n <= n_trials] or [n_trials]
+
+
+def seeds(a: argparse.Namespace) -> range:
+    """The seeds of a run: ``--seeds`` of them from ``--seed-offset``."""
+    return range(a.seed_offset, a.seed_offset + a.seeds)
 
 
 # -- results --------------------------------------------------------------------------------------
@@ -186,19 +203,51 @@ def write_result(out: Path | str | None, name: str, text: str) -> Path:
     return path
 
 
-def save_runs(path: str, results: list[dict[str, Any]]) -> None:
-    """Pickle the raw runs of a command (``--save``)."""
-    with open(path, "wb") as fh:
-        pickle.dump(results, fh)
+def finish(
+    a: argparse.Namespace,
+    title: str,
+    intro: str,
+    body: str,
+    name: str | None = None,
+    source: str = "",
+) -> Path:
+    """Write ``# title``, the ``intro`` paragraph ending with the exact command (and
+    ``source``, where loaded rows come from), ``body`` and the :func:`machine_note` to
+    ``<name or --name>.md``."""
+    text = f"# {title}\n\n{intro}Command: `{a.command_line}`{source}.\n{body}\n"
+    return write_result(a.out, name or a.name, text + machine_note(a.mode, a.started))
+
+
+def save_and_load(
+    a: argparse.Namespace,
+    results: list[dict[str, Any]],
+    samplers: list[str],
+    keep: Callable[[dict[str, Any]], bool],
+    sort: bool = True,
+) -> None:
+    """``--save`` the runs; add the runs of ``--load`` that ``keep`` accepts and whose sampler
+    this run did not run (a run saved in several pickles is taken from the first), and their
+    samplers (sorted, or in the order they came), in place."""
+    if getattr(a, "save", None):
+        with open(a.save, "wb") as fh:
+            pickle.dump(results, fh)
+    if getattr(a, "load", None):
+        old = load_runs(a.load, lambda r: r["sampler"] not in samplers and keep(r))
+        new = list(dict.fromkeys(r["sampler"] for r in old))
+        samplers += sorted(new) if sort else new
+        results += old
 
 
 def load_runs(paths: str, keep: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
-    """The runs of earlier ``--save`` files (comma-separated ``paths``) that ``keep`` accepts."""
-    out: list[dict[str, Any]] = []
+    """The runs of earlier ``--save`` files (comma-separated ``paths``) that ``keep`` accepts;
+    a (sampler, problem, seed, W) saved in several files is taken from the first."""
+    out: dict[tuple[Any, ...], dict[str, Any]] = {}
     for path in paths.split(","):
         with open(path, "rb") as fh:
-            out += [r for r in pickle.load(fh) if keep(r)]
-    return out
+            for r in filter(keep, pickle.load(fh)):
+                key = (r["sampler"], r.get("problem"), r.get("seed"), r.get("W"))
+                out.setdefault(key, r)
+    return list(out.values())
 
 
 def core_version() -> str:
@@ -220,10 +269,8 @@ def core_version() -> str:
         return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip()
 
     try:
-        head, dirty = (
-            git("rev-parse", "--short", "HEAD"),
-            git("status", "--porcelain", "--", "optuna_treeucb"),
-        )
+        head = git("rev-parse", "--short", "HEAD")
+        dirty = git("status", "--porcelain", "--", "optuna_treeucb")
     except (OSError, subprocess.CalledProcessError):
         head, dirty = "unknown", ""
     note = " + uncommitted changes" if dirty else ""
@@ -255,21 +302,25 @@ def pmap(fn: Callable[[Any], Any], items: Sequence[Any], jobs: int) -> list[Any]
     out: list[Any] = []
     step = max(1, len(items) // 10)
     t0 = time.time()
-
-    def tick() -> None:
-        if len(out) % step == 0 or len(out) == len(items):
-            print(f"  {len(out)}/{len(items)} runs, {time.time() - t0:.0f} s", flush=True)
-
-    if jobs <= 1:
-        for x in items:
-            out.append(fn(x))
-            tick()
-        return out
-    with ProcessPoolExecutor(max_workers=jobs) as ex:
+    with ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else _Serial() as ex:
         for r in ex.map(fn, items, chunksize=1):
             out.append(r)
-            tick()
+            if len(out) % step == 0 or len(out) == len(items):
+                print(f"  {len(out)}/{len(items)} runs, {time.time() - t0:.0f} s", flush=True)
     return out
+
+
+class _Serial:
+    """The executor of ``jobs=1``: everything in this process, lazily."""
+
+    def __enter__(self) -> _Serial:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def map(self, fn: Callable[[Any], Any], items: Sequence[Any], chunksize: int = 1) -> Any:
+        return map(fn, items)
 
 
 def quiet() -> None:
@@ -290,16 +341,42 @@ def optimize(study: Any, objective: Callable[[Any], Any], n_trials: int, **kwarg
         return time.perf_counter() - t0
 
 
-def core_regret(fn: Any, seed: int, options: dict[str, Any], n_trials: int) -> np.ndarray:
-    """Normalised simple regret after each trial of the core's ask/tell on one test function.
+def run_study(job: tuple[str, str, int, int]) -> dict[str, Any]:
+    """One Optuna study ``(sampler, problem, seed, n_trials)`` of a problem of
+    :func:`benchmarks._problems.study`: per trial the observed and the noiseless value and
+    the branch, the problem's scale and group, and the wall time."""
+    import optuna
 
-    ``fn`` is a :class:`benchmarks._testfunctions.TestFunction` or a
-    :class:`benchmarks._bbob.BBOBFunction` (both on [-5, 5]^d, minimised).  The recommended
-    point is the trial with the best *observed* value; its noiseless regret is divided by the
-    median regret of a uniform random point.  Returns shape (n_trials,).
+    quiet()
+    sampler_name, name, seed, n_trials = job
+    prob = _problems.study(name, seed)
+    study = optuna.create_study(sampler=make_sampler(sampler_name, seed))
+    wall = optimize(study, prob.objective, n_trials)
+    return {
+        "sampler": sampler_name,
+        "problem": name,
+        "group": prob.group,
+        "seed": seed,
+        "obs": np.array([t.value for t in study.trials], dtype=float),
+        "true": np.array(prob.trues, dtype=float),
+        "scale": prob.scale,
+        "wall": wall,
+        "branches": list(prob.branches),
+        "best_branch": prob.best_branch,
+    }
+
+
+def core_regret(job: tuple[dict[str, Any], str, int, int]) -> np.ndarray:
+    """Normalised simple regret after each trial of the core's ask/tell ``(options, function,
+    seed, n_trials)`` on a function of :func:`benchmarks._problems.function` ([-5, 5]^d,
+    minimised).  The recommended point is the trial with the best *observed* value; its
+    noiseless regret is divided by the median regret of a uniform random point.  Returns
+    shape (n_trials,).
     """
     from optuna_treeucb.core import TreeUCB
 
+    options, name, seed, n_trials = job
+    fn = _problems.function(name, seed)
     bandit = TreeUCB(fn.dim, seed=seed, direction="minimize", **options)
     best_obs, best_true = np.inf, np.inf
     out = np.empty(n_trials)
@@ -311,6 +388,11 @@ def core_regret(fn: Any, seed: int, options: dict[str, Any], n_trials: int) -> n
             best_obs, best_true = obs, true
         out[t] = max(best_true, 0.0) / fn.median_random
     return out
+
+
+def core_final_regret(job: tuple[dict[str, Any], str, int, int]) -> float:
+    """The last value of :func:`core_regret`."""
+    return float(core_regret(job)[-1])
 
 
 # -- the bandit run: the core, PyXAB's algorithms or uniform random, T rounds ---------------
@@ -370,70 +452,44 @@ def _make_pyxab(algo: str, dim: int, T: int, options: dict[str, Any]) -> Any:
     from PyXAB.algos.VPCT import VPCT
 
     domain = [[0.0, 1.0] for _ in range(dim)]
-    if algo == "HOO":
-        return T_HOO(rounds=T, domain=domain, **options)
-    if algo == "HCT":
-        return HCT(domain=domain, **options)
-    if algo == "VHCT":
-        return VHCT(domain=domain, **options)
-    if algo == "POO":
-        return POO(rounds=T, domain=domain, algo=T_HOO, **options)
-    if algo == "VPCT":
-        return VPCT(rounds=T, domain=domain, **options)
-    if algo == "StroquOOL":
-        return StroquOOL(n=T, domain=domain, **options)
-    raise ValueError(f"Unknown PyXAB algorithm {algo!r}.")
+    builders: dict[str, Callable[[], Any]] = {
+        "HOO": lambda: T_HOO(rounds=T, domain=domain, **options),
+        "HCT": lambda: HCT(domain=domain, **options),
+        "VHCT": lambda: VHCT(domain=domain, **options),
+        "POO": lambda: POO(rounds=T, domain=domain, algo=T_HOO, **options),
+        "VPCT": lambda: VPCT(rounds=T, domain=domain, **options),
+        "StroquOOL": lambda: StroquOOL(n=T, domain=domain, **options),
+    }
+    if algo not in builders:
+        raise ValueError(f"Unknown PyXAB algorithm {algo!r}.")
+    return builders[algo]()
 
 
 def run_bandit(job: tuple[Method, str, int, int, float]) -> dict[str, Any]:
-    """Play one method on one function for T rounds; regret curve and time per round.
-
-    A method that raises gets a NaN regret curve (reported, and skipped when tuning).
-    """
+    """Play one method on one bandit function for T rounds: the cumulative regret curve and
+    the time per round (ask + tell).  A method that raises gets a NaN regret curve (reported,
+    and skipped when tuning)."""
     method, fname, seed, T, noise = job
+    out = {"label": method.label, "function": fname, "seed": seed}
     try:
-        return _run_bandit(job)
+        problem = _problems.BanditProblem(_problems.FUNCTIONS[fname], seed)
+        noise_draws = np.random.default_rng([seed, 11]).normal(0.0, noise, size=T)
+        player = _Player(method, problem.dim, T, seed)
+        regret = np.empty(T)
+        spent = 0.0
+        for t in range(T):
+            t0 = time.perf_counter()
+            x = player.ask()
+            spent += time.perf_counter() - t0
+            v = problem.value(x)
+            regret[t] = 1.0 - v
+            t0 = time.perf_counter()
+            player.tell(x, v + float(noise_draws[t]))
+            spent += time.perf_counter() - t0
     except Exception as exc:  # a baseline's bug must not lose the other runs
         print(f"FAILED {method.label} on {fname} seed {seed}: {exc!r}", flush=True)
-        return {
-            "label": method.label,
-            "function": fname,
-            "seed": seed,
-            "cum": np.full(T, np.nan),
-            "sec_per_round": np.nan,
-        }
-
-
-def _run_bandit(job: tuple[Method, str, int, int, float]) -> dict[str, Any]:
-    method, fname, seed, T, noise = job
-    problem = Problem(FUNCTIONS[fname], seed)
-    noise_draws = np.random.default_rng([seed, 11]).normal(0.0, noise, size=T)
-    player = _Player(method, problem.dim, T, seed)
-    regret = np.empty(T)
-    spent = 0.0
-    for t in range(T):
-        t0 = time.perf_counter()
-        x = player.ask()
-        spent += time.perf_counter() - t0
-        v = problem.value(x)
-        regret[t] = 1.0 - v
-        t0 = time.perf_counter()
-        player.tell(x, v + float(noise_draws[t]))
-        spent += time.perf_counter() - t0
-    return {
-        "label": method.label,
-        "function": fname,
-        "seed": seed,
-        "cum": np.cumsum(regret),
-        "sec_per_round": spent / T,
-    }
-
-
-def core_final_regret(job: tuple[dict[str, Any], str, int, int, float, int]) -> float:
-    """Normalised simple regret of TreeUCB (core ask/tell) on one BBOB-like instance after the
-    last trial (:func:`core_regret`)."""
-    opts, name, dim, seed, noise, n_trials = job
-    return float(core_regret(TestFunction(name, dim, seed, noise), seed, opts, n_trials)[-1])
+        return {**out, "cum": np.full(T, np.nan), "sec_per_round": np.nan}
+    return {**out, "cum": np.cumsum(regret), "sec_per_round": spent / T}
 
 
 # -- Ray Tune -------------------------------------------------------------------------------------
@@ -504,13 +560,14 @@ def fit_tuner(
     search_alg: Any,
     n_trials: int,
     param_space: dict[str, Any] | None = None,
+    run_config: dict[str, Any] | None = None,
     **tune_config: Any,
-) -> tuple[list[dict[str, Any]], float]:
-    """One ``tune.Tuner`` run on the local Ray (:func:`start_ray`), in a throwaway folder.
+) -> tuple[Any, float]:
+    """One ``tune.Tuner`` run on the local Ray (:func:`start_ray`), in a throwaway folder,
+    with ``reuse_actors=True``; ``run_config`` and ``tune_config`` add to Tune's configs.
 
     Returns:
-        The last result of every trial, in the order the trials started (each trial reports
-        ``start``; a failed or missing trial raises ``RuntimeError``), and the wall time (s).
+        Tune's ``ResultGrid`` and the wall time of ``Tuner.fit`` (s).
     """
     from ray import tune
 
@@ -523,15 +580,23 @@ def fit_tuner(
             tune_config=tune.TuneConfig(
                 search_alg=search_alg, num_samples=n_trials, reuse_actors=True, **tune_config
             ),
-            run_config=tune.RunConfig(storage_path=storage, name="run", verbose=0),
+            run_config=tune.RunConfig(
+                storage_path=storage, name="run", verbose=0, **(run_config or {})
+            ),
         )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             start = time.perf_counter()
             grid = tuner.fit()
-            wall = time.perf_counter() - start
+            return grid, time.perf_counter() - start
     finally:
         shutil.rmtree(storage, ignore_errors=True)
+
+
+def trial_results(grid: Any, n_trials: int) -> list[dict[str, Any]]:
+    """The last result of every trial of :func:`fit_tuner`'s grid, in the order the trials
+    started (each trial reports ``start``); a failed or missing trial raises
+    ``RuntimeError``."""
     rows = []
     for i in range(len(grid)):
         metrics = grid[i].metrics
@@ -540,4 +605,4 @@ def fit_tuner(
         rows.append(metrics)
     if len(rows) != n_trials:
         raise RuntimeError(f"{len(rows)} of {n_trials} trials came back")
-    return sorted(rows, key=lambda m: m["start"]), wall
+    return sorted(rows, key=lambda m: m["start"])

@@ -10,6 +10,11 @@ Add a sampler or searcher by adding one :class:`Entry` to :data:`SAMPLERS` or
 :data:`SEARCHERS`, naming the package it needs (checked up front by
 :func:`require_packages`, so that a run stops at once with the install command instead of
 failing in a worker).
+
+``Auto`` is :class:`AutoRuleSampler`, which applies OptunaHub AutoSampler's rule without the
+network or optunahub: GPSampler while the space is numeric and fewer than 250 trials have
+finished; TPE, multivariate with the constant liar, once a categorical or conditional parameter
+appears; CMA-ES from 250 trials on.
 """
 
 from __future__ import annotations
@@ -18,10 +23,17 @@ import ast
 import importlib
 from collections.abc import Callable
 from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarks._harness import require
+import optuna
+from optuna.distributions import BaseDistribution
+from optuna.distributions import CategoricalDistribution
+from optuna.samplers import BaseSampler
+from optuna.study import Study
+from optuna.trial import FrozenTrial
+from optuna.trial import TrialState
 
 
 @dataclass(frozen=True)
@@ -93,12 +105,6 @@ def _optuna(cls: str, **fixed: Any) -> Callable[..., Any]:
     return build
 
 
-def _auto(seed: int, context: dict[str, Any], **options: Any) -> Any:
-    from benchmarks._auto import AutoRuleSampler
-
-    return AutoRuleSampler(seed=seed, **options)
-
-
 SAMPLERS: dict[str, Entry] = {
     "TreeUCB": Entry(_treeucb),
     "TPE": Entry(_optuna("TPESampler")),
@@ -106,7 +112,11 @@ SAMPLERS: dict[str, Entry] = {
     "CmaEs": Entry(_optuna("CmaEsSampler"), package="cmaes"),
     "Random": Entry(_optuna("RandomSampler")),
     "QMC": Entry(_optuna("QMCSampler", scramble=True)),
-    "Auto": Entry(_auto, package="torch", extra="gp"),  # AutoSampler's rule (benchmarks._auto)
+    "NSGA-II": Entry(_optuna("NSGAIISampler")),
+    # Optuna users' TPE on conditional spaces (mixed)
+    "TPE multivariate": Entry(_optuna("TPESampler", multivariate=True, group=True)),
+    # AutoSampler's rule (AutoRuleSampler below)
+    "Auto": Entry(lambda seed, context, **o: AutoRuleSampler(seed=seed, **o), "torch", "gp"),
 }
 
 
@@ -114,6 +124,8 @@ SAMPLERS: dict[str, Entry] = {
 def _tune_search(module: str, cls: str, seed_argument: str) -> Callable[..., Any]:
     def build(seed: int, context: dict[str, Any], **options: Any) -> Any:
         searcher = getattr(importlib.import_module(module), cls)
+        if context.get("constraints"):  # the result keys feasible when <= 0 (TreeUCBSearch)
+            options["constraints"] = context["constraints"]
         return searcher(
             context.get("space"),
             metric=context.get("metric"),
@@ -123,6 +135,32 @@ def _tune_search(module: str, cls: str, seed_argument: str) -> Callable[..., Any
         )
 
     return build
+
+
+def _optuna_search(seed: int, context: dict[str, Any], **options: Any) -> Any:
+    """Ray's ``OptunaSearch`` (TPE; ``multivariate=True`` gives it
+    ``TPESampler(multivariate=True)``).  It has no constraints argument: with ``constraints``
+    in the context, a subclass stores those metrics of each result on its Optuna trial
+    (``Trial.set_constraint``, where Optuna 5's samplers read them) before the tell."""
+    import optuna
+    from ray.tune.search.optuna import OptunaSearch
+
+    constraints = context.get("constraints") or []
+
+    class ConstrainedOptunaSearch(OptunaSearch):  # type: ignore[misc]
+        def on_trial_complete(
+            self, trial_id: str, result: dict[str, Any] | None = None, error: bool = False
+        ) -> None:
+            if result and trial_id in self._ot_trials:
+                for c in constraints:
+                    self._ot_trials[trial_id].set_constraint(c, float(result[c]))
+            super().on_trial_complete(trial_id, result=result, error=error)
+
+    if options.pop("multivariate", False):
+        options["sampler"] = optuna.samplers.TPESampler(seed=seed, multivariate=True)
+    cls = ConstrainedOptunaSearch if constraints else OptunaSearch
+    space, metric, mode = (context.get(k) for k in ("space", "metric", "mode"))
+    return cls(space=space, metric=metric, mode=mode, seed=seed, **options)
 
 
 def _nevergrad_cma(seed: int, context: dict[str, Any], **options: Any) -> Any:
@@ -157,7 +195,7 @@ SEARCHERS: dict[str, Entry] = {
         _tune_search("ray.tune.search.hyperopt", "HyperOptSearch", "random_state_seed"),
         package="hyperopt",
     ),
-    "OptunaSearch (TPE)": Entry(_tune_search("ray.tune.search.optuna", "OptunaSearch", "seed")),
+    "OptunaSearch (TPE)": Entry(_optuna_search),
     "NevergradSearch (CMA)": Entry(_nevergrad_cma, package="nevergrad", owns_space=True),
     "BasicVariantGenerator (random)": Entry(_random_search),
 }
@@ -178,16 +216,17 @@ def _entry(name: str, registry: dict[str, Entry]) -> tuple[Entry, dict[str, Any]
     return registry[base], options
 
 
-def make_sampler(name: str, seed: int) -> Any:
-    """A fresh Optuna sampler by name (see the module docstring)."""
+def make_sampler(name: str, seed: int, **fixed: Any) -> Any:
+    """A fresh Optuna sampler by name (see the module docstring); ``fixed`` adds constructor
+    options (e.g. ``constraints_func``)."""
     entry, options = _entry(name, SAMPLERS)
-    return entry.build(seed, {}, **options)
+    return entry.build(seed, {}, **options, **fixed)
 
 
 def make_searcher(name: str, seed: int, **context: Any) -> Any:
     """A fresh Ray Tune searcher by name; ``context``: ``space``, ``metric``, ``mode`` (given
     to the constructor; leave them out when Tune's ``TuneConfig`` sets them), ``budget``
-    (trials) and ``max_concurrent``."""
+    (trials), ``max_concurrent`` and ``constraints``."""
     entry, options = _entry(name, SEARCHERS)
     return entry.build(seed, context, **options)
 
@@ -197,8 +236,20 @@ def searcher_owns_space(name: str) -> bool:
     return _entry(name, SEARCHERS)[0].owns_space
 
 
+def require(module: str, needed_for: str, command: str, extra: str = "benchmarks") -> None:
+    """Exit with a one-line message naming the extra if ``module`` cannot be imported."""
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        raise SystemExit(
+            f"python -m benchmarks {command}: {needed_for} needs the {module!r} package, which "
+            f"could not be imported. Install the {extra} extra: pip install -e '.[{extra}]'."
+        ) from None
+
+
 def require_packages(names: Iterable[str], command: str, searchers: bool = False) -> None:
-    """Check the names and the packages they need before anything runs (see :func:`require`)."""
+    """Check the names and the packages they need before anything runs (see
+    :func:`require`)."""
     registry = SEARCHERS if searchers else SAMPLERS
     for name in names:
         try:
@@ -207,3 +258,83 @@ def require_packages(names: Iterable[str], command: str, searchers: bool = False
             raise SystemExit(f"python -m benchmarks {command}: {exc}") from None
         if entry.package:
             require(entry.package, name, command, entry.extra)
+
+
+# -- the AutoSampler rule ------------------------------------------------------------------
+GP_MAX_TRIALS = 250  # AutoSampler's switch from GPSampler to CMA-ES
+
+
+class AutoRuleSampler(BaseSampler):
+    """GPSampler below :data:`GP_MAX_TRIALS` finished trials on a numeric, fixed space; TPE
+    (multivariate, constant liar) once a categorical or conditional parameter is seen; CMA-ES
+    after that many trials.  With several objectives or constraints the same rule, each
+    sampler handling them as it does; from that many trials on, CMA-ES only for one objective
+    without constraints, TPE otherwise (the rule names no sampler there; CMA-ES takes neither).
+
+    Args:
+        seed: Seed of every sampler it delegates to.
+    """
+
+    def __init__(self, *, seed: int | None = None) -> None:
+        self._seed = seed
+        self._samplers: dict[str, BaseSampler] = {}
+        self._tree_structured = False  # a categorical or conditional parameter was seen
+        self._current = self._get("gp")
+
+    def _get(self, name: str) -> BaseSampler:
+        if name not in self._samplers:
+            samplers = optuna.samplers
+            self._samplers[name] = {
+                "gp": lambda: samplers.GPSampler(seed=self._seed),
+                "tpe": lambda: samplers.TPESampler(
+                    seed=self._seed, multivariate=True, constant_liar=True
+                ),
+                "cmaes": lambda: samplers.CmaEsSampler(seed=self._seed),
+            }[name]()
+        return self._samplers[name]
+
+    def _choose(self, study: Study) -> BaseSampler:
+        trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+        if not self._tree_structured and trials:
+            names = {frozenset(t.params) for t in trials}
+            dists = [d for t in trials for d in t.distributions.values()]
+            categorical = any(isinstance(d, CategoricalDistribution) for d in dists)
+            self._tree_structured = len(names) > 1 or categorical
+        if self._tree_structured:
+            return self._get("tpe")
+        if len(trials) < GP_MAX_TRIALS:
+            return self._get("gp")
+        constrained = bool(getattr(trials[-1], "constraints", None))
+        return self._get("tpe" if constrained or len(study.directions) > 1 else "cmaes")
+
+    def infer_relative_search_space(
+        self, study: Study, trial: FrozenTrial
+    ) -> dict[str, BaseDistribution]:
+        return self._current.infer_relative_search_space(study, trial)
+
+    def sample_relative(
+        self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
+    ) -> dict[str, Any]:
+        return self._current.sample_relative(study, trial, search_space)
+
+    def sample_independent(
+        self,
+        study: Study,
+        trial: FrozenTrial,
+        param_name: str,
+        param_distribution: BaseDistribution,
+    ) -> Any:
+        return self._current.sample_independent(study, trial, param_name, param_distribution)
+
+    def before_trial(self, study: Study, trial: FrozenTrial) -> None:
+        self._current = self._choose(study)  # once per trial, before it samples
+        self._current.before_trial(study, trial)
+
+    def after_trial(
+        self,
+        study: Study,
+        trial: FrozenTrial,
+        state: TrialState,
+        values: Sequence[float] | None,
+    ) -> None:
+        self._current.after_trial(study, trial, state, values)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import inspect
 import itertools
-import time
 from typing import Any
 
 import numpy as np
@@ -71,12 +70,10 @@ def main(argv: list[str] | None = None) -> None:
         jobs=1,
         name="ablation",
     )
-    p.add_argument("--rounds", type=int, default=None, help="Bandit T (1000; 300 with --quick).")
-    p.add_argument("--only", default=None, help="Comma-separated configuration labels to run.")
+    p.option("--rounds", Quick(1000, 300), type=int, help="Bandit T")
+    p.option("--only", help="Comma-separated configuration labels to run.")
     a = p.parse(argv)
-    print(_harness.stamp_core(), flush=True)
-    started = time.time()
-    T = a.rounds or (300 if a.quick else 1000)
+    T = a.rounds
     n_trials, n_seeds = a.trials, a.seeds
     dims = [2, 10] if a.quick else [2, 5, 10]
     names = list(ABLATION_FUNCTIONS)
@@ -107,7 +104,7 @@ def main(argv: list[str] | None = None) -> None:
 
     instances = [(n, d, nz) for d in dims for n in names for nz in noises]
     opt_jobs = [
-        (opts, n, d, s, nz, n_trials)
+        (opts, f"{n}-{d}d" + ("-noisy" if nz else ""), s, n_trials)
         for _, opts in configs
         for (n, d, nz) in instances
         for s in seeds
@@ -158,9 +155,9 @@ def main(argv: list[str] | None = None) -> None:
             lab = f"C={C:g} M={M:g}"
             cells.append(f"{fmt(b_gm[lab])} / {fmt(o_gm[lab])}" if lab in b_gm else "-")
         cm_rows.append([f"C={C:g}", *cells])
-    mode = "quick" if a.quick else "full"
-    text = (
-        f"# Ablation of TreeUCB's options ({mode} mode)\n\n"
+    _harness.finish(
+        a,
+        f"Ablation of TreeUCB's options ({a.mode} mode)",
         "Each row changes one option from the core defaults (C and M jointly in the grid). "
         f"Bandit: cumulative regret at T={T}, Gaussian noise sd 0.1, geometric mean over "
         f"{len(functions)} Lipschitz functions ({', '.join(functions)}). Optimisation: simple "
@@ -169,15 +166,12 @@ def main(argv: list[str] | None = None) -> None:
         f"{{{', '.join(names)}}} x d in {dims} x noise in {noises} (noise sd as a fraction of "
         f"that median), geometric mean and mean rank over instances x seeds. {n_seeds} tuning "
         f"seeds ({TUNING_SEED_OFFSET}+), disjoint from the report seeds of the other benchmarks. "
-        "Lower is better everywhere. Sorted by the mean of the two ranks. "
-        f"Command: `{_harness.command_line('ablation', argv)}`.\n\n"
+        "Lower is better everywhere. Sorted by the mean of the two ranks. ",
+        "\n"
         + md_table(header, rows)
         + "\n## C x M grid (bandit cum. regret / optimisation norm. regret, geometric means)\n\n"
-        + md_table(["", *(f"M={M:g}" for M in M_GRID)], cm_rows)
-        + "\n"
-        + _harness.machine_note(mode, started)
+        + md_table(["", *(f"M={M:g}" for M in M_GRID)], cm_rows),
     )
-    _harness.write_result(a.out, a.name, text)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ running trials chosen at random (seeded per run, the same order for every sample
 sequential study.  The sampler sees the other trials as ``RUNNING`` while it samples, as it
 would with ``W`` workers on a shared storage.
 
-Problems: the real BBOB suite of :mod:`benchmarks._bbob` (24 rotated functions, noiseless and
+Problems: the real BBOB suite of :mod:`benchmarks._problems` (24 rotated functions, noiseless and
 with moderate Gaussian noise).  The regret after ``n`` finished trials is the noiseless regret
 of the best *observed* finished trial, divided by the median regret of a uniform random point.
 
@@ -39,11 +39,8 @@ from typing import Any
 import numpy as np
 
 from benchmarks import _harness
-from benchmarks._bbob import HIGH
-from benchmarks._bbob import LOW
-from benchmarks._bbob import BBOBFunction
+from benchmarks import _problems
 from benchmarks._harness import Quick
-from benchmarks._problems import FUNCTION_IDS
 from benchmarks._report import FLOOR
 from benchmarks._report import Curve
 from benchmarks._report import fmt
@@ -72,7 +69,8 @@ def run_one(job: tuple[str, int, int, bool, int, int, int]) -> dict[str, Any]:
 
     _harness.quiet()
     sampler_name, fid, dim, noisy, seed, W, n_trials = job
-    fn = BBOBFunction(fid, dim, seed, noisy)
+    name = f"bbob-f{fid:02d}-{dim}d" + ("-noisy" if noisy else "")
+    fn = _problems.function(name, seed)
     order = np.random.default_rng([seed, fid, dim, int(noisy), W, 17])
     study = optuna.create_study(sampler=make_sampler(sampler_name, seed))
     running: list[tuple[Any, np.ndarray]] = []
@@ -85,7 +83,7 @@ def run_one(job: tuple[str, int, int, bool, int, int, int]) -> dict[str, Any]:
         while finished < n_trials:
             while len(running) < W and started < n_trials:
                 trial = study.ask()
-                x = np.array([trial.suggest_float(f"x{i}", LOW, HIGH) for i in range(dim)])
+                x = np.array([trial.suggest_float(f"x{i}", -5.0, 5.0) for i in range(dim)])
                 running.append((trial, x))
                 started += 1
             n_run = len(
@@ -101,7 +99,7 @@ def run_one(job: tuple[str, int, int, bool, int, int, int]) -> dict[str, Any]:
             finished += 1
     return {
         "sampler": sampler_name,
-        "problem": fn.label,
+        "problem": name,
         "noisy": noisy,
         "seed": seed,
         "W": W,
@@ -195,55 +193,48 @@ def main(argv: list[str] | None = None) -> None:
         save=None,
         load=None,
     )
-    p.add_argument("--workers", default="1,8,32", help="Comma-separated W; the first is the base.")
-    p.add_argument("--dims", default="5", help="Comma-separated dimensions.")
-    p.add_argument("--functions", default=None, help="Comma-separated BBOB ids (all 24).")
-    p.add_argument(
+    p.option("--workers", "1,8,32", help="Comma-separated W; the first is the base.")
+    p.option("--dims", "5", help="Comma-separated dimensions.")
+    p.option("--functions", help="Comma-separated BBOB ids (all 24; 1, 8, 15, 21 with --quick).")
+    p.option(
         "--noise",
+        "both",
         choices=("both", "noiseless", "noisy"),
-        default="both",
         help="Which BBOB functions: noiseless, noisy or both.",
     )
-    a = p.parse(argv)
+    a = p.parse(argv, stamp=False)
     samplers = split_names(a.samplers) or list(SAMPLERS)
     require_packages(samplers, "async")
     print(_harness.stamp_core(), flush=True)
-    started = time.time()
     workers = [int(v) for v in a.workers.split(",")]
     dims = [int(v) for v in a.dims.split(",")]
-    if a.functions:
-        fids = [int(v) for v in a.functions.split(",")]
-    else:
-        fids = [1, 8, 15, 21] if a.quick else list(FUNCTION_IDS)
+    quick_fids = [1, 8, 15, 21] if a.quick else list(_problems.FUNCTION_IDS)
+    fids = [int(v) for v in a.functions.split(",")] if a.functions else quick_fids
     noises = {"both": (False, True), "noiseless": (False,), "noisy": (True,)}[a.noise]
     n_trials = a.trials
-    seeds = list(range(a.seed_offset, a.seed_offset + a.seeds))
+    seeds = list(_harness.seeds(a))
     cases = [(f, d, nz, s) for d in dims for f in fids for nz in noises for s in seeds]
     jobs = [
-        (smp, f, d, nz, s, W, n_trials)
+        (smp, *case[:3], case[3], W, n_trials)
         for smp in samplers
         for W in workers
-        for (f, d, nz, s) in cases
+        for case in cases
     ]
     results = _harness.pmap(run_one, jobs, a.jobs)
     for r in results:
-        r["command"] = _harness.command_line("async", argv)
-    if a.save:
-        _harness.save_runs(a.save, results)
-    if a.load:
-        want = {(f"bbob-f{f:02d}-{d}d" + ("-noisy" if nz else ""), s) for f, d, nz, s in cases}
-        old = _harness.load_runs(
-            a.load,
-            lambda r: (
-                (r["problem"], r["seed"]) in want
-                and r["W"] in workers
-                and r["sampler"] not in samplers
-                and r["regret"].size >= n_trials
-            ),
-        )
-        samplers += sorted({r["sampler"] for r in old} - set(samplers))
-        results += old
-    loaded = sorted({r["command"] for r in results} - {_harness.command_line("async", argv)})
+        r["command"] = a.command_line
+    want = {(f"bbob-f{f:02d}-{d}d" + ("-noisy" if nz else ""), s) for f, d, nz, s in cases}
+    _harness.save_and_load(
+        a,
+        results,
+        samplers,
+        lambda r: (
+            (r["problem"], r["seed"]) in want
+            and r["W"] in workers
+            and r["regret"].size >= n_trials
+        ),
+    )
+    loaded = sorted({r["command"] for r in results} - {a.command_line})
     checkpoints = _harness.checkpoints(n_trials)
     out = _harness.results_dir(a.out)
     plot(results, samplers, workers, str(out / f"{a.name}.png"))
@@ -266,9 +257,9 @@ def main(argv: list[str] | None = None) -> None:
             for s in samplers
         ],
     )
-    mode = "quick" if a.quick else "full"
-    text = (
-        f"# Parallel quality: W trials running at once ({mode} mode)\n\n"
+    _harness.finish(
+        a,
+        f"Parallel quality: W trials running at once ({a.mode} mode)",
         f"BBOB functions {', '.join(str(f) for f in fids)} ({len(fids)}), d in {dims}, "
         f"noise {a.noise}, seeds {seeds[0]}-{seeds[-1]} (BBOB instances "
         f"{'1-3, tuning' if a.seed_offset < 1000 else '4-15, report'}), {n_trials} finished "
@@ -277,20 +268,16 @@ def main(argv: list[str] | None = None) -> None:
         "sampler); samplers with default options (seed only). Regret: geometric mean of the "
         f"normalised regret (floored at {FLOOR:g}). Rank: mean over (problem, seed) of the rank "
         "among samplers at that W (1 = best). Ratio: geometric mean over (problem, seed) of "
-        "regret(W) / regret(W=1), with the mean log-ratio ± its standard error. Command: "
-        f"`{_harness.command_line('async', argv)}`"
-        + "".join(f"; rows of {{{_samplers_of(results, c)}}} from `{c}`" for c in loaded)
-        + ".\n"
-        + report(results, samplers, workers, checkpoints)
+        "regret(W) / regret(W=1), with the mean log-ratio ± its standard error. ",
+        report(results, samplers, workers, checkpoints)
         + "\nThe fewest trials seen `RUNNING` at once at the fullest moment of a run (every "
         "run reaches W):\n\n"
         + conc
         + "\nMean wall time of one study (s):\n\n"
         + walls
-        + f"\n![regret vs finished trials]({a.name}.png)\n\n"
-        + _harness.machine_note(mode, started)
+        + f"\n![regret vs finished trials]({a.name}.png)\n",
+        source="".join(f"; rows of {{{_samplers_of(results, c)}}} from `{c}`" for c in loaded),
     )
-    _harness.write_result(a.out, a.name, text)
 
 
 if __name__ == "__main__":

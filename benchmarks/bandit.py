@@ -1,6 +1,6 @@
 """Cumulative regret of TreeUCB and PyXAB's X-armed bandits on Lipschitz test functions.
 
-Every method plays T rounds on each function of :mod:`benchmarks._bandit_problems` (values in
+Every method plays T rounds on each function of :mod:`benchmarks._problems` (values in
 [0, 1], Gaussian noise of standard deviation ``--noise``; the domain is shifted at random per
 seed).  All methods use the same seeds, the same shifts and the same noise draws (round t of
 seed s gets the same noise for every method).  Reported: cumulative regret at T on the
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import time
 from typing import Any
 
 import numpy as np
@@ -40,6 +39,7 @@ from benchmarks._report import geomean
 from benchmarks._report import md_table
 from benchmarks._report import mean_ranks
 from benchmarks._report import plot_panels
+from benchmarks._samplers import require
 
 
 def treeucb_methods() -> list[Method]:
@@ -152,15 +152,13 @@ def plot(
 def main(argv: list[str] | None = None) -> None:
     """Run the bandit benchmark and write bandit.md and bandit.png into ``--out``."""
     p = _harness.make_parser("bandit", __doc__, seeds=Quick(10, 3), jobs=1, quick=None)
-    p.add_argument("--rounds", type=int, default=None, help="T (default 2000; 500 with --quick).")
-    p.add_argument("--noise", type=float, default=0.1, help="Std of the Gaussian reward noise.")
-    p.add_argument("--no-tuning", action="store_true", help="Skip the tuned PyXAB rows.")
-    a = p.parse(argv)
-    _harness.require("PyXAB", "the PyXAB baselines", "bandit")
-    a.command = _harness.command_line("bandit", argv)
+    p.option("--rounds", Quick(2000, 500), type=int, help="T")
+    p.option("--noise", 0.1, type=float, help="Std of the Gaussian reward noise.")
+    p.option("--no-tuning", False, action="store_true", help="Skip the tuned PyXAB rows.")
+    a = p.parse(argv, stamp=False)
+    require("PyXAB", "the PyXAB baselines", "bandit")
     print(_harness.stamp_core(), flush=True)
-    started = time.time()
-    T = a.rounds or (500 if a.quick else 2000)
+    T = a.rounds
     n_seeds = a.seeds
     seeds = list(range(n_seeds))
     functions = list(FUNCTIONS)
@@ -170,7 +168,7 @@ def main(argv: list[str] | None = None) -> None:
     methods.append(Method("Random", "random"))
     jobs_list = [(m, f, s, T, a.noise) for m in methods for f in functions for s in seeds]
     results = _harness.pmap(run_bandit, jobs_list, a.jobs)
-    write_report(results, a, T, n_seeds, functions, "", started)
+    write_report(results, a, T, n_seeds, functions, "")
     if a.no_tuning:
         return
     tseeds = list(range(2 if a.quick else 3))
@@ -193,7 +191,7 @@ def main(argv: list[str] | None = None) -> None:
         f"{len(tseeds)} tuning seeds {TUNING_SEED_OFFSET}+, "
         "disjoint from the report seeds):\n\n" + md_table(["algorithm", *functions], choice)
     )
-    write_report(results, a, T, n_seeds, functions, tuned_note, started)
+    write_report(results, a, T, n_seeds, functions, tuned_note)
 
 
 def write_report(
@@ -203,7 +201,6 @@ def write_report(
     n_seeds: int,
     functions: list[str],
     tuned_note: str,
-    started: float,
 ) -> None:
     """Write bandit.md and bandit.png into ``--out``."""
     labels = list(dict.fromkeys(r["label"] for r in results))
@@ -212,20 +209,21 @@ def write_report(
     stem = "bandit"
     plot(results, labels, functions, str(out / f"{stem}.png"))
     best_pyxab = min((v, k) for k, v in gm.items() if not k.startswith(("TreeUCB", "Random")))
-    text = (
-        f"# Bandit regret: TreeUCB vs PyXAB ({'quick' if a.quick else 'full'} mode)\n\n"
+    _harness.finish(
+        a,
+        f"Bandit regret: TreeUCB vs PyXAB ({a.mode} mode)",
         f"Cumulative regret at T={T} on the noiseless function (values scaled to [0, 1], "
         f"Gaussian noise sd {a.noise}, domain shifted at random per seed), mean ± s.e. over "
         f"{n_seeds} seeds; geometric mean over the {len(functions)} functions; mean rank over "
-        f"functions; time per round (ask + tell). Command: `{a.command}`.\n\n"
+        "functions; time per round (ask + tell). ",
+        "\n"
         + table
         + f"\nBest PyXAB row by geometric mean: {best_pyxab[1]} ({fmt(best_pyxab[0])}); "
         f"TreeUCB (default): {fmt(gm['TreeUCB (default)'])}.\n"
         + tuned_note
-        + f"\n![cumulative regret]({stem}.png)\n\n"
-        + _harness.machine_note("quick" if a.quick else "full", started)
+        + f"\n![cumulative regret]({stem}.png)\n",
+        stem,
     )
-    _harness.write_result(out, stem, text)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ Usage::
 
 from __future__ import annotations
 
-import time
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -145,21 +144,14 @@ def main(argv: list[str] | None = None) -> None:
         name="changing_spaces",
     )
     args = p.parse(argv)
-    started = time.time()
-    _harness.stamp_core()
     samplers = split_names(args.samplers)
-    seeds = range(args.seed_offset, args.seed_offset + args.seeds)
-    jobs = [(study, s, seed) for study in STUDIES for s in samplers for seed in seeds]
+    jobs = [
+        (study, s, seed) for study in STUDIES for s in samplers for seed in _harness.seeds(args)
+    ]
     results = _harness.pmap(run_one, jobs, args.jobs)
-    text = (
-        "# Changing and wide conditional spaces\n\n"
-        f"`{_harness.command_line('changing_spaces', argv)}`\n\n"
-        + _harness.machine_note("quick" if args.quick else "full", started)
-        + "\n"
-        + report(results, samplers)
-        + "\n"
+    _harness.finish(
+        args, "Changing and wide conditional spaces", "", "\n" + report(results, samplers)
     )
-    _harness.write_result(args.out, args.name, text)
 
 
 if __name__ == "__main__":

@@ -62,18 +62,11 @@ def main(argv: list[str] | None = None) -> None:
     """Run the measurement and write the markdown table."""
     args = _harness.make_parser("core_cost", __doc__, quick="20 rounds, not 100").parse(argv)
     rounds = 20 if args.quick else 100
-    print(_harness.stamp_core(), flush=True)
     lines = [
-        "# Core cost per ask + tell (5-D)",
-        "",
-        f"Command: `{_harness.command_line('core_cost', argv)}`, {rounds} rounds each. "
-        "Ratio = median time / one absolute-error CART fit on the same n (the paper's per-round "
-        "refit), measured in the same process.",
         "",
         "| n | rule | index | median ms | mean ms | ratio to one CART fit |",
         "|---|---|---|---|---|---|",
     ]
-    start = time.time()
     for n in (100, 1_000, 10_000):
         base = baseline(n, 5)
         lines.append(f"| {n} | (baseline) | CART fit | {base * 1e3:.2f} | | 1 |")
@@ -85,8 +78,14 @@ def main(argv: list[str] | None = None) -> None:
                     f"{med / base:.3f} |"
                 )
                 print(lines[-1], flush=True)
-    lines += ["", _harness.machine_note("quick" if args.quick else "full", start)]
-    _harness.write_result(args.out, "core_cost", "\n".join(lines))
+    _harness.finish(
+        args,
+        "Core cost per ask + tell (5-D)",
+        f"{rounds} rounds each. Ratio = median time / one absolute-error CART fit on the same n "
+        "(the paper's per-round refit), measured in the same process. ",
+        "\n".join(lines),
+        "core_cost",
+    )
 
 
 if __name__ == "__main__":

@@ -48,14 +48,11 @@ def main(argv: list[str] | None = None) -> None:
     import optuna
 
     p = _harness.make_parser("dims", __doc__, quick="3 sizes", trials=Quick(100, 40))
-    p.add_argument("--repeats", type=int, default=None, help="Rounds per sampler (3; 2 quick).")
+    p.option("--repeats", Quick(3, 2), type=int, help="Rounds per sampler")
     a = p.parse(argv)
-    print(_harness.stamp_core(), flush=True)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
-    started = time.time()
     dims = QUICK_DIMS if a.quick else DIMS
-    n_trials = a.trials
-    repeats = a.repeats or (2 if a.quick else 3)
+    n_trials, repeats = a.trials, a.repeats
     names = ("TreeUCB", "TPE")
     seconds_per_trial("TreeUCB", 3, 12, 0)  # warm-up: imports and first-call costs
     rows = []
@@ -70,15 +67,12 @@ def main(argv: list[str] | None = None) -> None:
              f"{med['TreeUCB'] / med['TPE']:.2f}"]
         )  # fmt: skip
         print(rows[-1], flush=True)
-    text = (
-        "# Cost per trial against the number of parameters\n\n"
-        f"Command: `{_harness.command_line('dims', argv)}`. {_harness.stamp_core()}\n\n"
+    _harness.finish(
+        a,
+        "Cost per trial against the number of parameters",
         f"{n_trials} trials per study, {repeats} studies per sampler and size, the samplers "
         "alternating; median wall milliseconds per trial (the objective is a sphere on floats, "
-        "so the time is the sampler's and Optuna's).\n\n"
-        + md_table(["d", "TreeUCB ms", "TPE ms", "TreeUCB / TPE"], rows)
-        + "\n\n"
-        + _harness.machine_note("quick" if a.quick else "full", started)
-        + "\n"
+        "so the time is the sampler's and Optuna's). ",
+        "\n" + md_table(["d", "TreeUCB ms", "TPE ms", "TreeUCB / TPE"], rows),
+        "dims",
     )
-    _harness.write_result(a.out, "dims", text)

@@ -66,6 +66,7 @@ from benchmarks._report import paired
 from benchmarks._report import plot_panels
 from benchmarks._samplers import make_sampler
 from benchmarks._samplers import make_searcher
+from benchmarks._samplers import require
 from benchmarks._samplers import require_packages
 
 T = 27  # steps of a full training
@@ -282,8 +283,6 @@ def _ray_curves(config: dict[str, Any], seed: int) -> None:
 
 def run_one_ray(job: tuple[str, str, str, int, int]) -> list[tuple[int, float, float]]:
     """One Tune run on the running local Ray, one trial at a time; as :func:`run_one`."""
-    import tempfile
-
     from ray import tune
     from ray.tune.schedulers import ASHAScheduler
 
@@ -309,26 +308,18 @@ def run_one_ray(job: tuple[str, str, str, int, int]) -> list[tuple[int, float, f
         def stop_all(self) -> bool:
             return bool(_RAY_RUN["spent"] >= _RAY_RUN["budget"])
 
-    with tempfile.TemporaryDirectory() as tmp:
-        tuner = tune.Tuner(
-            tune.with_parameters(_ray_curves, seed=seed),
-            param_space={f"u{i}": tune.uniform(0.0, 1.0) for i in range(4)},
-            tune_config=tune.TuneConfig(
-                search_alg=make_searcher(searcher, seed),
-                scheduler=ASHAScheduler(max_t=T, grace_period=1, reduction_factor=3),
-                metric="loss",
-                mode="min",
-                num_samples=100 * fulls,
-                max_concurrent_trials=1,
-                reuse_actors=True,
-            ),
-            run_config=tune.RunConfig(
-                storage_path=tmp, stop=Spent(), callbacks=[Count()], verbose=0
-            ),
-        )
-        tuner.fit()
-    budget = fulls * T
-    return [(s, v, f) for s, v, f in _RAY_RUN["log"] if s <= budget]
+    _harness.fit_tuner(
+        tune.with_parameters(_ray_curves, seed=seed),
+        make_searcher(searcher, seed),
+        100 * fulls,
+        {f"u{i}": tune.uniform(0.0, 1.0) for i in range(4)},
+        {"stop": Spent(), "callbacks": [Count()]},
+        scheduler=ASHAScheduler(max_t=T, grace_period=1, reduction_factor=3),
+        metric="loss",
+        mode="min",
+        max_concurrent_trials=1,
+    )
+    return [(s, v, f) for s, v, f in _RAY_RUN["log"] if s <= fulls * T]
 
 
 def _run_ray(jobs: list[tuple[str, str, str, int, int]]) -> list[list[tuple[int, float, float]]]:
@@ -406,17 +397,17 @@ def main(argv: list[str] | None = None) -> None:
         jobs=1,
         name=None,
     )
-    p.add_argument(
+    p.option(
         "--backend",
+        "optuna",
         choices=("optuna", "ray"),
-        default="optuna",
         help="optuna: samplers and pruners; ray: searchers under ASHAScheduler on a local Ray "
         "(curves task only, one trial at a time)",
     )
-    p.add_argument("--tasks", default=None, help=f"Comma-separated subset of {TASKS}.")
-    p.add_argument("--pruners", default=None, help=f"Comma-separated subset of {PRUNERS}.")
-    p.add_argument("--fulls", type=int, default=60, help="Resource in full trainings.")
-    a = p.parse(argv)
+    p.option("--tasks", help=f"Comma-separated subset of {TASKS}.")
+    p.option("--pruners", help=f"Comma-separated subset of {PRUNERS}.")
+    p.option("--fulls", 60, type=int, help="Resource in full trainings.")
+    a = p.parse(argv, stamp=False)
     ray = a.backend == "ray"
     name = a.name or ("fidelity_ray" if ray else "fidelity")
     tasks = (
@@ -432,10 +423,9 @@ def main(argv: list[str] | None = None) -> None:
             if g not in allowed:
                 p.error(f"unknown {what} {g!r}; choose from {allowed}")
     if ray:
-        _harness.require("ray.tune", "the Ray backend", "fidelity", "ray")
+        require("ray.tune", "the Ray backend", "fidelity", "ray")
         require_packages(RAY_SEARCHERS, "fidelity", searchers=True)
     print(_harness.stamp_core(), flush=True)
-    started = time.time()
 
     def n_seeds(task: str) -> int:
         return a.seeds or (3 if a.quick or ray else (20 if task == "curves" else 10))
@@ -507,19 +497,16 @@ def main(argv: list[str] | None = None) -> None:
         if ray
         else ""
     )
-    text = (
-        "# Multi-fidelity: rules for pruned trials\n\n"
-        + setting
-        + f"Resource: {a.fulls} full trainings of {T} steps per study. Regret of the best "
-        "complete trial (mean ± s.e. over seeds); the log-ratio is paired with TreeUCB's "
+    _harness.finish(
+        a,
+        "Multi-fidelity: rules for pruned trials",
+        setting + f"Resource: {a.fulls} full trainings of {T} steps per study. Regret of the "
+        "best complete trial (mean ± s.e. over seeds); the log-ratio is paired with TreeUCB's "
         "`last_value` rule under the same pruner and seed (negative: lower regret; without a "
-        "pruner the baseline is TreeUCB itself). "
-        f"Command: `{_harness.command_line('fidelity', argv)}`.\n\n"
-        + "\n".join(sections)
-        + "\n"
-        + _harness.machine_note("quick" if a.quick else "full", started)
+        "pruner the baseline is TreeUCB itself). ",
+        "\n" + "\n".join(sections),
+        name,
     )
-    _harness.write_result(a.out, name, text)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Paired comparison of TreeUCB's in-box samplers on the real BBOB suite (core ask/tell).
 
 Every setting (a set of core options, e.g. ``sampling=trust_region``) runs the BBOB suite of
-:mod:`benchmarks._bbob` (24 rotated functions x d in ``--dims``, noiseless and with moderate
+:mod:`benchmarks._problems` (24 rotated functions x d in ``--dims``, noiseless and with moderate
 Gaussian noise) through the core's ask/tell for ``--trials`` trials.  The simple regret is the
 noiseless regret of the best *observed* trial divided by the median regret of a uniform
 random point.  Reported at 50/100/200 trials, per group (d, noisy) and overall: the
@@ -23,13 +23,9 @@ A setting is ``key=value,key=value`` (core options; ``""`` is the core's default
 
 from __future__ import annotations
 
-import time
-from typing import Any
-
 import numpy as np
 
 from benchmarks import _harness
-from benchmarks._bbob import BBOBFunction
 from benchmarks._harness import Quick
 from benchmarks._problems import FUNCTION_IDS
 from benchmarks._report import FLOOR
@@ -38,12 +34,6 @@ from benchmarks._report import geomean
 from benchmarks._report import md_table
 from benchmarks._report import paired
 from benchmarks._samplers import parse_options
-
-
-def run(job: tuple[dict[str, Any], int, int, bool, int, int]) -> np.ndarray:
-    """Normalised simple regret after each trial of one run, shape (n_trials,)."""
-    opts, fid, dim, noisy, seed, n_trials = job
-    return _harness.core_regret(BBOBFunction(fid, dim, seed, noisy), seed, opts, n_trials)
 
 
 def report(labels: list[str], res: np.ndarray, groups: list[str], checkpoints: list[int]) -> str:
@@ -89,48 +79,44 @@ def main(argv: list[str] | None = None) -> None:
         jobs=1,
         name="inbox",
     )
-    p.add_argument(
+    p.option(
         "--settings",
+        [{"sampling": "uniform"}, {"sampling": "trust_region"}, {"sampling": "local_gp"}],
         type=parse_options,
         nargs="+",
-        default=[{"sampling": "uniform"}, {"sampling": "trust_region"}, {"sampling": "local_gp"}],
-        help="core options per setting, 'key=value,key=value'; the first is the baseline",
+        help="Core options per setting, 'key=value,key=value'; the first is the baseline",
     )
-    p.add_argument("--dims", default=None, help="Comma-separated dimensions (2,5,10; 2 quick).")
-    p.add_argument("--functions", default=None, help="Comma-separated BBOB ids (all 24).")
-    p.add_argument(
+    p.option("--dims", Quick("2,5,10", "2"), help="Comma-separated dimensions")
+    p.option("--functions", help="Comma-separated BBOB ids (all 24; 1, 8, 15, 21 with --quick).")
+    p.option(
         "--noise",
+        "both",
         choices=("both", "noiseless", "noisy"),
-        default="both",
-        help="which BBOB functions: noiseless, noisy or both",
+        help="Which BBOB functions: noiseless, noisy or both.",
     )
     a = p.parse(argv)
-    print(_harness.stamp_core(), flush=True)
-    started = time.time()
-    dims = [int(v) for v in (a.dims or ("2" if a.quick else "2,5,10")).split(",")]
+    dims = [int(v) for v in a.dims.split(",")]
     quick_fids = [1, 8, 15, 21] if a.quick else list(FUNCTION_IDS)
     fids = [int(v) for v in a.functions.split(",")] if a.functions else quick_fids
     noises = {"both": (False, True), "noiseless": (False,), "noisy": (True,)}[a.noise]
-    seeds = list(range(a.seed_offset, a.seed_offset + a.seeds))
+    seeds = list(_harness.seeds(a))
     cases = [(f, d, nz, s) for d in dims for f in fids for nz in noises for s in seeds]
-    jobs = [(opts, f, d, nz, s, a.trials) for opts in a.settings for (f, d, nz, s) in cases]
-    res = np.array(_harness.pmap(run, jobs, a.jobs)).reshape(len(a.settings), len(cases), a.trials)
+    names = [(f"bbob-f{f:02d}-{d}d" + ("-noisy" if nz else ""), s) for f, d, nz, s in cases]
+    jobs = [(opts, name, s, a.trials) for opts in a.settings for name, s in names]
+    res = np.array(_harness.pmap(_harness.core_regret, jobs, a.jobs))
+    res = res.reshape(len(a.settings), len(cases), a.trials)
     groups = [f"{d}d" + ("-noisy" if nz else "") for (_, d, nz, _) in cases]
     labels = [",".join(f"{k}={v}" for k, v in o.items()) or "core defaults" for o in a.settings]
-    checkpoints = _harness.checkpoints(a.trials)
-    text = (
-        "# In-box samplers on the BBOB suite (paired)\n\n"
+    _harness.finish(
+        a,
+        "In-box samplers on the BBOB suite (paired)",
         f"BBOB functions {fids[0]}-{fids[-1]} ({len(fids)}), d in {dims}, noise {a.noise}, "
         f"seeds {seeds[0]}-{seeds[-1]} (BBOB instances "
         f"{'1-3, tuning' if a.seed_offset < 1000 else '4-15, report'}), {a.trials} trials, "
         "core ask/tell. A negative log-ratio is lower regret than the baseline on the same "
-        f"runs (regrets floored at {FLOOR:g}). "
-        f"Command: `{_harness.command_line('inbox', argv)}`.\n"
-        + report(labels, res, groups, checkpoints)
-        + "\n"
-        + _harness.machine_note("quick" if a.quick else "full", started)
+        f"runs (regrets floored at {FLOOR:g}). ",
+        report(labels, res, groups, _harness.checkpoints(a.trials)),
     )
-    _harness.write_result(a.out, a.name, text)
 
 
 if __name__ == "__main__":

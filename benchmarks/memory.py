@@ -125,10 +125,8 @@ def main(argv: list[str] | None = None) -> None:
 
     p = _harness.make_parser("memory", __doc__, quick=None, trials=Quick(1000, 200))
     a = p.parse(argv)
-    print(_harness.stamp_core(), flush=True)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     warnings.simplefilter("ignore")  # Optuna's note that it narrows b's high
-    started = time.time()
     n_trials = a.trials
     start_rss = rss() / MB
     for name in SAMPLER_NAMES:  # warm-up: imports and first-call costs
@@ -170,19 +168,17 @@ def main(argv: list[str] | None = None) -> None:
     tree, rand = results["TreeUCB"], results["Random"]
     worst = max(tree["end"], tree["peak"])
     verdict = "met" if worst < 50 else "NOT met"
-    mode = "quick" if a.quick else "full"
-    text = (
-        f"# Memory on huge grids ({mode} mode)\n\n"
+    _harness.finish(
+        a,
+        f"Memory on huge grids ({a.mode} mode)",
         'Space: `suggest_int("a", 0, 10**12)`, `suggest_int("b", 0, 10**9, step=3)`, '
         '`suggest_float("c", 0, 1, step=1e-9)`; '
         f"{n_trials} trials per study, in-memory storage, default samplers with seed 0, "
         "Random then TreeUCB in one process (after a 12-trial warm-up of each), each study kept "
         "alive to the end. RSS growth is measured from the start of each study "
         "(`/proc/self/statm`, peak sampled every 5 ms); the tracemalloc peak comes from a "
-        "second run of each study. "
-        f"Command: `{_harness.command_line('memory', argv)}`.\n\n"
-        + md_table(header, rows)
-        + f"\nTreeUCBSampler: RSS growth {worst:.1f} MB at most "
+        "second run of each study. ",
+        "\n" + md_table(header, rows) + f"\nTreeUCBSampler: RSS growth {worst:.1f} MB at most "
         f"({worst - max(rand['end'], rand['peak']):+.1f} MB beside RandomSampler), "
         f"{1e3 * tree['seconds'] / n_trials:.2f} ms per trial; target growth < 50 MB: "
         f"{verdict}. Python heap peak {tree['traced']:.1f} MB "
@@ -190,9 +186,9 @@ def main(argv: list[str] | None = None) -> None:
         f"Process RSS {start_rss:.0f} MB after imports, "
         f"{max_rss:.0f} MB high-water mark at the end. Before the closed-form grids "
         "(main at 2caa038) the same study raised MemoryError (7.28 TiB) at its first model "
-        "trial.\n\n" + _harness.machine_note(mode, started)
+        "trial.\n",
+        "memory",
     )
-    _harness.write_result(a.out, "memory", text)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """Quality on integer-heavy and conditional spaces: groups ``mixint`` and
-``conditional`` of :mod:`benchmarks._mixed_problems`.
+``conditional`` of :mod:`benchmarks._problems`.
 
 Every sampler runs the same problems, seeds and budget. Reported at 50/100/200 trials: the mean
 rank per group and overall, the geometric mean of the normalised regret and the win rate
@@ -26,18 +26,15 @@ Usage::
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import numpy as np
 
 from benchmarks import _harness
+from benchmarks import _problems
 from benchmarks import _report
 from benchmarks._harness import Quick
-from benchmarks._mixed_problems import CONDITIONAL_PROBLEMS
-from benchmarks._mixed_problems import MIXINT_PROBLEMS
-from benchmarks._problems import make_problem
-from benchmarks._samplers import make_sampler as registered_sampler
+from benchmarks._samplers import require_packages
 from benchmarks._samplers import split_names
 
 SAMPLERS = (
@@ -49,40 +46,6 @@ SAMPLERS = (
     "Random",
 )
 LOCK_IN_TRIALS = 100
-
-
-# ``TPE multivariate`` is Optuna users' TPE on conditional spaces, under the name its rows have
-ALIASES = {"TPE multivariate": "TPE[multivariate=True,group=True]"}
-
-
-def make_sampler(name: str, seed: int) -> Any:
-    """A sampler of :mod:`benchmarks._samplers` (or of :data:`ALIASES`)."""
-    return registered_sampler(ALIASES.get(name, name), seed)
-
-
-def run_one(job: tuple[str, str, int, int]) -> dict[str, Any]:
-    """One study: per trial the value and the branch, and the wall time."""
-
-    import optuna
-
-    _harness.quiet()
-    sampler_name, name, seed, n_trials = job
-    prob = make_problem(name, seed)
-    study = optuna.create_study(sampler=make_sampler(sampler_name, seed))
-    wall = _harness.optimize(study, prob.objective, n_trials)
-    values = np.array(prob.trues, dtype=float)
-    return {
-        "sampler": sampler_name,
-        "problem": name,
-        "group": prob.group,
-        "seed": seed,
-        "obs": values,
-        "true": values,
-        "scale": float("nan"),
-        "wall": wall,
-        "branches": list(prob.branches),
-        "best_branch": prob.best_branch,
-    }
 
 
 def best_branches(results: list[dict[str, Any]]) -> dict[str, str]:
@@ -134,23 +97,6 @@ def lock_in(results: list[dict[str, Any]], samplers: list[str], n: int = LOCK_IN
     )
 
 
-def select(names: str | None, quick: bool) -> list[str]:
-    """Problem names: ``--problems`` (names or the groups ``mixint``, ``conditional``)."""
-    if not names:
-        return ["branch-3", "pipe-wine"] if quick else [*MIXINT_PROBLEMS, *CONDITIONAL_PROBLEMS]
-    out: list[str] = []
-    for name in names.split(","):
-        if name == "mixint":
-            out += MIXINT_PROBLEMS
-        elif name == "conditional":
-            out += CONDITIONAL_PROBLEMS
-        elif name in MIXINT_PROBLEMS or name in CONDITIONAL_PROBLEMS:
-            out.append(name)
-        else:
-            raise SystemExit(f"Unknown problem {name!r}.")
-    return out
-
-
 def main(argv: list[str] | None = None) -> None:
     """Run the comparison and write ``<name>.md`` into ``--out``."""
     p = _harness.make_parser(
@@ -168,51 +114,45 @@ def main(argv: list[str] | None = None) -> None:
         load=None,
         paired=None,
     )
-    a = p.parse(argv)
-    print(_harness.stamp_core(), flush=True)
-    started = time.time()
-    n_trials, n_seeds = a.trials, a.seeds
+    a = p.parse(argv, stamp=False)
     samplers = split_names(a.samplers)
-    for s in samplers:
-        make_sampler(s, 0)  # unknown names fail now
-    probs = select(a.problems, a.quick)
-    seeds = range(a.seed_offset, a.seed_offset + n_seeds)
-    jobs = [(s, pr, seed, n_trials) for pr in probs for seed in seeds for s in samplers]
+    require_packages(samplers, "mixed")  # unknown names fail now
+    default = (
+        ["branch-3", "pipe-wine"]
+        if a.quick
+        else _problems.GROUPS["mixint"] + _problems.GROUPS["conditional"]
+    )
+    probs = (
+        _problems.select(a.problems, kinds=("mixint", "branch", "pipe")) if a.problems else default
+    )
+    print(_harness.stamp_core(), flush=True)
+    seeds = _harness.seeds(a)
+    jobs = [(s, pr, seed, a.trials) for pr in probs for seed in seeds for s in samplers]
     jobs.sort(key=lambda j: not j[1].startswith("pipe"))  # slowest first
-    results = _harness.pmap(run_one, jobs, a.jobs)
-    if a.save:
-        _harness.save_runs(a.save, results)
-    if a.load:
-        old = _harness.load_runs(
-            a.load,
-            lambda r: (
-                r["problem"] in probs and r["seed"] in seeds and r["sampler"] not in samplers
-            ),
-        )
-        samplers += sorted({r["sampler"] for r in old} - set(samplers))
-        results += old
-    checkpoints = _harness.checkpoints(n_trials)
+    results = _harness.pmap(_harness.run_study, jobs, a.jobs)
+    _harness.save_and_load(
+        a, results, samplers, lambda r: r["problem"] in probs and r["seed"] in seeds
+    )
+    checkpoints = _harness.checkpoints(a.trials)
     text, _ = _report.rank_tables(results, samplers, checkpoints)
     if a.paired:
         text += _report.paired_tables(results, samplers, checkpoints, a.paired)
-    if n_trials >= LOCK_IN_TRIALS:
+    if a.trials >= LOCK_IN_TRIALS:
         text += lock_in(results, samplers)
     walls = {s: np.mean([r["wall"] for r in results if r["sampler"] == s]) for s in samplers}
     base = walls.get("TPE") or 1.0  # seconds when TPE did not run
-    body = (
-        "# Mixed-integer and conditional spaces (issue #23)\n\n"
+    _harness.finish(
+        a,
+        "Mixed-integer and conditional spaces (issue #23)",
         f"{len(probs)} problems ({', '.join(probs)}), seeds {seeds.start}-{seeds.stop - 1}, "
-        f"{n_trials} trials. Rank: mean over (problem, seed) of the rank among samplers "
+        f"{a.trials} trials. Rank: mean over (problem, seed) of the rank among samplers "
         "(1 = best). Regret: `(v - best of any run) / (median of Random's trials - best)`, "
-        "geometric mean (floored at 1e-6). "
-        f"Command: `{_harness.command_line('mixed', argv)}`.\n"
-        + text
+        "geometric mean (floored at 1e-6). ",
+        text
         + "\nWall time of one study, ratio to TPE's in the same run (objective included): "
         + ", ".join(f"{s} {_report.fmt(float(w / base), 2)}" for s, w in walls.items())
-        + "\n\n"
-        + _harness.machine_note("quick" if a.quick else "full", started)
+        + "\n",
     )
-    _harness.write_result(a.out, a.name, body)
 
 
 if __name__ == "__main__":

@@ -29,9 +29,10 @@ import numpy as np
 
 from benchmarks import _harness
 from benchmarks._harness import Quick
-from benchmarks._mixed_problems import BRANCHES
-from benchmarks._problems import make_problem
+from benchmarks._problems import BRANCHES
+from benchmarks._problems import study
 from benchmarks._report import md_table
+from benchmarks._samplers import require
 
 SEARCHERS = ("OptunaSearch (TreeUCB)", "OptunaSearch (TPE)")
 
@@ -46,7 +47,7 @@ class _Space:
 
     def __call__(self, trial: Any) -> None:
         if self._problem is None:
-            self._problem = make_problem(self.problem_name, self.seed)
+            self._problem = study(self.problem_name, self.seed)
         self._problem.objective(trial)  # only its suggestions matter here
 
     def __getstate__(self) -> dict[str, Any]:
@@ -75,9 +76,9 @@ def make_trainable(problem_name: str, seed: int) -> Callable[[dict[str, Any]], d
     def trainable(config: dict[str, Any]) -> dict[str, Any]:
         import optuna as _optuna
 
-        from benchmarks._problems import make_problem as _make
+        from benchmarks._problems import study
 
-        problem = _make(problem_name, seed)
+        problem = study(problem_name, seed)
         value = problem.objective(_optuna.trial.FixedTrial(config))
         return {"loss": value, "branch": problem.branches[-1], "start": time.time()}
 
@@ -86,9 +87,9 @@ def make_trainable(problem_name: str, seed: int) -> Callable[[dict[str, Any]], d
 
 def run_one(searcher: str, problem: str, seed: int, n_trials: int) -> dict[str, Any]:
     """One Tune run: per trial, in the order trials started, its value and its branch."""
-    rows, wall = _harness.fit_tuner(
-        make_trainable(problem, seed), make_searcher(searcher, problem, seed), n_trials
-    )
+    trainable, search_alg = make_trainable(problem, seed), make_searcher(searcher, problem, seed)
+    grid, wall = _harness.fit_tuner(trainable, search_alg, n_trials)
+    rows = _harness.trial_results(grid, n_trials)
     return {
         "searcher": searcher,
         "problem": problem,
@@ -134,7 +135,7 @@ def main(argv: list[str] | None = None) -> None:
         seed_offset=100,
         problems="branch-3,branch-4",
     )
-    args = parser.parse(argv)
+    args = parser.parse(argv, stamp=False)
     problems = [p for p in args.problems.split(",") if p]
     for p in problems:
         if p not in BRANCHES:
@@ -143,29 +144,28 @@ def main(argv: list[str] | None = None) -> None:
             )
     if args.seeds < 1 or args.trials < 2:
         parser.error(f"--seeds must be >= 1 and --trials >= 2; got {args.seeds} and {args.trials}")
-    _harness.require("ray", "the Tune runs", "mixed_ray", extra="ray")
-    started = time.time()
+    require("ray", "the Tune runs", "mixed_ray", extra="ray")
     _harness.stamp_core()
-    seeds = range(args.seed_offset, args.seed_offset + args.seeds)
     results = []
     for problem in problems:
-        for seed in seeds:
+        for seed in _harness.seeds(args):
             for searcher in SEARCHERS:
                 results.append(run_one(searcher, problem, seed, args.trials))
                 print(f"  {searcher} {problem} seed {seed} done", flush=True)
     budgets = sorted({min(50, args.trials), args.trials})
-    text = (
-        "# Conditional spaces on the Ray face\n\n"
+    args.mode = f"{args.seeds} seeds"
+    _harness.finish(
+        args,
+        "Conditional spaces on the Ray face",
         f"{len(problems)} problems ({', '.join(problems)}), {args.seeds} seeds "
         f"({args.seed_offset}+), {args.trials} trials, real `tune.Tuner` runs on "
         "`ray.init(num_cpus=2)`, one trial at a time; Ray's `OptunaSearch` with the problem's "
         "define-by-run space, with `TreeUCBSampler` or Optuna's default `TPESampler`. Rank: "
         "mean over (problem, seed) of the rank of the best value (1 = best); best branch: share "
-        "of runs whose best value is in the problem's best branch. "
-        f"Command: `{_harness.command_line('mixed_ray', argv)}`.\n\n"
-        f"{report(results, budgets)}\n{_harness.machine_note(f'{args.seeds} seeds', started)}"
+        "of runs whose best value is in the problem's best branch. ",
+        f"\n{report(results, budgets)}",
+        "mixed_ray",
     )
-    _harness.write_result(args.out, "mixed_ray", text)
 
 
 if __name__ == "__main__":

@@ -37,24 +37,18 @@ Usage::
         --samplers "TreeUCB,TreeUCB[discrete=region],TPE"   # a TreeUCB with core options
 
 Samplers are named as in :mod:`benchmarks._samplers`: ``TreeUCB``, ``TPE``, ``GP``,
-``CmaEs``, ``Random``, ``QMC``, each optionally with constructor options in brackets.  A new
-kind of problem is one entry of :data:`KINDS` (how to build it, how ``--problems`` names it).
+``CmaEs``, ``Random``, ``QMC``, each optionally with constructor options in brackets; problems
+as in :mod:`benchmarks._problems`.
 """
 
 from __future__ import annotations
 
-import time
-from typing import Any
-
 import numpy as np
 
 from benchmarks import _harness
+from benchmarks import _problems
 from benchmarks import _report
 from benchmarks._harness import Quick
-from benchmarks._problems import KINDS
-from benchmarks._problems import ProblemSpec
-from benchmarks._problems import select_problems
-from benchmarks._samplers import make_sampler
 from benchmarks._samplers import require_packages
 from benchmarks._samplers import split_names
 
@@ -68,28 +62,16 @@ SAMPLERS = (
     "Random",
     "QMC",
 )
+FUNCTIONS = ("sphere", "ellipsoid", "rosenbrock", "rastrigin", "ackley")
+QUICK_FUNCTIONS = ("sphere", "rosenbrock", "rastrigin")
+TASKS = ("svc-breast_cancer", "enet-diabetes", "rf-wine", "mlp-digits", "keras-mlp-digits")
 
 
-def run_one(job: tuple[str, ProblemSpec, int, int]) -> dict[str, Any]:
-    """One study: per trial the observed and the noiseless value, and the sampler time."""
-    import optuna
-
-    _harness.quiet()
-    sampler_name, prob, seed, n_trials = job
-    trues: list[float] = []
-    objective, scale = KINDS[prob.kind].build(prob.name, seed, trues)
-    study = optuna.create_study(sampler=make_sampler(sampler_name, seed))
-    wall = _harness.optimize(study, objective, n_trials)
-    return {
-        "sampler": sampler_name,
-        "problem": prob.name,
-        "group": prob.group,
-        "seed": seed,
-        "obs": np.array([t.value for t in study.trials], dtype=float),
-        "true": np.array(trues),
-        "scale": scale,
-        "wall": wall,
-    }
+def problems(quick: bool) -> list[str]:
+    """The default problems: the BBOB-like functions (noiseless, noisy) and the tasks."""
+    names = QUICK_FUNCTIONS if quick else FUNCTIONS
+    out = [f"{n}-{d}d{noisy}" for d in (2, 5, 10) for n in names for noisy in ("", "-noisy")]
+    return out + list(TASKS[:2] if quick else TASKS)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -109,58 +91,45 @@ def main(argv: list[str] | None = None) -> None:
         load=None,
         paired=None,
     )
-    p.add_argument("--gp", action="store_true", help="Include GPSampler in quick mode.")
-    a = p.parse(argv)
-    if a.samplers:
-        samplers = split_names(a.samplers)
-    else:
-        samplers = [s for s in SAMPLERS if s != "GP" or a.gp or not a.quick]
+    p.option("--gp", False, action="store_true", help="Include GPSampler in quick mode.")
+    a = p.parse(argv, stamp=False)
+    samplers = split_names(a.samplers or ",".join(SAMPLERS))
+    if not a.samplers:
+        samplers = [s for s in samplers if s != "GP" or a.gp or not a.quick]
     require_packages(samplers, "optimize")
-    probs = select_problems(a.quick, a.problems)
+    probs = (
+        _problems.select(a.problems, kinds=("function", "mixed", "sklearn"))
+        if a.problems
+        else problems(a.quick)
+    )
     print(_harness.stamp_core(), flush=True)
-    started = time.time()
-    seeds = range(a.seed_offset, a.seed_offset + a.seeds)
+    seeds = _harness.seeds(a)
     jobs = [(s, pr, seed, a.trials) for pr in probs for seed in seeds for s in samplers]
     # slowest first, so that parallel workers finish together
-    jobs.sort(key=lambda j: (j[0] != "GP", j[1].group != "sklearn"))
-    results = _harness.pmap(run_one, jobs, a.jobs)
-    if a.save:
-        _harness.save_runs(a.save, results)
-    if a.load:
-        names = {pr.name for pr in probs}
-        old = _harness.load_runs(
-            a.load,
-            lambda r: (
-                r["problem"] in names and r["seed"] in seeds and r["sampler"] not in samplers
-            ),
-        )
-        samplers += sorted({r["sampler"] for r in old} - set(samplers))
-        results += old
+    jobs.sort(key=lambda j: (j[0] != "GP", j[1] not in TASKS))
+    results = _harness.pmap(_harness.run_study, jobs, a.jobs)
+    _harness.save_and_load(
+        a, results, samplers, lambda r: r["problem"] in probs and r["seed"] in seeds
+    )
     checkpoints = _harness.checkpoints(a.trials)
     text, headline = _report.rank_tables(results, samplers, checkpoints)
     if a.paired:
         text += _report.paired_tables(results, samplers, checkpoints, a.paired)
     _report.plot_regret(results, samplers, _harness.results_dir(a.out) / f"{a.name}.png")
-    walls = {
-        s: float(np.mean([r["wall"] for r in results if r["sampler"] == s])) for s in samplers
-    }
-    mode = "quick" if a.quick else "full"
-    body = (
-        f"# Optimisation quality vs Optuna samplers ({mode} mode)\n\n"
-        f"{len(probs)} problems ({', '.join(pr.name for pr in probs)}), {a.seeds} seeds "
-        f"({a.seed_offset}+), "
+    walls = {s: np.mean([r["wall"] for r in results if r["sampler"] == s]) for s in samplers}
+    print(headline)
+    _harness.finish(
+        a,
+        f"Optimisation quality vs Optuna samplers ({a.mode} mode)",
+        f"{len(probs)} problems ({', '.join(probs)}), {a.seeds} seeds ({a.seed_offset}+), "
         f"{a.trials} trials; samplers with default options (seed only). Rank: mean over "
         "(problem, seed) of the rank among samplers (1 = best). Regret: geometric mean of the "
-        f"normalised regret (floored at {_report.FLOOR:g}). "
-        f"Command: `{_harness.command_line('optimize', argv)}`.\n"
-        + text
+        f"normalised regret (floored at {_report.FLOOR:g}). ",
+        text
         + "\nMean wall time of one study (s): "
-        + ", ".join(f"{s} {_report.fmt(w)}" for s, w in walls.items())
-        + f"\n\n![best so far]({a.name}.png)\n\n"
-        + _harness.machine_note(mode, started)
+        + ", ".join(f"{s} {_report.fmt(float(w))}" for s, w in walls.items())
+        + f"\n\n![best so far]({a.name}.png)\n",
     )
-    print(headline)
-    _harness.write_result(a.out, a.name, body)
 
 
 if __name__ == "__main__":

@@ -26,12 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._harness import command_line
-from benchmarks._harness import machine_note
-from benchmarks._harness import make_parser
-from benchmarks._harness import results_dir
-from benchmarks._harness import stamp_core
-from benchmarks._harness import write_result
+from benchmarks import _harness
+from benchmarks._harness import Quick
 from benchmarks._report import Curve
 from benchmarks._report import fmt
 from benchmarks._report import md_table
@@ -132,39 +128,36 @@ def main(argv: list[str] | None = None) -> None:
     """Run the overhead benchmark and write overhead.md and overhead.png into ``--out``."""
     import optuna
 
-    p = make_parser(
+    p = _harness.make_parser(
         "overhead",
         __doc__,
         quick="up to 2,000 finished trials instead of 10,000",
         samplers=",".join(SAMPLER_NAMES),
         name="overhead",
     )
-    p.add_argument("--max-seconds", type=float, default=None, help="drop a sampler above this")
-    p.add_argument(
+    p.option("--max-seconds", Quick(20.0, 5.0), type=float, help="Drop a sampler above this")
+    p.option(
         "--objectives",
+        1,
         type=int,
         choices=(1, 2),
-        default=1,
         help="2: two spheres (a study of two objectives)",
     )
-    p.add_argument("--sizes", default=None, help="comma-separated numbers of finished trials")
-    a = p.parse(argv)
+    p.option(
+        "--sizes",
+        Quick("10,100,200,500,1000,2000,5000,10000", "10,100,200,500,1000,2000"),
+        help="Comma-separated numbers of finished trials",
+    )
+    a = p.parse(argv, stamp=False)
     names = split_names(a.samplers)
     require_packages(names, "overhead")
-    out = results_dir(a.out)
-    print(stamp_core(), flush=True)
+    out = _harness.results_dir(a.out)
+    print(_harness.stamp_core(), flush=True)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     warnings.simplefilter("ignore")
-    started = time.time()
-    sizes = (
-        [int(n) for n in a.sizes.split(",")]
-        if a.sizes
-        else [10, 100, 200, 500, 1000, 2000]
-        if a.quick
-        else [10, 100, 200, 500, 1000, 2000, 5000, 10000]
-    )
+    sizes = [int(n) for n in a.sizes.split(",")]
     k = 5 if a.quick else 10
-    limit = a.max_seconds or (5.0 if a.quick else 20.0)
+    limit = a.max_seconds
     for name in names:  # warm-up: imports and first-call costs
         measure(name, 10, 2, objectives=a.objectives)
     per: dict[tuple[str, int], float] = {}
@@ -207,21 +200,16 @@ def main(argv: list[str] | None = None) -> None:
         xlog=True,
         marker="o",
     )
-    mode = "quick" if a.quick else "full"
     what = "two objectives (spheres around 1 and -1)" if a.objectives == 2 else "one objective"
-    text = (
-        f"# Sampler overhead ({mode} mode, {what})\n\n"
+    _harness.finish(
+        a,
+        f"Sampler overhead ({a.mode} mode, {what})",
         "Mean (amortised) time inside the sampler per trial (ms; in parentheses the ratio "
-        f"to TPE at the "
-        f"same size, same process), 5-D continuous space, max({k}, n/10) timed trials after "
-        "n finished trials were added; '-' = not run (a trial exceeded "
-        f"{limit:g} s at a smaller size). 'cold' = first trial, caches built from scratch. "
-        f"Command: `{command_line('overhead', argv)}`.\n\n"
-        + md_table(header, rows)
-        + f"\n![{a.name}]({a.name}.png)\n\n"
-        + machine_note(mode, started)
+        f"to TPE at the same size, same process), 5-D continuous space, max({k}, n/10) timed "
+        "trials after n finished trials were added; '-' = not run (a trial exceeded "
+        f"{limit:g} s at a smaller size). 'cold' = first trial, caches built from scratch. ",
+        "\n" + md_table(header, rows) + f"\n![{a.name}]({a.name}.png)\n",
     )
-    write_result(out, a.name, text)
 
 
 if __name__ == "__main__":

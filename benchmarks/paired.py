@@ -21,7 +21,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import time
 from typing import Any
 
 import numpy as np
@@ -67,42 +66,34 @@ def main(argv: list[str] | None = None) -> None:
         jobs=1,
         name=None,
     )
-    p.add_argument(
+    p.option(
         "--index",
+        "hoeffding",
         choices=("hoeffding", "soft_gp"),
-        default="hoeffding",
-        help="the core's index option for every setting",
+        help="The core's index option for every setting",
     )
-    p.add_argument(
+    p.option(
         "--settings",
+        [(0.03, 0.1, None, {}), (0.01, 0.1, None, {}), (0.003, 0.03, None, {})],
         type=_setting,
         nargs="+",
-        default=[(0.03, 0.1, None, {}), (0.01, 0.1, None, {}), (0.003, 0.03, None, {})],
         help="C,M pairs (or C,M,sampling, then key=value core options); the first is the baseline",
     )
     a = p.parse(argv)
-    print(_harness.stamp_core(), flush=True)
-    started = time.time()
     instances = [
         (n, d, nz) for d in (2, 5, 10) for n in ABLATION_FUNCTIONS for nz in ABLATION_NOISES
     ]
     seeds = [SEED_OFFSET + s for s in range(a.seeds)]
+    names = [(f"{n}-{d}d" + ("-noisy" if nz else ""), s) for n, d, nz in instances for s in seeds]
     jobs = [
-        (
-            {"C": C, "M": M, "index": a.index, **({"sampling": smp} if smp else {}), **extra},
-            n,
-            d,
-            s,
-            nz,
-            a.trials,
-        )
+        ({"C": C, "M": M, "index": a.index, **({"sampling": smp} if smp else {}), **extra}, *job)
         for (C, M, smp, extra) in a.settings
-        for (n, d, nz) in instances
-        for s in seeds
+        for job in names
     ]
-    res = np.array(_harness.pmap(_harness.core_final_regret, jobs, a.jobs)).reshape(
-        len(a.settings), -1
+    res = np.array(
+        _harness.pmap(_harness.core_final_regret, [(*j, a.trials) for j in jobs], a.jobs)
     )
+    res = res.reshape(len(a.settings), -1)
     rows = []
     noisy = np.array([nz > 0 for (_, _, nz) in instances for _ in seeds])
     for i, (C, M, smp, extra) in enumerate(a.settings):
@@ -128,17 +119,15 @@ def main(argv: list[str] | None = None) -> None:
         "log-ratio noiseless",
         "log-ratio noisy",
     ]
-    text = (
-        f"# Paired check of (C, M) and in-box samplers, index={a.index}\n\n"
+    _harness.finish(
+        a,
+        f"Paired check of (C, M) and in-box samplers, index={a.index}",
         f"Optimisation suite of the ablation ({len(instances)} instances x {a.seeds} seeds "
         f"{SEED_OFFSET}+, {a.trials} trials); a negative log-ratio is lower regret than the "
-        "baseline on the same instances. "
-        f"Command: `{_harness.command_line('paired', argv)}`.\n\n"
-        + md_table(header, rows)
-        + "\n"
-        + _harness.machine_note("quick" if a.quick else "full", started)
+        "baseline on the same instances. ",
+        "\n" + md_table(header, rows),
+        a.name or "paired_" + a.index,
     )
-    _harness.write_result(a.out, a.name or "paired_" + a.index, text)
 
 
 if __name__ == "__main__":

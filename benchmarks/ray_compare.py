@@ -1,7 +1,7 @@
 """Ray-side comparison: TreeUCBSearch beside Tune's other searchers, in real Tuner runs.
 
 Every searcher runs the same ``tune.Tuner`` setup on the same problems and seeds: a zero-cost
-function trainable that evaluates one point of a real BBOB function (:mod:`benchmarks._bbob`,
+function trainable that evaluates one point of a real BBOB function (:mod:`benchmarks._problems`,
 5-D unless ``--problems`` says otherwise) on a local ``ray.init(num_cpus=2)`` started once per
 process, one trial at a time (a ``ConcurrencyLimiter`` with ``max_concurrent=1``, which also
 times the searcher's own calls).  Searchers, each with its defaults and the run's seed:
@@ -12,7 +12,7 @@ times the searcher's own calls).  Searchers, each with its defaults and the run'
 * ``NevergradSearch`` with nevergrad's ``CMA`` told the budget, its parametrization seeded;
 * ``BasicVariantGenerator(random_state=seed, max_concurrent=1)`` (random search).
 
-The noisy variants apply :mod:`benchmarks._bbob`'s moderate Gaussian noise model; the noise of
+The noisy variants apply the BBOB suite's moderate Gaussian noise model; the noise of
 a point is drawn from a generator seeded with the run's seed and the point's coordinates, so
 every searcher sees the same noise at the same point.  Regret is that of
 ``python -m benchmarks optimize``: the noiseless ``f(x) - f_opt`` of the best *observed* trial,
@@ -38,12 +38,12 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks import _bbob
 from benchmarks import _harness
 from benchmarks import _report
-from benchmarks._bbob import BBOBFunction
 from benchmarks._harness import Quick
+from benchmarks._problems import _functions as _bbob
 from benchmarks._samplers import make_searcher
+from benchmarks._samplers import require
 from benchmarks._samplers import require_packages
 from benchmarks._samplers import searcher_owns_space
 from benchmarks._samplers import split_names
@@ -110,7 +110,7 @@ def run_one(name: str, problem: str, seed: int, n_trials: int) -> dict[str, Any]
     """One Tune run; per trial (in creation order) the observed and the noiseless value."""
 
     fid, dim, noisy = _bbob.parse(problem)
-    bbob = BBOBFunction(fid, dim, seed, noisy)
+    bbob = _bbob.BBOBFunction(fid, dim, seed, noisy)
     # a searcher that owns the space gets it, metric and mode at construction, Tune none
     owns_space = searcher_owns_space(name)
     given = {"space": space(dim), "metric": "loss", "mode": "min"} if owns_space else {}
@@ -119,7 +119,7 @@ def run_one(name: str, problem: str, seed: int, n_trials: int) -> dict[str, Any]
     out["group"] = "bbob-noisy" if noisy else f"bbob-{dim}d"
     out["scale"] = bbob.median_random
     try:
-        rows, out["wall"] = _harness.fit_tuner(
+        grid, out["wall"] = _harness.fit_tuner(
             make_trainable(fid, dim, bbob.instance, seed, noisy),
             search_alg,
             n_trials,
@@ -127,6 +127,7 @@ def run_one(name: str, problem: str, seed: int, n_trials: int) -> dict[str, Any]
             metric="loss",
             mode="min",
         )
+        rows = _harness.trial_results(grid, n_trials)
         out["obs"] = np.array([m["loss"] for m in rows])
         out["true"] = np.array([m["regret"] for m in rows])
         out["searcher_s"] = float(getattr(search_alg, "seconds", float("nan")))
@@ -174,11 +175,11 @@ def main(argv: list[str] | None = None) -> None:
         problems=None,
         name="ray_compare",
     )
-    p.add_argument("--searchers", default=None, help="Comma-separated subset of the searchers.")
-    p.add_argument("--no-plot", action="store_true", help="Write the table only.")
-    a = p.parse(argv)
-    _harness.require("ray.tune", "the Tune runs", "ray_compare")
-    _harness.require("ioh", "the BBOB functions", "ray_compare")
+    p.option("--searchers", help="Comma-separated subset of the searchers.")
+    p.option("--no-plot", False, action="store_true", help="Write the table only.")
+    a = p.parse(argv, stamp=False)
+    require("ray.tune", "the Tune runs", "ray_compare")
+    require("ioh", "the BBOB functions", "ray_compare")
     names = split_names(a.searchers) if a.searchers else list(SEARCHERS)
     require_packages(names, "ray_compare", searchers=True)
     problems = (
@@ -189,56 +190,52 @@ def main(argv: list[str] | None = None) -> None:
             _bbob.parse(pr)
         except ValueError as exc:
             raise SystemExit(str(exc)) from None
-    n_trials, n_seeds = a.trials, a.seeds
-    seeds = range(a.seed_offset, a.seed_offset + n_seeds)
     print(_harness.stamp_core(), flush=True)
-    started = time.time()
     results = []
     for pr in problems:  # one Tune run at a time; searchers interleaved so load hits all alike
-        for seed in seeds:
+        for seed in _harness.seeds(a):
             for s in names:
                 t0 = time.time()
-                results.append(run_one(s, pr, seed, n_trials))
+                results.append(run_one(s, pr, seed, a.trials))
                 err = results[-1]["error"]
                 print(f"  {pr} seed {seed} {s}: {time.time() - t0:.0f} s {err}", flush=True)
     failed = sorted({r["sampler"] for r in results if r["error"]})
     ranked = [s for s in names if s not in failed]
     good = [r for r in results if r["sampler"] in ranked]
-    checkpoints = _harness.checkpoints(n_trials, (50, 100))
+    checkpoints = _harness.checkpoints(a.trials, (50, 100))
     text = _report.rank_tables(good, ranked, checkpoints, REFERENCE)[0] if ranked else ""
-    text = text.replace("| sampler |", "| searcher |")
-    out = _harness.results_dir(a.out)
-    mode = "quick" if a.quick else "full"
     parts = [
-        "# Ray Tune searchers on BBOB functions (issue 15)\n",
-        f"Command: `{_harness.command_line('ray_compare', argv)}`.\n",
-        f"{len(problems)} problems ({', '.join(problems)}), {n_seeds} seed(s) "
-        f"({a.seed_offset}+), {n_trials} trials, one trial at a time, every searcher with its "
-        "defaults and the run's seed. Rank: mean over (problem, seed) of the rank among "
-        "searchers (1 = best). Regret: geometric mean of the normalised regret (floored at "
-        f"{_report.FLOOR:g}).\n",
-        text,
+        text.replace("| sampler |", "| searcher |"),
         "\n## Time per trial\n",
         "Wall: the whole `Tuner.fit` divided by the trials (Tune's scheduling, actors and "
         "result handling included); searcher: `suggest` + `on_trial_complete` "
         "(`next_trial` for BasicVariantGenerator).\n",
-        time_table(results, names, n_trials),
+        time_table(results, names, a.trials),
     ]
     if failed:
+        errors = [
+            f"{r['sampler']} on {r['problem']} seed {r['seed']}: {r['error']}"
+            for r in results
+            if r["error"]
+        ]
         parts.append(
             "\nFailed runs (these searchers are left out of the ranks): "
-            + "; ".join(
-                f"{r['sampler']} on {r['problem']} seed {r['seed']}: {r['error']}"
-                for r in results
-                if r["error"]
-            )
+            + "; ".join(errors)
             + "\n"
         )
     if ranked and not a.no_plot:
-        _report.plot_regret(good, ranked, out / f"{a.name}.png")
+        _report.plot_regret(good, ranked, _harness.results_dir(a.out) / f"{a.name}.png")
         parts.append(f"\n![best so far]({a.name}.png)\n")
-    parts.append("\n" + _harness.machine_note(mode, started))
-    _harness.write_result(a.out, a.name, "\n".join(parts))
+    _harness.finish(
+        a,
+        "Ray Tune searchers on BBOB functions (issue 15)",
+        "",
+        f"\n{len(problems)} problems ({', '.join(problems)}), {a.seeds} seed(s) "
+        f"({a.seed_offset}+), {a.trials} trials, one trial at a time, every searcher with its "
+        "defaults and the run's seed. Rank: mean over (problem, seed) of the rank among "
+        "searchers (1 = best). Regret: geometric mean of the normalised regret (floored at "
+        f"{_report.FLOOR:g}).\n\n" + "\n".join(parts),
+    )
 
 
 if __name__ == "__main__":

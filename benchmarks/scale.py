@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import _harness
+from benchmarks._harness import Quick
 from benchmarks._postgres import LocalPostgres
 from benchmarks._postgres import missing as postgres_missing
 from benchmarks._report import md_table
@@ -415,8 +416,6 @@ def _running_counter() -> Any:
 
 def tune_run(name: str, n: int, concurrency: int, seconds: float = 0.0) -> dict[str, float]:
     """One ``Tuner.fit`` of ``n`` trials (each sleeps ``seconds``), ``concurrency`` at a time."""
-    import shutil
-
     from ray import tune
 
     from benchmarks._samplers import make_searcher
@@ -425,29 +424,16 @@ def tune_run(name: str, n: int, concurrency: int, seconds: float = 0.0) -> dict[
     # BasicVariantGenerator keeps its own limit)
     search_alg = _harness.timed(make_searcher(name, 0, max_concurrent=concurrency), concurrency)
     counter = _running_counter()
-    storage = tempfile.mkdtemp(prefix="treeucb-scale-tune-")
-    try:
-        tuner = tune.Tuner(
-            tune.with_resources(_tune_trainable(seconds), {"cpu": 2 / concurrency}),
-            param_space=_tune_space(),
-            tune_config=tune.TuneConfig(
-                search_alg=search_alg,
-                metric="loss",
-                mode="min",
-                num_samples=n,
-                reuse_actors=True,
-            ),
-            run_config=tune.RunConfig(
-                storage_path=storage, name="run", verbose=0, callbacks=[counter]
-            ),
-        )
-        start = time.perf_counter()
-        grid = tuner.fit()
-        wall = time.perf_counter() - start
-    finally:
-        shutil.rmtree(storage, ignore_errors=True)
+    grid, wall = _harness.fit_tuner(
+        tune.with_resources(_tune_trainable(seconds), {"cpu": 2 / concurrency}),
+        search_alg,
+        n,
+        _tune_space(),
+        {"callbacks": [counter]},
+        metric="loss",
+        mode="min",
+    )
     metrics = [grid[i].metrics or {} for i in range(len(grid))]
-    done = [m for m in metrics if "loss" in m]
     configs = [grid[i].config or {} for i in range(len(grid))]
     points = [tuple(sorted((k, c.get(k)) for k in _tune_space())) for c in configs]
     return {
@@ -455,7 +441,7 @@ def tune_run(name: str, n: int, concurrency: int, seconds: float = 0.0) -> dict[
         "searcher_ms": 1e3 * float(getattr(search_alg, "seconds", math.nan)) / n,
         "peak": float(counter.peak),
         "errors": float(sum(grid[i].error is not None for i in range(len(grid)))),
-        "missing": float(n - len(done)),
+        "missing": float(n - len([m for m in metrics if "loss" in m])),
         "duplicates": float(len(points) - len(set(points))),
     }
 
@@ -504,64 +490,57 @@ def main(argv: list[str] | None = None) -> None:
     if args_in and args_in[0] == WORKER:
         _worker(args_in[1:])
         return
-    parser = _harness.make_parser("scale", __doc__, quick="smaller sizes", name="scale")
-    parser.add_argument(
-        "--parts", nargs="+", choices=PARTS, default=list(PARTS), help="the parts to run (all)"
-    )
-    parser.add_argument(
+    p = _harness.make_parser("scale", __doc__, quick="smaller sizes", name="scale")
+    p.option("--parts", list(PARTS), nargs="+", choices=PARTS, help="The parts to run")
+    p.option(
         "--procs",
+        Quick([1, 2, 4, 8], [1, 2, 4]),
         type=int,
         nargs="+",
-        default=None,
-        help="processes part: process counts (1 2 4 8; 1 2 4 quick)",
+        help="Processes part: process counts",
     )
-    parser.add_argument("--per-process", type=int, default=None, help="trials per process")
-    parser.add_argument(
-        "--repeats", type=int, default=None, help="processes part: repeats (2; 1 quick)"
-    )
-    parser.add_argument("--n-trials", type=int, default=None, help="searcher trials")
-    parser.add_argument(
+    p.option("--per-process", Quick(200, 50), type=int, help="Processes part: trials per process")
+    p.option("--repeats", Quick(2, 1), type=int, help="Processes part: repeats")
+    p.option(
         "--storages",
+        list(STORAGES),
         nargs="+",
         choices=STORAGES,
-        default=list(STORAGES),
-        help="processes part: the storages to share (all)",
+        help="Processes part: the storages to share",
     )
-    parser.add_argument(
+    p.option("--n-trials", Quick(10_000, 2_000), type=int, help="Searcher part: trials")
+    p.option(
         "--widths",
+        [1, 8, 64, 256],
         type=int,
         nargs="+",
-        default=[1, 8, 64, 256],
-        help="searcher and sampler parts: numbers of pending trials",
+        help="Searcher and sampler parts: numbers of pending trials",
     )
-    parser.add_argument("--sizes", type=int, nargs="+", default=None, help="sampler part")
-    parser.add_argument("--sampler-trials", type=int, default=None, help="sampler part")
-    parser.add_argument("--tune-trials", type=int, default=None, help="tune part, per run")
-    parser.add_argument("--tune-repeats", type=int, default=None, help="tune part")
-    parser.add_argument("--concurrency", type=int, default=32, help="tune part")
-    parser.add_argument(
-        "--trial-seconds", type=float, default=0.0, help="tune part: each trial sleeps this long"
+    p.option("--sizes", [1_000, 10_000], type=int, nargs="+", help="Sampler part: finished trials")
+    p.option("--sampler-trials", Quick(100, 30), type=int, help="Sampler part: trials timed")
+    p.option("--tune-trials", Quick(300, 100), type=int, help="Tune part: trials per run")
+    p.option("--tune-repeats", Quick(2, 1), type=int, help="Tune part: runs per searcher")
+    p.option("--concurrency", 32, type=int, help="Tune part: trials running at once")
+    p.option("--trial-seconds", 0.0, type=float, help="Tune part: each trial sleeps this long")
+    args = p.parse(args_in)
+    quick, procs, per_proc, repeats, n = (
+        args.quick,
+        args.procs,
+        args.per_process,
+        args.repeats,
+        args.n_trials,
     )
-    args = parser.parse(args_in)
-    quick = args.quick
-    procs = args.procs or ([1, 2, 4] if quick else [1, 2, 4, 8])
-    per_proc = args.per_process or (50 if quick else 200)
-    repeats = args.repeats or (1 if quick else 2)
-    n = args.n_trials or (2_000 if quick else 10_000)
     n_optuna = min(n, 1_000 if quick else 2_000)
-    started = time.time()
-    version = _harness.stamp_core()
-    print(f"scale: {version}", flush=True)
     sections = [
         "# Scale: processes, pending trials, trials (issue 13)",
         "",
-        f"Command: `{_harness.command_line('scale', argv)}`.",
+        f"Command: `{args.command_line}`.",
         "",
     ]
     path = _harness.results_dir(args.out) / f"{args.name}.md"
 
     def write(done: bool) -> None:
-        note = _harness.machine_note("quick" if quick else "full", started)
+        note = _harness.machine_note(args.mode, args.started)
         if not done:
             note = "_Partial: the run is still going (or was stopped)._\n\n" + note
         path.write_text("\n".join(sections) + "\n" + note)
@@ -580,20 +559,19 @@ def main(argv: list[str] | None = None) -> None:
         write(done=False)
     if "sampler" in args.parts:
         print("sampler", flush=True)
-        k = args.sampler_trials or (30 if quick else 100)
+        k = args.sampler_trials
         sections += [
             f"## TreeUCBSampler with W running trials (median of {k} trials)",
             "",
             "A study pre-filled with n finished trials and W running ones (asked with "
             "`study.ask(distributions)`); each step asks one trial and tells the oldest.",
             "",
-            run_sampler(args.sizes or [1_000, 10_000], [0, 64] if quick else [0, 8, 64], k),
+            run_sampler(args.sizes, [0, 64] if quick else [0, 8, 64], k),
         ]
         write(done=False)
     if "tune" in args.parts:
         print("tune", flush=True)
-        n_tune = args.tune_trials or (100 if quick else 300)
-        tune_repeats = args.tune_repeats or (1 if quick else 2)
+        n_tune, tune_repeats = args.tune_trials, args.tune_repeats
         sections += [
             f"## A real Tune run with max_concurrent_trials={args.concurrency}",
             "",

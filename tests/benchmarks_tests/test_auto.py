@@ -7,8 +7,8 @@ import pytest
 from optuna.distributions import CategoricalDistribution
 from optuna.distributions import FloatDistribution
 
-from benchmarks import _auto
-from benchmarks._auto import AutoRuleSampler
+from benchmarks import _samplers
+from benchmarks._samplers import AutoRuleSampler
 from benchmarks._samplers import make_sampler
 
 
@@ -32,7 +32,7 @@ def test_the_rule_picks_gp_then_cmaes_and_tpe_for_categoricals(
     pick = lambda study: type(AutoRuleSampler(seed=0)._choose(study)).__name__  # noqa: E731
     assert pick(_study(5)) == "GPSampler"
     assert pick(_study(5, categorical=True)) == "TPESampler"
-    monkeypatch.setattr(_auto, "GP_MAX_TRIALS", 4)
+    monkeypatch.setattr(_samplers, "GP_MAX_TRIALS", 4)
     assert pick(_study(5)) == "CmaEsSampler"
     assert pick(_study(5, directions=2)) == "TPESampler"  # CMA-ES takes one objective
 

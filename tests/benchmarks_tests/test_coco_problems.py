@@ -13,16 +13,17 @@ import pytest
 
 from benchmarks import __main__ as cli
 from benchmarks import moo
-from benchmarks._coco_problems import COCO_BIOBJ_PROBLEMS
-from benchmarks._coco_problems import COCO_CONSTRAINED_PROBLEMS
-from benchmarks._problems import problem_of
+from benchmarks._harness import load_runs
+from benchmarks._problems._boxes import COCO_BIOBJ_PROBLEMS
+from benchmarks._problems._boxes import COCO_CONSTRAINED_PROBLEMS
+from benchmarks._problems._boxes import box
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 
 
 @pytest.mark.parametrize("name", COCO_CONSTRAINED_PROBLEMS)
 def test_constrained_problem_gives_one_value_and_its_constraints(name: str) -> None:
-    problem = problem_of("constrained", name, 100)
+    problem = box(name, 100)
     d = int(name.rsplit("-", 1)[1][:-1])
     assert problem.dim == d and problem.n_objectives == 1 and problem.n_constraints >= 1
     np.testing.assert_array_equal(problem.low, -5.0)
@@ -32,14 +33,14 @@ def test_constrained_problem_gives_one_value_and_its_constraints(name: str) -> N
     F, G = problem.evaluate(x)
     assert F.shape == (1,) and G.shape == (problem.n_constraints,)
     assert np.all(np.isfinite(F)) and np.all(np.isfinite(G))
-    F2, G2 = problem_of("constrained", name, 100).evaluate(x)  # the same instance again
+    F2, G2 = box(name, 100).evaluate(x)  # the same instance again
     np.testing.assert_array_equal(F, F2)
     np.testing.assert_array_equal(G, G2)
 
 
 @pytest.mark.parametrize("name", COCO_BIOBJ_PROBLEMS)
 def test_biobj_problem_gives_two_values_and_cocos_reference(name: str) -> None:
-    problem = problem_of("moo", name, 100)
+    problem = box(name, 100)
     assert problem.n_objectives == 2 and problem.n_constraints == 0
     assert problem.reference is not None and problem.reference.shape == (2,)
     F, G = problem.evaluate(np.zeros(problem.dim))
@@ -49,8 +50,7 @@ def test_biobj_problem_gives_two_values_and_cocos_reference(name: str) -> None:
 def test_seed_picks_the_instance() -> None:
     x = np.full(2, 0.5)
     values = {
-        seed: problem_of("constrained", "bbob-constrained-f1-2d", seed).evaluate(x)[0][0]
-        for seed in (0, 5, 100, 101)
+        seed: box("bbob-constrained-f1-2d", seed).evaluate(x)[0][0] for seed in (0, 5, 100, 101)
     }
     assert values[0] == values[5]  # instance 1 for both tuning seeds
     assert len({values[0], values[100], values[101]}) == 3
@@ -64,7 +64,7 @@ def test_commands_run_cocos_suites(results_in_tmp: Path) -> None:
     saved = str(results_in_tmp / "runs.pkl")
     cli.main(["moo", "--problems", "bbob-biobj-f1-2d", *argv, "--save", saved])
     assert "COCO's bbob-biobj problems" in (results_in_tmp / "moo.md").read_text()
-    runs = moo._load(saved, "moo", ["bbob-biobj-f1-2d"], range(100, 101))
+    runs = load_runs(saved, lambda r: r["problem"] == "bbob-biobj-f1-2d")
     assert all(r["F"].shape == (8, 2) for r in runs)
 
 

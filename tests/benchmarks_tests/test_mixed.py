@@ -11,9 +11,11 @@ import optuna
 import pytest
 
 from benchmarks import __main__ as cli
-from benchmarks import _mixed_problems as mp
 from benchmarks import mixed
 from benchmarks._harness import RESULTS_ENV
+from benchmarks._problems import _functions
+from benchmarks._problems import _studies
+from benchmarks._problems import study as make_study
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 
@@ -26,7 +28,7 @@ def results_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.mark.parametrize("name", ["mixint-f1-5d", "mixint-f21-10d", "branch-4", "pipe-wine"])
 def test_problem_records_values_and_branches(name: str) -> None:
-    prob = mp.make_problem(name, 0)
+    prob = make_study(name, 0)
     study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
     study.optimize(prob.objective, n_trials=4)
     np.testing.assert_allclose(prob.trues, [t.value for t in study.trials])
@@ -36,15 +38,15 @@ def test_problem_records_values_and_branches(name: str) -> None:
         assert sum(isinstance(v, int) for v in params.values()) == 4 * len(params) // 5
 
 
-@pytest.mark.parametrize("name", list(mp.BRANCHES))
+@pytest.mark.parametrize("name", list(_studies.BRANCHES))
 def test_easiest_branch_is_not_the_best(name: str) -> None:
     """The branch with the best random points has a higher optimum than the best branch."""
-    spec = mp.BRANCHES[name]
+    spec = _studies.BRANCHES[name]
     rng = np.random.default_rng(0)
     medians = {}
     for branch, (fname, dim, level, scale) in spec.items():
-        tf = mp.TestFunction(fname, dim, 0)
-        x = rng.uniform(mp.LOW, mp.HIGH, size=(2000, dim))
+        tf = _functions.TestFunction(fname, dim, 0)
+        x = rng.uniform(_functions.LOW, _functions.HIGH, size=(2000, dim))
         medians[branch] = np.median(level + scale * tf.f(x) / tf.median_random)
         np.testing.assert_allclose(level + scale * tf.f(tf.xopt) / tf.median_random, level)
     assert min(medians, key=medians.__getitem__) == "easy"
@@ -52,8 +54,8 @@ def test_easiest_branch_is_not_the_best(name: str) -> None:
 
 
 def test_mixint_instances_split_tuning_and_report_seeds() -> None:
-    assert {mp.mixint_instance(s) for s in range(5)} == {1, 2, 3, 4, 5}
-    assert {mp.mixint_instance(s) for s in range(100, 110)} == set(range(6, 16))
+    assert {_functions.coco_instance(s) for s in range(5)} == {1, 2, 3, 4, 5}
+    assert {_functions.coco_instance(s) for s in range(100, 110)} == set(range(6, 16))
 
 
 def _run(sampler: str, problem: str, seed: int, values: list[float], branches: list[str]) -> dict:

@@ -11,7 +11,7 @@ import pytest
 
 from benchmarks import __main__ as cli
 from benchmarks import mixed_ray
-from benchmarks._mixed_problems import make_problem
+from benchmarks._problems import study as make_study
 
 
 def test_the_trainable_reports_the_value_the_objective_gives() -> None:
@@ -21,7 +21,7 @@ def test_the_trainable_reports_the_value_the_objective_gives() -> None:
     mixed_ray._Space("branch-3", 100)(trial)
     config = dict(trial.params)
     out = mixed_ray.make_trainable("branch-3", 100)(config)
-    direct = make_problem("branch-3", 100)
+    direct = make_study("branch-3", 100)
     assert out["loss"] == direct.objective(optuna.trial.FixedTrial(config))
     assert out["branch"] == config["branch"]
 

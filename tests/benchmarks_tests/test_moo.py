@@ -11,15 +11,16 @@ import pytest
 
 from benchmarks import __main__ as cli
 from benchmarks import moo
-from benchmarks._moo_problems import CONSTRAINED_PROBLEMS
-from benchmarks._moo_problems import DIGITS_BUDGET
-from benchmarks._moo_problems import DIGITS_HIGH
-from benchmarks._moo_problems import DIGITS_LOW
-from benchmarks._moo_problems import MOO_PROBLEMS
-from benchmarks._moo_problems import REAL_PROBLEMS
-from benchmarks._moo_problems import constrained_problem
-from benchmarks._moo_problems import digits_network
-from benchmarks._moo_problems import moo_problem
+from benchmarks._harness import load_runs
+from benchmarks._problems._boxes import CONSTRAINED_PROBLEMS
+from benchmarks._problems._boxes import DIGITS_BUDGET
+from benchmarks._problems._boxes import DIGITS_HIGH
+from benchmarks._problems._boxes import DIGITS_LOW
+from benchmarks._problems._boxes import MOO_PROBLEMS
+from benchmarks._problems._boxes import REAL_PROBLEMS
+from benchmarks._problems._boxes import constrained_problem
+from benchmarks._problems._boxes import digits_network
+from benchmarks._problems._boxes import moo_problem
 
 
 def _rows(text: str) -> list[list[str]]:
@@ -53,7 +54,7 @@ def test_saved_runs_alone_make_a_report_without_short_runs(
     cli.main(["moo", *argv, "--trials", "8", "--samplers", "", "--load", f"{short},{long}"])
     assert "left out 1 saved runs of fewer than 8 trials" in capsys.readouterr().out
     # a run saved twice is taken once, from the first pickle named
-    runs = moo._load(f"{long},{long}", "moo", ["zdt1-5d"], range(1))
+    runs = load_runs(f"{long},{long}", lambda r: r["problem"] == "zdt1-5d")
     assert sorted(r["sampler"] for r in runs) == ["Random", "TPE"]
     rows = _rows((results_in_tmp / "moo.md").read_text())
     assert [r[0] for r in rows[1:3]] == ["TPE", "Random"] and rows[3][0] == "problem"
@@ -220,7 +221,7 @@ def test_paired_log_ratios_are_those_of_the_scores(results_in_tmp: Path) -> None
     text = (results_in_tmp / "constrained.md").read_text()
     row = next(r for r in _rows(text.split("Paired to TPE")[1]) if r[1] == "Random")
     runs = pickle.loads(saved.read_bytes())
-    scores = moo.mean_ranks(runs, ["TPE", "Random"], 10)[1]
+    scores = moo.scores(runs, 10)
     mine = np.array([scores[("Random", "gramacy", s)] for s in (0, 1)])
     base = np.array([scores[("TPE", "gramacy", s)] for s in (0, 1)])
     ok = np.isfinite(mine) & np.isfinite(base)

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks import __main__ as cli
-from benchmarks import _moo_ray
-from benchmarks._moo_problems import constrained_problem
+from benchmarks import moo
+from benchmarks._problems import box
 
 
 def _rows(text: str) -> list[list[str]]:
@@ -18,8 +18,7 @@ def _rows(text: str) -> list[list[str]]:
 
 def test_optuna_search_stores_the_constraint_metrics_on_its_trials() -> None:
     # Ray's OptunaSearch has no constraints argument: the subclass must hand them to TPE
-    problem = constrained_problem("gramacy", 0)
-    searcher = _moo_ray.make_searcher("OptunaSearch (TPE)", problem, seed=0)
+    searcher = moo.ray_searcher("OptunaSearch (TPE)", box("gramacy", 0), seed=0)
     config = searcher.suggest("t0")
     assert set(config) == {"x0", "x1"}
     searcher.on_trial_complete("t0", {"f0": 1.2, "c0": 0.25, "c1": -0.5})
@@ -29,7 +28,7 @@ def test_optuna_search_stores_the_constraint_metrics_on_its_trials() -> None:
 
 def test_an_unknown_searcher_is_named() -> None:
     with pytest.raises(ValueError, match="'HyperOptSearch'"):
-        _moo_ray.make_searcher("HyperOptSearch", constrained_problem("gramacy", 0), seed=0)
+        moo.ray_searcher("HyperOptSearch", box("gramacy", 0), seed=0)
 
 
 def test_ray_backend_needs_one_process(capsys: pytest.CaptureFixture[str]) -> None:
@@ -63,6 +62,6 @@ def test_ray_backend_runs_tune_with_each_searcher(
     assert "Real Tune runs" in text
     rows = _rows(text)
     assert rows[0] == header
-    assert [r[0] for r in rows[1:3]] == list(_moo_ray.SEARCHERS)
+    assert [r[0] for r in rows[1:3]] == list(moo.RAY_SEARCHERS)
     assert sum(float(r[1]) for r in rows[1:3]) == pytest.approx(3.0)  # ranks 1 + 2
     assert rows[2][-1] == "1"  # OptunaSearch (TPE) is the cost reference

@@ -176,11 +176,11 @@ def test_inbox(results_in_tmp: Path) -> None:
 
 
 def test_optimize_takes_treeucb_variants_and_mixed_problems() -> None:
-    from benchmarks._problems import ProblemSpec
-    from benchmarks._problems import select_problems
+    from benchmarks._harness import run_study
+    from benchmarks._problems import kind_of
+    from benchmarks._problems import select
     from benchmarks._samplers import make_sampler
     from benchmarks._samplers import split_names
-    from benchmarks.optimize import run_one
 
     names = split_names("TreeUCB,TreeUCB[discrete=region,C=0.03],TPE")
     assert names == ["TreeUCB", "TreeUCB[discrete=region,C=0.03]", "TPE"]
@@ -189,31 +189,32 @@ def test_optimize_takes_treeucb_variants_and_mixed_problems() -> None:
     assert (options["discrete"], options["C"]) == ("region", 0.03)
     with pytest.raises(TypeError, match="unexpected option 'discret'. Did you mean 'discrete'"):
         make_sampler("TreeUCB[discret=region]", 0)
-    assert select_problems(False, "mixed-sphere-5d") == [ProblemSpec("mixed-sphere-5d", "mixed")]
+    assert select("mixed-sphere-5d") == ["mixed-sphere-5d"]
+    assert kind_of("mixed-sphere-5d") == ("mixed", "mixed")
     with pytest.raises(SystemExit, match="Unknown problem"):
-        select_problems(False, "mixed-nothing-5d")
-    result = run_one((names[1], ProblemSpec("mixed-sphere-4d", "mixed"), 0, 14))
+        select("mixed-nothing-5d")
+    result = run_study((names[1], "mixed-sphere-4d", 0, 14))
     assert result["true"].shape == (14,) and np.all(result["true"] >= 0.0)
 
 
 def test_optimize_names_problems_by_kind_and_reports_them_together() -> None:
-    from benchmarks._problems import ProblemSpec
-    from benchmarks._problems import select_problems
+    from benchmarks._harness import run_study
+    from benchmarks._problems import kind_of
+    from benchmarks._problems import select
     from benchmarks._report import rank_tables
-    from benchmarks.optimize import run_one
 
-    probs = select_problems(False, "bbob-f01-2d,sphere-2d-noisy,bbob-2d-noiseless")
-    assert probs[:2] == [
-        ProblemSpec("bbob-f01-2d", "bbob-2d"),
-        ProblemSpec("sphere-2d-noisy", "continuous-noisy"),
+    probs = select("bbob-f01-2d,sphere-2d-noisy,bbob-2d-noiseless")
+    assert [kind_of(p) for p in probs[:2]] == [
+        ("function", "bbob-2d"),
+        ("function", "continuous-noisy"),
     ]
-    assert len(probs) == 2 + 24 and {p.kind for p in probs} == {"bbob", "continuous"}
+    assert len(probs) == 2 + 24
     for bad in ("bbob-f01", "mixed-sphere-5d-x", "nothing"):
         with pytest.raises(SystemExit, match="Unknown problem"):
-            select_problems(False, bad)
+            select(bad)
     runs = [
-        run_one((s, p, 0, 10))
-        for p in (probs[0], ProblemSpec("enet-diabetes", "sklearn"))
+        run_study((s, p, 0, 10))
+        for p in (probs[0], "enet-diabetes")
         for s in ("Random", "TreeUCB")
     ]
     text, headline = rank_tables(runs, ["Random", "TreeUCB"], [10], reference="Random")

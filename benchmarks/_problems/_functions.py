@@ -1,5 +1,4 @@
-"""The test functions of the benchmarks that are defined here (the real BBOB suite comes from
-``ioh``, see :mod:`benchmarks._bbob`).
+"""The test functions of the benchmarks (their names are looked up in :mod:`benchmarks._problems`).
 
 * **BBOB-like functions** for minimisation on [-5, 5]^d (own implementations of a few functions
   of Hansen et al., "Real-Parameter Black-Box Optimization Benchmarking 2009: Noiseless
@@ -11,10 +10,19 @@
 * **Lipschitz bandit functions** (PyXAB's definitions, ``PyXAB.synthetic_obj``: same formula
   and native domain, vectorised; Rastrigin and Ackley are the negated functions above on
   [-1, 1]^d): Garland, DoubleSine, Himmelblau, Rastrigin, Ackley, for maximisation.  A
-  :class:`Problem` is a function seen through the unit cube with its domain shifted at random
+  :class:`BanditProblem` is a function seen through the unit cube with its domain shifted at random
   per seed (so that no method gains from an optimum at the centre of the cube, where dyadic
   partitions evaluate first), and affinely scaled so that the noiseless value is in [0, 1]
   with maximum exactly 1 (regret ``1 - f(x)``).
+* **The real BBOB suite** through ``ioh`` (``ioh.get_problem(fid, instance, dim,
+  ioh.ProblemClass.BBOB)``: all 24 noiseless functions of Hansen et al. on [-5, 5]^d, with the
+  instance's rotation, shift and optimum value ``f_opt``); regret is ``f(x) - f_opt`` on the
+  noiseless value.  ``ioh`` has no noisy BBOB functions (f101-f130), so a noisy variant applies
+  BBOB's moderate Gaussian noise model ``f * exp(0.01 N(0, 1))`` to ``f - f_opt``, plus the
+  testbed's ``1.01e-8`` offset where that value is at least ``1e-8``.  Seeds 0-999 are tuning
+  seeds on the instances 1-3, seeds 1000+ report seeds on the instances 4-15
+  (:func:`instance_of`), so the choice of defaults never sees a report instance.  Names:
+  ``bbob-f<fid>-<d>d`` and ``bbob-f<fid>-<d>d-noisy`` (``fid`` 01-24).
 """
 
 from __future__ import annotations
@@ -22,6 +30,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
 
 import numpy as np
 
@@ -105,13 +115,6 @@ class TestFunction:
         return v + (self._noise_rng.normal(0.0, self.noise_sd) if self.noise else 0.0), v
 
 
-def suite(
-    dims: list[int], names: list[str], noise_levels: list[float], seed: int
-) -> list[TestFunction]:
-    """All instances of the given functions x dimensions x noise levels for one seed."""
-    return [TestFunction(n, d, seed, nz) for d in dims for n in names for nz in noise_levels]
-
-
 # -- Lipschitz bandit functions (maximised) -------------------------------------------------
 def garland(x: np.ndarray) -> np.ndarray:
     """Garland on [0, 1]: ``x (1 - x) (4 - sqrt|sin 60 x|)``."""
@@ -178,7 +181,7 @@ FUNCTIONS: dict[str, Function] = {
 }
 
 
-class Problem:
+class BanditProblem:
     """A function seen through [0, 1]^d, domain shifted per seed, values scaled to [0, 1].
 
     Args:
@@ -213,3 +216,106 @@ class Problem:
         """Noiseless scaled value of one cube point, in [0, 1] (1 at the maximum)."""
         v = float(self.fn.f(self.native(np.asarray(u, dtype=float).reshape(1, -1)))[0])
         return (v - self.fmin) / (self.fmax - self.fmin)
+
+
+# -- the real BBOB suite (ioh) -----------------------------------------------------------
+FUNCTION_IDS = tuple(range(1, 25))
+DIMS = (2, 5, 10)
+MODERATE_BETA = 0.01
+REPORT_SEED = 1000
+
+
+def instance_of(seed: int) -> int:
+    """BBOB instance of a run: 1-3 for tuning seeds (< 1000), 4-15 for report seeds."""
+    if seed >= REPORT_SEED:
+        return 4 + (seed - REPORT_SEED) % 12
+    return 1 + seed % 3
+
+
+def problem_names(dims: tuple[int, ...] = DIMS, noisy: bool = True) -> list[str]:
+    """Every BBOB problem name for the given dimensions (noiseless, then noisy per function)."""
+    out = []
+    for d in dims:
+        for fid in FUNCTION_IDS:
+            out.append(f"bbob-f{fid:02d}-{d}d")
+            if noisy:
+                out.append(f"bbob-f{fid:02d}-{d}d-noisy")
+    return out
+
+
+def parse(name: str) -> tuple[int, int, bool]:
+    """``(fid, dim, noisy)`` of a problem name."""
+    parts = name.split("-")
+    if len(parts) not in (3, 4) or parts[0] != "bbob" or not parts[1].startswith("f"):
+        raise ValueError(f"Not a BBOB problem name: {name!r}.")
+    return int(parts[1][1:]), int(parts[2][:-1]), len(parts) == 4
+
+
+@dataclass
+class BBOBFunction:
+    """One BBOB instance with an optional noise model.
+
+    Args:
+        fid: Function id, 1-24.
+        dim: Dimension.
+        seed: Run seed: chooses the instance (:func:`instance_of`) and the noise stream.
+        noisy: Apply the moderate Gaussian noise model.
+    """
+
+    fid: int
+    dim: int
+    seed: int
+    noisy: bool = False
+    instance: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        import ioh
+
+        self.instance = instance_of(self.seed)
+        self._problem = ioh.get_problem(self.fid, self.instance, self.dim, ioh.ProblemClass.BBOB)
+        self.f_opt = float(self._problem.optimum.y)
+        ref = np.random.default_rng([self.fid, self.dim, self.instance]).uniform(
+            LOW, HIGH, size=(1024, self.dim)
+        )
+        self.median_random = float(np.median(self.f(ref)))
+        self._noise_rng = np.random.default_rng([self.seed, self.fid, self.dim, 99])
+
+    @property
+    def label(self) -> str:
+        return f"bbob-f{self.fid:02d}-{self.dim}d" + ("-noisy" if self.noisy else "")
+
+    def f(self, x: np.ndarray) -> np.ndarray:
+        """Noiseless regret(s) ``f(x) - f_opt``; x has shape (dim,) or (k, dim) in [-5, 5]."""
+        x = np.asarray(x, dtype=float)
+        v = np.asarray(self._problem(np.atleast_2d(x)), dtype=float) - self.f_opt
+        return v if x.ndim == 2 else v[0]
+
+    def observe(self, x: np.ndarray) -> tuple[float, float]:
+        """(value to report, noiseless regret) of one point; both are relative to ``f_opt``."""
+        v = float(self.f(x))
+        if not self.noisy:
+            return v, v
+        obs = v * float(np.exp(MODERATE_BETA * self._noise_rng.standard_normal()))
+        if obs >= 1e-8:
+            obs += 1.01e-8
+        return obs, v
+
+
+# -- COCO's suites (cocoex, offline) -------------------------------------------------------
+def coco_instance(seed: int) -> int:
+    """COCO instance of a seed: 1-5 for tuning seeds (< 100), 6-15 for report seeds."""
+    return 1 + seed % 5 if seed < 100 else 6 + (seed - 100) % 10
+
+
+def coco_problem(suite_name: str, fid: int, dim: int, seed: int) -> tuple[Any, Any]:
+    """COCO's suite ``suite_name`` and its problem ``fid`` in ``dim`` dimensions, the
+    instance picked by ``seed`` (:func:`coco_instance`); the suite is returned too, so that
+    the caller keeps it alive as long as the problem."""
+    import cocoex
+
+    suite = cocoex.Suite(
+        suite_name,
+        f"instances: {coco_instance(seed)}",
+        f"dimensions: {dim} function_indices: {fid}",
+    )
+    return suite, suite[0]

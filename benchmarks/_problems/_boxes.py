@@ -20,7 +20,7 @@ regret of the best feasible value ``f - f*``):
 * ``g4`` (5-D, 6 constraints) and ``g24`` (2-D, 2 constraints, disconnected feasible
   region) of the CEC 2006 G-series (Liang et al. 2006), through pymoo with their optima;
 * ``sphere-ball-<d>d`` and ``ellipsoid-linear-<d>d`` (d = 5, 10): the BBOB-like functions of
-  :mod:`benchmarks._testfunctions` (optimum ``x_opt`` drawn per seed) under a ball
+  :mod:`benchmarks._problems._functions` (optimum ``x_opt`` drawn per seed) under a ball
   ``|x| <= |x_opt| / 2`` or a half-space ``a.x <= |x_opt| / 2`` with ``a = x_opt / |x_opt|``,
   so the unconstrained optimum is always infeasible.  ``f*`` of the sphere is
   ``(|x_opt| / 2)^2`` (the projection), the ellipsoid's from its KKT conditions.
@@ -40,6 +40,32 @@ depend on the seed).  Four parameters, all floats to the samplers: ``log2`` of t
 * ``digits-mlp-budget`` (constrained): validation error subject to at most 1,000 parameters
   (``n_params / 1000 - 1 <= 0``; random search finds about 45 % of the box feasible); ``f*``
   is the best feasible error seen over every run of the report.
+
+``never-feasible-2d``: minimise ``x + y`` subject to ``1 + x^2 + y^2 <= 0`` on [-1, 1]^2, where
+no point is feasible (how fast the violation falls; the least violation is 1, at the origin).
+
+COCO's ``bbob-constrained`` and ``bbob-biobj`` suites through ``cocoex`` (offline), a seed
+picking the instance as for the ``mixint`` problems (seeds 0-99: instances 1-5, seeds 100+:
+instances 6-15):
+
+* ``bbob-constrained-f<id>-<d>d`` (d = 2, 5, 10): one objective, COCO's ``constraint(x)``
+  values (feasible when all <= 0), on COCO's box [-5, 5]^d. The subset
+  :data:`CONSTRAINED_FUNCTIONS` is a small design over the suite's two axes: the sphere with
+  the first two constraint counts (f1: 1 constraint, f2: 2 in 2-D and 5-D, 3 in 10-D), and
+  one constraint on an ill-conditioned (f19, rotated ellipsoid) and a multimodal (f49,
+  rotated Rastrigin) objective. ``cocoex`` exposes no optimum value (only whether the final
+  target was hit), so ``f*`` is NaN: the report takes the best feasible value any run of the
+  table found, as for the ``mixint`` problems.
+* ``bbob-biobj-f<id>-<d>d`` (d = 2, 5): two objectives on [-5, 5]^d (COCO's bounds are
+  [-100, 100]^d, but the optima of the bbob functions that make both objectives, and so the
+  extremes of the Pareto set, lie in [-5, 5]^d, the bbob search box). The subset
+  :data:`BIOBJ_FUNCTIONS` is the first pair of the same function from each of the five bbob
+  groups: f1 (sphere, separable), f20 (attractive sector, moderate), f35 (sharp ridge,
+  ill-conditioned), f46 (rotated Rastrigin, multimodal) and f53 (Schwefel, weakly
+  structured). The hypervolume's reference point is COCO's ``largest_fvalues_of_interest``
+  (the nadir of the two single-objective optima, COCO's own reference point: only points
+  dominating it count); ``HV*`` is NaN, so the report takes the hypervolume of the union of
+  every run's front (COCO's best-known values are not exposed by ``cocoex``).
 """
 
 from __future__ import annotations
@@ -53,9 +79,10 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._testfunctions import HIGH
-from benchmarks._testfunctions import LOW
-from benchmarks._testfunctions import TestFunction
+from benchmarks._problems._functions import HIGH
+from benchmarks._problems._functions import LOW
+from benchmarks._problems._functions import TestFunction
+from benchmarks._problems._functions import coco_problem
 
 MOO_PROBLEMS = (
     "zdt1-5d",
@@ -78,8 +105,7 @@ CONSTRAINED_PROBLEMS = (
     "ellipsoid-linear-10d",
     "digits-mlp-budget",
 )
-# never feasible: how fast the violation falls when no point is feasible (issue 32)
-INFEASIBLE_PROBLEMS = ("never-feasible-2d",)
+INFEASIBLE_PROBLEMS = ("never-feasible-2d",)  # no point is feasible
 # real tasks: no known optimum; the report takes the best seen over its runs (optimum NaN)
 REAL_PROBLEMS = ("digits-mlp-size", "digits-mlp-budget")
 ZDT_REFERENCE = 11.0  # BoTorch's ZDT reference point, in every objective
@@ -94,7 +120,7 @@ DIGITS_HIGH = np.array([7.0, 2.5, -1.0, -1.0])
 
 
 @dataclass(frozen=True)
-class Problem:
+class Box:
     """One instance: ``evaluate(x)`` gives the objectives and the constraint values.
 
     Args:
@@ -124,14 +150,12 @@ class Problem:
         return int(self.low.shape[0])
 
 
-def _from_pymoo(
-    name: str, pm: Any, optimum: float, reference: np.ndarray | None = None
-) -> Problem:
-    """A :class:`Problem` of pymoo's problem ``pm``: its bounds, objectives and inequality
+def _from_pymoo(name: str, pm: Any, optimum: float, reference: np.ndarray | None = None) -> Box:
+    """A :class:`Box` of pymoo's problem ``pm``: its bounds, objectives and inequality
     constraints."""
     low, high = np.asarray(pm.xl, dtype=float), np.asarray(pm.xu, dtype=float)
     n_obj, n_constr = int(pm.n_obj), int(pm.n_ieq_constr)
-    return Problem(name, low, high, n_obj, n_constr, _pymoo_evaluate(pm), optimum, reference)
+    return Box(name, low, high, n_obj, n_constr, _pymoo_evaluate(pm), optimum, reference)
 
 
 def _pymoo_evaluate(problem: object) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
@@ -202,14 +226,14 @@ def _digits_budget(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.array([error]), np.array([n_params / DIGITS_BUDGET - 1.0])
 
 
-def moo_problem(name: str) -> Problem:
+def moo_problem(name: str) -> Box:
     """A multi-objective problem of :data:`MOO_PROBLEMS` (they do not depend on the seed)."""
     from pymoo.problems import get_problem
 
     if name not in MOO_PROBLEMS:
         raise ValueError(f"Unknown multi-objective problem {name!r}; use one of {MOO_PROBLEMS}.")
     if name == "digits-mlp-size":
-        return Problem(
+        return Box(
             name,
             DIGITS_LOW,
             DIGITS_HIGH,
@@ -247,7 +271,7 @@ def _gramacy(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.array([x1 + x2]), np.array([c1, c2])
 
 
-def _bbob_constrained(name: str, seed: int) -> Problem:
+def _bbob_constrained(name: str, seed: int) -> Box:
     func, kind, dims = name.split("-")
     d = int(dims[:-1])
     tf = TestFunction(func, d, seed)
@@ -265,7 +289,7 @@ def _bbob_constrained(name: str, seed: int) -> Problem:
     else:
         optimum = _ellipsoid_linear_optimum(tf, a, b)
     low, high = np.full(d, LOW), np.full(d, HIGH)
-    return Problem(name, low, high, 1, 1, evaluate, optimum)
+    return Box(name, low, high, 1, 1, evaluate, optimum)
 
 
 def _ellipsoid_linear_optimum(tf: TestFunction, a: np.ndarray, b: float) -> float:
@@ -290,26 +314,82 @@ def _ellipsoid_linear_optimum(tf: TestFunction, a: np.ndarray, b: float) -> floa
 
 
 def _never_feasible(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Minimise ``x + y`` subject to ``1 + x^2 + y^2 <= 0`` on [-1, 1]^2: the least violation
-    is 1, at the origin; uniform draws have a median of about 1.64."""
+    """``never-feasible-2d``; uniform draws have a median violation of about 1.64."""
     return np.array([x[0] + x[1]]), np.array([1.0 + x[0] ** 2 + x[1] ** 2])
 
 
-def constrained_problem(name: str, seed: int) -> Problem:
+def constrained_problem(name: str, seed: int) -> Box:
     """A constrained problem of :data:`CONSTRAINED_PROBLEMS`; ``seed`` draws BBOB instances."""
     from pymoo.problems import get_problem
 
     if name == "gardner":
-        return Problem(name, np.zeros(2), np.full(2, 6.0), 1, 1, _gardner, -2.0)
+        return Box(name, np.zeros(2), np.full(2, 6.0), 1, 1, _gardner, -2.0)
     if name == "gramacy":
-        return Problem(name, np.zeros(2), np.ones(2), 1, 2, _gramacy, GRAMACY_OPTIMUM)
+        return Box(name, np.zeros(2), np.ones(2), 1, 2, _gramacy, GRAMACY_OPTIMUM)
     if name == "digits-mlp-budget":
-        return Problem(name, DIGITS_LOW, DIGITS_HIGH, 1, 1, _digits_budget, math.nan)
+        return Box(name, DIGITS_LOW, DIGITS_HIGH, 1, 1, _digits_budget, math.nan)
     if name in ("g4", "g24"):
         pm = get_problem(name)
         return _from_pymoo(name, pm, float(np.asarray(pm.pareto_front()).ravel()[0]))
     if name == "never-feasible-2d":
-        return Problem(name, np.full(2, -1.0), np.ones(2), 1, 1, _never_feasible, 0.0)
+        return Box(name, np.full(2, -1.0), np.ones(2), 1, 1, _never_feasible, 0.0)
     if name in CONSTRAINED_PROBLEMS:
         return _bbob_constrained(name, seed)
     raise ValueError(f"Unknown constrained problem {name!r}; use one of {CONSTRAINED_PROBLEMS}.")
+
+
+# -- COCO's bbob-constrained and bbob-biobj ------------------------------------------------
+CONSTRAINED_FUNCTIONS = (1, 2, 19, 49)
+CONSTRAINED_DIMS = (2, 5, 10)
+BIOBJ_FUNCTIONS = (1, 20, 35, 46, 53)
+BIOBJ_DIMS = (2, 5)
+BIOBJ_BOX = 5.0  # [-5, 5]^d, the bbob search box
+COCO_CONSTRAINED_PROBLEMS = tuple(
+    f"bbob-constrained-f{f}-{d}d" for d in CONSTRAINED_DIMS for f in CONSTRAINED_FUNCTIONS
+)
+COCO_BIOBJ_PROBLEMS = tuple(f"bbob-biobj-f{f}-{d}d" for d in BIOBJ_DIMS for f in BIOBJ_FUNCTIONS)
+
+
+def coco_constrained_problem(name: str, seed: int) -> Box:
+    """A problem of :data:`COCO_CONSTRAINED_PROBLEMS` for ``seed`` (its instance)."""
+    if name not in COCO_CONSTRAINED_PROBLEMS:
+        raise ValueError(f"Unknown problem {name!r}; use one of {COCO_CONSTRAINED_PROBLEMS}.")
+    suite, problem = _coco(name, seed)
+
+    def evaluate(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        _ = suite
+        return np.array([float(problem(x))]), np.asarray(problem.constraint(x), dtype=float)
+
+    low, high = np.asarray(problem.lower_bounds), np.asarray(problem.upper_bounds)
+    c = int(problem.number_of_constraints)
+    return Box(name, low, high, 1, c, evaluate, math.nan)
+
+
+def coco_biobj_problem(name: str, seed: int) -> Box:
+    """A problem of :data:`COCO_BIOBJ_PROBLEMS` for ``seed`` (its instance)."""
+    if name not in COCO_BIOBJ_PROBLEMS:
+        raise ValueError(f"Unknown problem {name!r}; use one of {COCO_BIOBJ_PROBLEMS}.")
+    suite, problem = _coco(name, seed)
+
+    def evaluate(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        _ = suite
+        return np.asarray(problem(x), dtype=float), np.zeros(0)
+
+    d = int(problem.dimension)
+    reference = np.asarray(problem.largest_fvalues_of_interest, dtype=float)
+    low, high = np.full(d, -BIOBJ_BOX), np.full(d, BIOBJ_BOX)
+    return Box(name, low, high, 2, 0, evaluate, math.nan, reference)
+
+
+def _coco(name: str, seed: int) -> tuple[Any, Any]:
+    suite_name, fid, dims = name.rsplit("-", 2)
+    return coco_problem(suite_name, int(fid[1:]), int(dims[:-1]), seed)
+
+
+def box(name: str, seed: int) -> Box:
+    """The problem ``name`` for ``seed`` (the instance of a BBOB-like or COCO problem)."""
+    if name in COCO_BIOBJ_PROBLEMS:
+        return coco_biobj_problem(name, seed)
+    if name in COCO_CONSTRAINED_PROBLEMS:
+        return coco_constrained_problem(name, seed)
+    return moo_problem(name) if name in MOO_PROBLEMS else constrained_problem(name, seed)
