@@ -6,7 +6,7 @@ scored on two suites, on seeds disjoint from those of the reported comparisons:
 * bandit: cumulative regret at T on the Lipschitz functions of ``benchmarks.bandit``
   (geometric mean over functions, tuning seeds 1000+);
 * optimisation: simple regret after ``n_trials`` on the BBOB-like functions of
-  ``benchmarks._testfunctions`` (noiseless and noisy), normalised by the median value of a
+  ``benchmarks._problems`` (noiseless and noisy), normalised by the median value of a
   uniform random point, through the core's ask/tell (tuning seeds 1000+); geometric mean over
   instances and mean rank among the configurations.
 

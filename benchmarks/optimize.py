@@ -2,11 +2,11 @@
 
 Problems (all minimised):
 
-* continuous: BBOB-like functions of :mod:`benchmarks._testfunctions` in 2/5/10-D, each also
+* continuous: BBOB-like functions of :mod:`benchmarks._problems` in 2/5/10-D, each also
   with Gaussian noise; regret on the noiseless value of the best *observed* trial, divided by
   the median regret of a uniform random point;
 * bbob (not in the default run; name them with ``--problems``, e.g. ``--problems bbob-5d``):
-  the real BBOB suite of :mod:`benchmarks._bbob` (24 rotated functions, 2/5/10-D, and noisy
+  the real BBOB suite of :mod:`benchmarks._problems` (24 rotated functions, 2/5/10-D, and noisy
   variants); regret ``f(x) - f_opt`` of the best *observed* trial, divided by the median regret
   of a uniform random point.  Seeds 0-999 use the instances 1-3 (tuning), seeds 1000+
   (``--seed-offset 1000``) the instances 4-15 (report);
