@@ -13,7 +13,6 @@ from ray import tune
 from optuna_treeucb import TreeUCBSampler
 from optuna_treeucb.core import OPTIONS
 from optuna_treeucb.core import TreeUCB
-from optuna_treeucb.core._options import face_defaults
 from ray_treeucb import TreeUCBSearch
 from tests.core_tests.test_options import args_entries
 from tests.invalid_values import invalid_values
@@ -91,8 +90,9 @@ def test_an_option_given_to_a_face_reaches_the_core(core_of: Any, name: str) -> 
 @pytest.mark.parametrize("core_of", FACES)
 def test_a_face_builds_the_core_with_its_own_defaults(core_of: Any) -> None:
     core = core_of({})
-    for name, value in face_defaults(wrapper=True).items():
-        if name != "seed":
+    for name, option in OPTIONS.items():
+        value = option.default_of(True)
+        if not option.core_only and name != "seed":
             assert getattr(core, name) == value, name
     assert core.sampling == "local_gp" != TreeUCB(1).sampling  # the faces optimise
 

@@ -9,7 +9,6 @@ import optuna
 import pytest
 
 from optuna_treeucb import TreeUCBSampler
-from optuna_treeucb._trial_log import View
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 
@@ -97,12 +96,12 @@ def test_a_branch_with_too_many_combinations_keeps_its_tree() -> None:
     assert len(study.trials) == 20
 
 
-def test_the_cached_branch_rule_chooses_as_the_rule_rereading_every_trial(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_the_cached_branch_rule_chooses_as_the_rule_rereading_every_trial() -> None:
     """The share rule's incremental summary (per study, as the trial log) against the rule
-    that reads every finished trial again, which a HyperbandPruner bracket's view takes: same
-    seed, same random objective (ties included), same trials."""
+    that reads every finished trial again, which the study view of a HyperbandPruner bracket
+    takes (Optuna hands the sampler a bracket's view, not the study; with no intermediate
+    values every trial is in bracket 0): same seed, same random objective (ties included),
+    same trials."""
 
     def objective(trial: optuna.Trial) -> float:
         b = trial.suggest_categorical("b", ["p", "q", "r"])
@@ -110,22 +109,12 @@ def test_the_cached_branch_rule_chooses_as_the_rule_rereading_every_trial(
         noise = np.random.default_rng([trial.number, 11]).integers(4)
         return round(x, 1) + 0.25 * float(noise) + (b == "q")
 
-    def params(full_view: bool) -> list[dict[str, object]]:
-        sampler = _sampler(seed=5)
-        if full_view:
-            scan = sampler._scan
-
-            def scan_all(study: optuna.Study) -> View:
-                view = scan(study)
-                logged = sorted(sampler._log.numbers)
-                view.finished = [sampler._log.values[n][0] for n in logged]
-                return view
-
-            monkeypatch.setattr(sampler, "_scan", scan_all)
-        study = optuna.create_study(sampler=sampler)
+    def params(pruner: optuna.pruners.BasePruner) -> list[dict[str, object]]:
+        study = optuna.create_study(sampler=_sampler(seed=5), pruner=pruner)
         study.optimize(objective, n_trials=60)
         return [t.params for t in study.trials]
 
-    cached, reread = params(False), params(True)
+    cached = params(optuna.pruners.NopPruner())
+    reread = params(optuna.pruners.HyperbandPruner())
     assert cached == reread
     assert len({p["b"] for p in cached[30:]}) > 1

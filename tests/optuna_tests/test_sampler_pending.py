@@ -1,4 +1,9 @@
-"""Running trials as pending points: shared across processes, passed to the core as changes."""
+"""Running trials as pending points: shared across processes, passed to the core as changes.
+
+That every ask sees exactly the running trials, each under its own key, is tested on both
+faces in ``tests/faces_tests/test_pending.py``; here is how the sampler shares a running
+trial's point with other processes through the storage, and reads the study once per trial.
+"""
 
 from __future__ import annotations
 
@@ -22,9 +27,6 @@ from optuna.trial import TrialState
 
 import optuna_treeucb
 from optuna_treeucb import TreeUCBSampler
-from optuna_treeucb._models import SHARED_KEY as _SHARED_KEY
-from optuna_treeucb._models import share_point as _share_point
-from optuna_treeucb._models import shared_point as _shared_point
 from optuna_treeucb.core import TreeUCB
 
 DISTS = {"x": FloatDistribution(0.0, 1.0), "y": FloatDistribution(0.0, 1.0)}
@@ -53,6 +55,12 @@ def test_a_running_trial_is_pending_before_it_suggests_every_parameter() -> None
     np.testing.assert_allclose(model.pending, [[x, y]])
 
 
+def _pending_seen_elsewhere(study: optuna.Study, params: list[str]) -> list[dict[str, Any]]:
+    """The running trials' points as another process (a new sampler) sees them pending."""
+    model = TreeUCBSampler(seed=1, n_startup_trials=1).build_model(study, params=params)
+    return [model.space.decode(row) for row in model.pending]
+
+
 def test_a_long_relative_sample_is_shared_in_chunks() -> None:
     choices = ("a" * 3000, "b" * 3000)
     dists = {"x": FloatDistribution(0.0, 1.0), "c": CategoricalDistribution(choices)}
@@ -66,26 +74,52 @@ def test_a_long_relative_sample_is_shared_in_chunks() -> None:
     trial = study.ask()
     x = trial.suggest_float("x", 0.0, 1.0)
     frozen = study.get_trials(states=(TrialState.RUNNING,))[0]
-    assert f"{_SHARED_KEY}:1" in frozen.system_attrs  # 3,000+ characters: two chunks
-    assert all(len(v) <= 2045 for v in frozen.system_attrs.values() if isinstance(v, str))
-    shared = _shared_point(frozen)
-    assert shared == {"x": x, "c": trial.suggest_categorical("c", choices)}
+    texts = [v for v in frozen.system_attrs.values() if isinstance(v, str)]
+    # 3,000+ characters, each stored value under RDBStorage's 2,046: two chunks at least
+    assert sum(map(len, texts)) > 3000 and all(len(v) <= 2045 for v in texts)
+    [seen] = _pending_seen_elsewhere(study, ["c", "x"])  # before "c" is suggested
+    assert seen == {"x": pytest.approx(x, abs=1e-12), "c": trial.suggest_categorical("c", choices)}
 
 
-def test_sharing_falls_back_to_the_suggested_params() -> None:
-    study = _prefilled()
+def test_a_torn_shared_sample_falls_back_to_the_suggested_params() -> None:
+    storage = optuna.storages.InMemoryStorage()
+    study = _prefilled(storage)
+    study.sampler = TreeUCBSampler(seed=0, n_startup_trials=1)
     trial = study.ask()
+    before = dict(study.get_trials(states=(TrialState.RUNNING,))[0].system_attrs)
+    x = trial.suggest_float("x", 0.0, 1.0)  # samples (and shares) x and y
+    after = study.get_trials(states=(TrialState.RUNNING,))[0].system_attrs
+    shared = [k for k in after if k not in before]
+    assert shared and len(_pending_seen_elsewhere(study, ["x", "y"])) == 1
+    # another process reads it while it is being written: a torn JSON text reads as nothing
+    # shared, and the trial counts as pending once its objective has suggested every parameter
+    trial_id = storage.get_trial_id_from_study_id_trial_number(
+        storage.get_study_id_from_name("s"), trial.number
+    )
+    for k in shared:
+        storage.set_trial_system_attr(trial_id, k, '{"x": 0.')
+    assert _pending_seen_elsewhere(study, ["x", "y"]) == []
+    y = trial.suggest_float("y", 0.0, 1.0)
+    [seen] = _pending_seen_elsewhere(study, ["x", "y"])
+    assert seen == {"x": pytest.approx(x, abs=1e-12), "y": pytest.approx(y, abs=1e-12)}
+
+
+@pytest.mark.filterwarnings("ignore:Choices for a categorical distribution:UserWarning")
+def test_a_sample_that_is_not_json_is_not_shared() -> None:
+    # Optuna takes any objects as choices (with a warning): the sample is then not shared,
+    # and the trial counts as pending once its objective has suggested every parameter
+    choices = (Path("a"), Path("b"))
+    dists = {"x": FloatDistribution(0.0, 1.0), "c": CategoricalDistribution(choices)}
+    study = optuna.create_study(sampler=TreeUCBSampler(seed=0, n_startup_trials=1))
+    for x, c in ((0.5, choices[0]), (0.2, choices[1])):
+        study.add_trial(optuna.create_trial(params={"x": x, "c": c}, distributions=dists, value=x))
+    trial = study.ask()
+    x = trial.suggest_float("x", 0.0, 1.0)
     frozen = study.get_trials(states=(TrialState.RUNNING,))[0]
-    _share_point(object(), frozen, {"x": 0.5})  # type: ignore[arg-type]  # no _storage: no-op
-    _share_point(study, frozen, {"x": object()})  # not JSON: nothing shared
-    assert _shared_point(study.get_trials(states=(TrialState.RUNNING,))[0]) == {}
-    study._storage.set_trial_system_attr(trial._trial_id, f"{_SHARED_KEY}:0", '{"x": 0.')
-    frozen = study.get_trials(states=(TrialState.RUNNING,))[0]
-    assert _shared_point(frozen) == {}  # a torn write reads as nothing shared
-    trial.suggest_float("x", 0.0, 1.0)
-    trial.suggest_float("y", 0.0, 1.0)
-    model = TreeUCBSampler(seed=0, n_startup_trials=1).build_model(study, params=["x", "y"])
-    np.testing.assert_allclose(model.pending, [[trial.params["x"], trial.params["y"]]])
+    assert not any(isinstance(v, str) for v in frozen.system_attrs.values())  # none shared
+    assert _pending_seen_elsewhere(study, ["c", "x"]) == []
+    c = trial.suggest_categorical("c", choices)
+    assert _pending_seen_elsewhere(study, ["c", "x"]) == [{"x": pytest.approx(x), "c": c}]
 
 
 def test_only_the_change_in_running_trials_reaches_the_core(
@@ -221,43 +255,3 @@ def test_the_study_is_read_once_per_trial(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(optuna.Study, "get_trials", get_trials)
     study.optimize(lambda t: t.suggest_float("x", 0, 1) + t.suggest_float("y", 0, 1), 5)
     assert len(reads) == 5
-
-
-def test_running_trials_get_distinct_suggestions_near_the_best() -> None:
-    # 8 trials asked at once after 30 told ones: each sees the others as pending, and every
-    # suggestion is new and as close to the optimum (0.3, 0.6) as the told trials' median
-    def objective(x: float, y: float) -> float:
-        return (x - 0.3) ** 2 + (y - 0.6) ** 2
-
-    study = optuna.create_study(sampler=TreeUCBSampler(seed=0))
-    study.optimize(lambda t: objective(t.suggest_float("x", 0, 1), t.suggest_float("y", 0, 1)), 30)
-    running = [study.ask() for _ in range(8)]
-    points = np.array([[t.suggest_float("x", 0, 1), t.suggest_float("y", 0, 1)] for t in running])
-    told = np.array([[t.params["x"], t.params["y"]] for t in study.trials[:30]])
-    everything = np.vstack((told, points))
-    assert np.unique(everything, axis=0).shape[0] == 38
-    told_values = [objective(*p) for p in told]
-    assert np.median([objective(*p) for p in points]) < np.median(told_values)
-
-
-def test_two_running_trials_in_one_cell_each_free_their_own_slot(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    study = _prefilled()
-    study.sampler = TreeUCBSampler(seed=0, n_startup_trials=1)
-    for _ in range(2):
-        study.enqueue_trial({"x": 0.25, "y": 0.75})
-    first, second = study.ask(DISTS), study.ask(DISTS)  # one point: fixed, not sampled
-    held: list[list[Any]] = []
-    original_ask = TreeUCB.ask
-
-    def ask(core: TreeUCB, context: Any = None, **kwargs: Any) -> dict[str, Any]:
-        held.append(core.pending_keys)
-        return original_ask(core, context, **kwargs)
-
-    monkeypatch.setattr(TreeUCB, "ask", ask)
-    study.ask(DISTS)
-    assert held[-1] == [first.number, second.number]
-    study.tell(second, 1.0)  # the later one finishes first
-    study.ask(DISTS)
-    assert held[-1][:1] == [first.number] and second.number not in held[-1]

@@ -426,7 +426,7 @@ def test_unusable_result_is_dropped(
     assert searcher.suggest("bad") is not None
     core = searcher.model
     assert core is not None and core.pending.shape == (1, 1)
-    with caplog.at_level(logging.INFO, logger="ray_treeucb._search"):
+    with caplog.at_level(logging.INFO, logger="ray_treeucb"):
         searcher.on_trial_complete("bad", result, error=error)
     assert core.n_observations == 5
     assert core.pending.shape == (0, 1)  # the pending point is forgotten
@@ -475,7 +475,7 @@ def test_infinite_results_are_recorded(mode: str) -> None:
 def test_unknown_or_repeated_completion_is_ignored(caplog: pytest.LogCaptureFixture) -> None:
     searcher = TreeUCBSearch({"x": tune.uniform(0.0, 1.0)}, metric="loss", mode="min")
     _run(searcher, 2, _noise(6))
-    with caplog.at_level(logging.WARNING, logger="ray_treeucb._search"):
+    with caplog.at_level(logging.WARNING, logger="ray_treeucb"):
         searcher.on_trial_complete("never-suggested", {"loss": 1.0})
         searcher.on_trial_complete("t0", {"loss": 1.0})
     assert searcher.model is not None and searcher.model.n_observations == 2
@@ -604,7 +604,7 @@ def test_add_evaluated_point(caplog: pytest.LogCaptureFixture) -> None:
     searcher.add_evaluated_point({"x": 0.3, "n": 5, "opt/name": "adam"}, -float("inf"))
     assert core.n_observations == 2
     assert core.best_params == {"x": pytest.approx(0.2), "n": 4, "opt/name": "sgd"}
-    with caplog.at_level(logging.INFO, logger="ray_treeucb._search"):
+    with caplog.at_level(logging.INFO, logger="ray_treeucb"):
         searcher.add_evaluated_point({"x": 0.2, "n": 4, "opt/name": "sgd"}, 9.0, error=True)
         searcher.add_evaluated_point({"x": 0.2, "n": 4, "opt/name": "sgd"}, 9.0, pruned=True)
         searcher.add_evaluated_point({"x": 0.2, "n": 4, "opt/name": "sgd"}, float("nan"))
@@ -635,7 +635,8 @@ def test_save_restore_with_pending_trial(tmp_path: Path) -> None:
     points = [{"x": 0.0, "n": 1, "opt": {"name": "adam"}}] * 2 + [{"n": 8}]
     kwargs: dict[str, Any] = {"metric": "loss", "points_to_evaluate": points}
     searcher = TreeUCBSearch(SPACE, mode="min", seed=3, n_startup_trials=4, **kwargs)
-    _run(searcher, 6, _noise(8))  # two of the three points, then TreeUCB
+    configs = _run(searcher, 6, _noise(8))  # the three points, then TreeUCB
+    assert configs[0]["x"] == configs[1]["x"] == 0.0 and configs[2]["n"] == 8  # none queued
     searcher.suggest("pending-1")
     searcher.suggest("pending-2")
     path = str(tmp_path / "searcher.pkl")
@@ -644,11 +645,10 @@ def test_save_restore_with_pending_trial(tmp_path: Path) -> None:
     restored = TreeUCBSearch()  # a bare searcher gets the whole state back
     restored.restore(path)
     assert (restored.metric, restored.mode) == ("loss", "min")
-    assert restored._cube == searcher._cube
-    assert restored._queue == searcher._queue == []
-    assert set(restored._live_trial_mapping) == {"pending-1", "pending-2"}
     core, restored_core = searcher.model, restored.model
     assert core is not None and restored_core is not None
+    assert restored_core.space == core.space  # the search space came back
+    assert sorted(restored_core.pending_keys) == ["pending-1", "pending-2"]  # the live trials
     np.testing.assert_array_equal(restored_core.pending, core.pending)
     np.testing.assert_array_equal(restored_core.X, core.X)
     # both continue identically: same results recorded, same RNG, same suggestions

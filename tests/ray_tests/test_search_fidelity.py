@@ -1,4 +1,9 @@
-"""TreeUCBSearch with schedulers: trials stopped early are told with the step they reached."""
+"""TreeUCBSearch with schedulers: trials stopped early are told with the step they reached.
+
+The rules for a trial stopped early, which both faces share, are tested on both in
+``tests/faces_tests/test_fidelity.py``; here are the searcher's own cases (a paused trial
+stopped without a result, ``time_attr``, checkpoints) and real Tuner runs with schedulers.
+"""
 
 from __future__ import annotations
 
@@ -27,45 +32,6 @@ def _budgets(searcher: TreeUCBSearch) -> list[float]:
     return searcher.model.budgets.tolist()
 
 
-def test_a_trial_stopped_before_another_went_further_is_told_with_its_step() -> None:
-    searcher = _searcher()
-    for tid in ("a", "b"):
-        searcher.suggest(tid)
-    for step in (1, 2, 3):
-        searcher.on_trial_result("a", {"loss": 1.0 / step, "training_iteration": step})
-    searcher.on_trial_result("b", {"loss": 0.1, "training_iteration": 1})
-    # b stopped by the scheduler at step 1 (its last result), a runs to step 3
-    searcher.on_trial_complete("b", {"loss": 0.1, "training_iteration": 1})
-    searcher.on_trial_complete("a", {"loss": 0.3, "training_iteration": 3})
-    assert _budgets(searcher) == [1.0, math.inf]
-    np.testing.assert_allclose(searcher.model.values, [0.1, 0.3])  # type: ignore[union-attr]
-    # under "last_value" its last value counts as if final
-    np.testing.assert_allclose(searcher.model.rewards(), [0.75, 0.25])  # type: ignore[union-attr]
-
-
-@pytest.mark.parametrize(("max_budget", "full"), [(None, 3.0), (9, 9.0)])
-def test_context_rule_tells_every_trial_at_its_step_and_plays_at_the_full_budget(
-    max_budget: int | None, full: float
-) -> None:
-    searcher = _searcher(pruned="context", max_budget=max_budget, n_startup_trials=4)
-    core = searcher.model
-    assert core is not None
-    for i in range(12):
-        tid = str(i)
-        x = searcher.suggest(tid)["x"]  # type: ignore[index]
-        step = 3 if i % 3 == 0 else 1  # every third trial runs to the end (step 3)
-        searcher.on_trial_result(tid, {"loss": x, "training_iteration": 1})
-        searcher.on_trial_complete(tid, {"loss": 1.0 - x, "training_iteration": step})
-    assert _budgets(searcher) == [3.0 if i % 3 == 0 else 1.0 for i in range(12)]
-    leaves = core.fit_leaves()
-    assert leaves.low.shape[1] == 2  # x, and the step's context
-    # the points lie in their boxes at their contexts log(1 + step) / log(1 + full)
-    points = np.column_stack((core.X, np.log1p(core.budgets) / math.log1p(full)))
-    box = core.partition.leaf_of
-    assert np.all((leaves.low[box] <= points) & (points <= leaves.high[box]))
-    assert searcher.suggest("next") is not None
-
-
 def test_a_paused_trial_stopped_without_a_result_uses_its_last_intermediate_result() -> None:
     searcher = _searcher()
     searcher.suggest("a")
@@ -76,7 +42,24 @@ def test_a_paused_trial_stopped_without_a_result_uses_its_last_intermediate_resu
     searcher.on_trial_complete("b")  # HyperBand stops a paused trial: no result
     assert _budgets(searcher) == [2.0]
     np.testing.assert_allclose(searcher.model.values, [0.6])  # type: ignore[union-attr]
-    assert "b" not in searcher._last_result
+
+
+def test_a_finished_trial_keeps_no_intermediate_result(tmp_path: Path) -> None:
+    # a trial's last intermediate result is held while it runs only: once it has ended, the
+    # searcher's whole state (its checkpoint) is as if the result had been its final one
+    paths = [tmp_path / "reported.pkl", tmp_path / "final.pkl"]
+    for path, reported in zip(paths, (True, False)):
+        searcher = _searcher()
+        searcher.suggest("a")
+        result = {"loss": 0.6, "training_iteration": 2}
+        if reported:
+            searcher.on_trial_result("a", result)
+            searcher.on_trial_complete("a")
+        else:
+            searcher.on_trial_complete("a", result)
+        assert _budgets(searcher) == [math.inf]
+        searcher.save(str(path))
+    assert paths[0].read_bytes() == paths[1].read_bytes()
 
 
 @pytest.mark.parametrize("time_attr", [None, "epoch"])
@@ -125,8 +108,11 @@ def test_save_and_restore_keep_intermediate_results(tmp_path: Path) -> None:
     searcher.save(str(path))
     other = _searcher()
     other.restore(str(path))
-    other.on_trial_complete("a")
-    assert _budgets(other) == [math.inf] and other._max_step == 3.0
+    other.on_trial_complete("a")  # its intermediate result, step 3, stands in for it
+    # the largest step seen (3) came back too: a trial that ends at step 1 stopped early
+    other.suggest("b")
+    other.on_trial_complete("b", {"loss": 0.4, "training_iteration": 1})
+    assert _budgets(other) == [math.inf, 1.0]
     pickle.loads(pickle.dumps(other))
 
 
@@ -176,7 +162,7 @@ def test_tuner_with_a_scheduler_tells_every_trial_with_its_step(
     iterations = sorted(int(r.metrics["training_iteration"]) for r in results)
     budgets = sorted(_budgets(searcher))
     # every trial told once, stopped ones included; the ones that ran to the end are full
-    assert len(budgets) == n and searcher._live_trial_mapping == {}
+    assert len(budgets) == n and searcher.model is not None and searcher.model.n_pending == 0
     full = math.inf if pruned == "last_value" else 3.0  # "context" takes every trial's step
     assert budgets.count(full) >= iterations.count(3) >= 1
     assert all(b in (1.0, 2.0) for b in budgets if b != full)

@@ -1,4 +1,10 @@
-"""TreeUCBSearch with several metrics (``metric``/``mode`` lists) and ``constraints``."""
+"""TreeUCBSearch with several metrics (``metric``/``mode`` lists) and ``constraints``.
+
+What both faces share (constraint values, violations and fronts reaching the core) is tested on
+both in ``tests/faces_tests/test_objectives.py``; here are the searcher's own cases: results
+missing a metric or a constraint, constraints from earlier results, ``add_evaluated_point``
+and ``evaluated_rewards``, checkpoints, and real Tuner runs.
+"""
 
 from __future__ import annotations
 
@@ -39,37 +45,13 @@ def _searcher(**kwargs: Any) -> TreeUCBSearch:
     )
 
 
-def test_several_metrics_and_constraints_reach_the_core() -> None:
-    searcher = _searcher(constraints=["x_under"])
-    configs = _drive(searcher, 25)
-    core = searcher.model
-    assert core is not None and core.direction == ("minimize", "minimize")
-    expected = np.array([[_result(c)["f1"], _result(c)["f2"]] for c in configs])
-    np.testing.assert_allclose(core.values, expected)
-    np.testing.assert_allclose(core.violations, [max(0.0, 0.2 - c["x"]) for c in configs])
-    assert core.constraints is not None  # each constraint's value, for its GP
-    np.testing.assert_allclose(core.constraints[:, 0], [0.2 - c["x"] for c in configs])
-    assert all(p["x"] >= 0.2 for p in core.front_params)
-    # after start-up feasible points are asked more often than their share of the box, 0.8
-    assert np.mean([c["x"] >= 0.2 for c in configs[5:]]) > 0.9  # 0.95 at seed 0
-
-
-def test_one_metric_with_constraints() -> None:
-    searcher = TreeUCBSearch(
-        SPACE, metric="f1", mode="min", seed=0, n_startup_trials=5, constraints=["x_under"]
-    )
-    _drive(searcher, 20)
-    assert searcher.model is not None
-    assert searcher.model.best_params["x"] >= 0.2  # the smallest feasible x, not the smallest
-
-
 @pytest.mark.parametrize("bad", [{}, {"x_under": float("nan")}, {"x_under": "high"}])
 def test_a_missing_or_non_numeric_constraint_drops_the_trial_with_one_warning(
     bad: dict[str, Any], caplog: pytest.LogCaptureFixture
 ) -> None:
     # as a NaN metric: dropped and its point released, never an exception inside Tune
     searcher = _searcher(constraints=["x_under"])
-    with caplog.at_level(logging.INFO, logger="ray_treeucb._search"):
+    with caplog.at_level(logging.INFO, logger="ray_treeucb"):
         for trial in ("t0", "t1"):
             config = searcher.suggest(trial)
             assert config is not None
@@ -187,14 +169,17 @@ def test_several_metrics_from_evaluated_rewards() -> None:
 def test_save_and_restore_keep_metrics_constraints_and_pending(tmp_path: Path) -> None:
     searcher = _searcher(constraints=["x_under"])
     _drive(searcher, 10)
-    searcher.suggest("pending")
+    config = searcher.suggest("pending")
+    assert config is not None
     path = str(tmp_path / "ckpt.pkl")
     searcher.save(path)
     restored = TreeUCBSearch()
     restored.restore(path)
-    assert restored._constraints == ["x_under"] and restored.metric == ["f1", "f2"]
-    for s in (searcher, restored):
-        s.on_trial_complete("pending", _result(s._live_trial_mapping["pending"]))
+    assert restored.metric == ["f1", "f2"]
+    for s in (searcher, restored):  # the pending trial and the constraint came back
+        s.on_trial_complete("pending", {**_result(config), "x_under": 0.5})
+        assert s.model is not None and s.model.n_pending == 0
+        assert s.model.violations[-1] == 0.5
     np.testing.assert_array_equal(
         [list(c.values()) for c in _drive(searcher, 5, start=10)],
         [list(c.values()) for c in _drive(restored, 5, start=10)],
@@ -276,7 +261,7 @@ def test_tuner_with_asha_and_the_constraint_only_in_the_final_result(tmp_path: P
     assert len(results) == 8 and results.num_errors == 0
     assert min(iterations) < 3  # ASHA stopped some trials before their constraint
     core = searcher.model
-    assert core is not None and core.n_pending == 0 and searcher._live_trial_mapping == {}
+    assert core is not None and core.n_pending == 0
     # the trials that reported their constraint are recorded with it; the others dropped
     finished = [results[i].config["x"] for i, t in enumerate(iterations) if t == 3]
     assert core.n_observations == len(finished)

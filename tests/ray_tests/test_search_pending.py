@@ -1,12 +1,15 @@
-"""TreeUCBSearch keeps the core's pending points equal to its live trials' points."""
+"""TreeUCBSearch keeps the core's pending points equal to its live trials' points.
+
+That every suggest sees exactly the live trials, each under its own trial id, is tested on
+both faces in ``tests/faces_tests/test_pending.py``; here are the searcher's own cases:
+points told through ``add_evaluated_point`` and checkpoints written before the keys.
+"""
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
 
-import numpy as np
-import pytest
 from ray import tune
 
 from ray_treeucb import TreeUCBSearch
@@ -16,10 +19,6 @@ def _pending_configs(searcher: TreeUCBSearch) -> list[tuple[float, int]]:
     core = searcher.model
     assert core is not None
     return sorted((p["x"], p["n"]) for p in (core.space.decode(row) for row in core.pending))
-
-
-def _live_configs(searcher: TreeUCBSearch) -> list[tuple[float, int]]:
-    return sorted((p["x"], p["n"]) for p in searcher._live_trial_mapping.values())
 
 
 def test_duplicate_live_points_errors_and_evaluated_points() -> None:
@@ -44,37 +43,7 @@ def test_duplicate_live_points_errors_and_evaluated_points() -> None:
     assert searcher.model.n_pending == 0 and searcher.model.n_observations == 2
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_pending_points_follow_the_live_trials_on_a_random_schedule(seed: int) -> None:
-    rng = np.random.default_rng(seed)
-    searcher = TreeUCBSearch(
-        {"x": tune.quniform(0.0, 1.0, 0.25), "n": tune.randint(0, 3)},  # duplicates are common
-        metric="loss",
-        mode="min",
-        seed=seed,
-        n_startup_trials=3,
-    )
-    live: list[str] = []
-    for i in range(120):
-        if not live or rng.random() < 0.55:
-            searcher.suggest(str(i))
-            live.append(str(i))
-        else:
-            trial_id = live.pop(int(rng.integers(len(live))))
-            kind = rng.integers(4)
-            if kind == 0:
-                searcher.on_trial_complete(trial_id, error=True)
-            elif kind == 1:
-                searcher.on_trial_complete(trial_id, {"other": 1.0})  # no metric: dropped
-            else:
-                searcher.on_trial_complete(trial_id, {"loss": float(rng.random())})
-        if i % 25 == 0 and live:
-            config = searcher._live_trial_mapping[live[0]]
-            searcher.add_evaluated_point(config, float(rng.random()))
-        assert _pending_configs(searcher) == _live_configs(searcher)
-
-
-def test_two_live_trials_in_one_cell_each_free_their_own_slot() -> None:
+def test_a_point_told_without_a_trial_frees_no_live_slot() -> None:
     point = {"x": 0.5, "n": 1}
     searcher = TreeUCBSearch(
         {"x": tune.quniform(0.0, 1.0, 0.25), "n": tune.randint(0, 3)},

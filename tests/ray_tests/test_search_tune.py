@@ -61,6 +61,12 @@ def _observations(searcher: TreeUCBSearch) -> int:
     return searcher.model.n_observations
 
 
+def _pending(searcher: TreeUCBSearch) -> int:
+    """How many trials the searcher holds as running (none once Tune has ended them all)."""
+    assert searcher.model is not None
+    return searcher.model.n_pending
+
+
 def test_tuner_mode_min_with_concurrency(tmp_path: Path) -> None:
     searcher = TreeUCBSearch(seed=0, n_startup_trials=4)
     tuner = tune.Tuner(
@@ -90,7 +96,7 @@ def test_tuner_mode_min_with_concurrency(tmp_path: Path) -> None:
         assert c["fixed"] == {"name": "quadratic"} and c["twice_x"] == 2.0 * c["x"]
         assert c["obj"] in (Path("a"), Path("b"))
     assert len({(c["x"], c["y"]) for c in configs}) == 8
-    assert _observations(searcher) == 8 and searcher._live_trial_mapping == {}
+    assert _observations(searcher) == 8 and _pending(searcher) == 0
     spans = sorted((r.metrics["start"], r.metrics["end"]) for r in _results(results))
     assert any(b[0] < a[1] for a, b in zip(spans, spans[1:]))  # two trials ran at once
     best = results.get_best_result()
@@ -134,7 +140,7 @@ def test_tuner_mode_max_points_and_failing_trials(tmp_path: Path) -> None:
     nan = [c for c in configs if c["x"] < -0.8]
     assert results.num_errors == len(failed) >= 1
     assert _observations(searcher) == 10 - len(failed) - len(nan)
-    assert searcher._live_trial_mapping == {}
+    assert _pending(searcher) == 0
     best = results.get_best_result(metric="score", mode="max")
     scores = [r.metrics["score"] for r in _results(results) if r.error is None and r.metrics]
     assert best.metrics is not None
@@ -234,6 +240,6 @@ def test_tuner_restore_continues_an_interrupted_run(tmp_path: Path) -> None:
 
     restored = TreeUCBSearch()
     restored.restore_from_dir(path)
-    assert _observations(restored) == 8 and restored._live_trial_mapping == {}
+    assert _observations(restored) == 8 and _pending(restored) == 0
     assert restored.model is not None
     assert len({tuple(row) for row in restored.model.X}) == 8
