@@ -48,15 +48,15 @@ from optuna_treeucb.core import UnitCube
 from optuna_treeucb.core._branch import BranchChooser
 from optuna_treeucb.core._branch import arm_choices
 from optuna_treeucb.core._branch import arm_index
-from optuna_treeucb.core._fidelity import PrunedRule
+from optuna_treeucb.core._options import Discrete
+from optuna_treeucb.core._options import Index
+from optuna_treeucb.core._options import PrunedRule
+from optuna_treeucb.core._options import Rule
+from optuna_treeucb.core._options import Sampling
 from optuna_treeucb.core._options import document_options
 from optuna_treeucb.core._options import face_defaults
 from optuna_treeucb.core._options import face_options
 from optuna_treeucb.core._options import fresh_seed
-from optuna_treeucb.core._treeucb import Discrete
-from optuna_treeucb.core._treeucb import Index
-from optuna_treeucb.core._treeucb import Rule
-from optuna_treeucb.core._treeucb import Sampling
 
 if TYPE_CHECKING:
     from optuna.trial import FrozenTrial

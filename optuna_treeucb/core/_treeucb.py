@@ -10,14 +10,12 @@ from collections.abc import Hashable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
-from typing import Literal
 from typing import TypeVar
 from typing import cast
 
 import numpy as np
 
 from optuna_treeucb.core._fidelity import BudgetContext
-from optuna_treeucb.core._fidelity import PrunedRule
 from optuna_treeucb.core._fidelity import as_budgets
 from optuna_treeucb.core._inbox import InBoxSampler
 from optuna_treeucb.core._inbox import LocalGP
@@ -40,6 +38,11 @@ from optuna_treeucb.core._observations import as_violations
 from optuna_treeucb.core._observations import keyed_generator
 from optuna_treeucb.core._observations import repeats
 from optuna_treeucb.core._options import Direction
+from optuna_treeucb.core._options import Discrete
+from optuna_treeucb.core._options import Index
+from optuna_treeucb.core._options import PrunedRule
+from optuna_treeucb.core._options import Rule
+from optuna_treeucb.core._options import Sampling
 from optuna_treeucb.core._options import as_directions
 from optuna_treeucb.core._options import document_options
 from optuna_treeucb.core._options import fresh_seed
@@ -53,10 +56,6 @@ from optuna_treeucb.core._space import as_cube
 from optuna_treeucb.core._space import as_reals
 
 _logger = logging.getLogger(__name__)
-Rule = Literal["refit", "incremental"]
-Index = Literal["hoeffding", "soft_gp"]
-Sampling = Literal["uniform", "trust_region", "local_gp"]
-Discrete = Literal["box", "region"]
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
