@@ -43,6 +43,7 @@ from optuna_treeucb._trial_log import TrialLog
 from optuna_treeucb._trial_log import View
 from optuna_treeucb._trial_log import draw_seed
 from optuna_treeucb._trial_log import fixed_context
+from optuna_treeucb.core import Face
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
 from optuna_treeucb.core._branch import BranchChooser
@@ -53,18 +54,12 @@ from optuna_treeucb.core._options import Index
 from optuna_treeucb.core._options import PrunedRule
 from optuna_treeucb.core._options import Rule
 from optuna_treeucb.core._options import Sampling
-from optuna_treeucb.core._options import document_options
-from optuna_treeucb.core._options import face_defaults
-from optuna_treeucb.core._options import face_options
-from optuna_treeucb.core._options import fresh_seed
 
 if TYPE_CHECKING:
     from optuna.trial import FrozenTrial
 
 _logger = logging.getLogger(__name__)
 
-# The core's options are declared once, in optuna_treeucb.core.OPTIONS (defaults included).
-_DEFAULTS: dict[str, Any] = face_defaults(wrapper=True)
 _OWN_ARGUMENTS = (
     "self",
     "group",
@@ -88,9 +83,12 @@ _OPTION_NOTES = {
     "that many, every parameter comes from ``independent_sampler``, and a group of conditional "
     "parameters with fewer observations of its own is drawn uniformly (given its context).",
 }
+# The core's options are declared once, in optuna_treeucb.core.OPTIONS (defaults included).
+_FACE = Face("TreeUCBSampler", _OPTION_NOTES, aliases=False)
+_DEFAULTS: dict[str, Any] = _FACE.defaults
 
 
-@document_options("TreeUCBSampler", _OPTION_NOTES)
+@_FACE.document
 class TreeUCBSampler(BaseSampler):
     """Sampler using TreeUCB, a Lipschitz bandit over a partition learned by a regression tree.
 
@@ -265,11 +263,7 @@ class TreeUCBSampler(BaseSampler):
             )
         self._constraints_func = constraints_func
         given = {k: v for k, v in locals().items() if k not in _OWN_ARGUMENTS}
-        self._core_options, seed = face_options(
-            "TreeUCBSampler", {**given, **unknown}, aliases=False
-        )
-        self._seed = seed
-        self._base_seed = seed if seed is not None else fresh_seed()
+        self._core_options, self._base_seed = _FACE.options({**given, **unknown})
         self._n_startup_trials: int = self._core_options.pop("n_startup")
         self._group = group
         self._independent_sampler = independent_sampler  # None: a RandomSampler per draw
@@ -312,7 +306,7 @@ class TreeUCBSampler(BaseSampler):
 
     def reseed_rng(self) -> None:
         with self._lock:
-            self._base_seed = fresh_seed()
+            self._base_seed = _FACE.fresh_seed()
             self._models.reseed(self._base_seed)
         if self._independent_sampler is not None:
             self._independent_sampler.reseed_rng()

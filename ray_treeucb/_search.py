@@ -19,12 +19,10 @@ from typing import Any
 
 import numpy as np
 
+from optuna_treeucb.core import Face
 from optuna_treeucb.core import ParamSpec
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
-from optuna_treeucb.core._options import document_options
-from optuna_treeucb.core._options import face_options
-from optuna_treeucb.core._options import fresh_seed
 
 try:
     from ray.tune.result import DEFAULT_METRIC
@@ -340,9 +338,10 @@ _OPTION_NOTES = {
     'see "Reproducibility" above.',
     "n_startup": "``None`` takes this default.",
 }
+_FACE = Face("TreeUCBSearch", _OPTION_NOTES)
 
 
-@document_options("TreeUCBSearch", _OPTION_NOTES)
+@_FACE.document
 class TreeUCBSearch(Searcher):
     """Ray Tune searcher that suggests configurations with TreeUCB.
 
@@ -511,8 +510,10 @@ class TreeUCBSearch(Searcher):
             )
         given = dict(options, seed=seed)
         given.update({} if n_startup_trials is None else {"n_startup_trials": n_startup_trials})
-        # checked now, not at the first trial; keyed by the core's names
-        self._options, self._seed = face_options("TreeUCBSearch", given)
+        # checked now, not at the first trial; keyed by the core's names.  TreeUCB's draws
+        # for the k-th configuration (suggested or added) are seeded by (seed, k), as an
+        # Optuna trial's by (seed, trial number).
+        self._options, self._base_seed = _FACE.options(given)
         if points_to_evaluate is not None and not isinstance(points_to_evaluate, list):
             raise TypeError(
                 "The 'points_to_evaluate' parameter of TreeUCBSearch must be a list of dicts. "
@@ -574,9 +575,6 @@ class TreeUCBSearch(Searcher):
         if not self._metric:
             self._metric = DEFAULT_METRIC  # Ray's idiom: a mode without a metric
         _check_metric_mode(self._metric, self._mode)
-        # TreeUCB's draws for the k-th configuration (suggested or added) are seeded by
-        # (seed, k), as an Optuna trial's by (seed, trial number).
-        self._base_seed = int(self._seed) if self._seed is not None else fresh_seed()
         self._treeucb = TreeUCB(
             self._cube, seed=self._base_seed, direction=_direction(self._mode), **self._options
         )

@@ -427,10 +427,10 @@ def _allowed_rst(option: Option) -> str:
     return option.allowed().replace("2**32", "``2**32``").replace("None", "``None``")
 
 
-Face = Literal["TreeUCB", "TreeUCBSampler", "TreeUCBSearch"]
+FaceName = Literal["TreeUCB", "TreeUCBSampler", "TreeUCBSearch"]
 
 
-def option_args(face: Face, extra: Mapping[str, str] | None = None) -> list[str]:
+def option_args(face: FaceName, extra: Mapping[str, str] | None = None) -> list[str]:
     """The ``Args:`` entries of the options of ``face``: a name line, then the indented text;
     ``extra``: the face's own sentences, by the core's option name."""
     wrapper = face != "TreeUCB"
@@ -455,7 +455,7 @@ _Documented = Any  # a class whose docstring holds ARGS_MARKER
 
 
 def document_options(
-    face: Face, extra: Mapping[str, str] | None = None
+    face: FaceName, extra: Mapping[str, str] | None = None
 ) -> Callable[[_Documented], _Documented]:
     """Class decorator: replace the :data:`ARGS_MARKER` line of the docstring by
     :func:`option_args` at the marker's indentation (a docstring stripped by ``-OO`` stays
