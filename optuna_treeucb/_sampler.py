@@ -8,7 +8,6 @@ pending points and fixed parameters into contexts, then asks the core.
 from __future__ import annotations
 
 import logging
-import math
 import threading
 import warnings
 from collections.abc import Callable
@@ -18,7 +17,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
 
-import numpy as np
 import optuna
 from optuna.distributions import BaseDistribution
 from optuna.distributions import CategoricalDistribution
@@ -43,12 +41,10 @@ from optuna_treeucb._trial_log import TrialLog
 from optuna_treeucb._trial_log import View
 from optuna_treeucb._trial_log import draw_seed
 from optuna_treeucb._trial_log import fixed_context
+from optuna_treeucb.core import BranchChooser
 from optuna_treeucb.core import Face
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
-from optuna_treeucb.core._branch import BranchChooser
-from optuna_treeucb.core._branch import arm_choices
-from optuna_treeucb.core._branch import arm_index
 from optuna_treeucb.core._options import Discrete
 from optuna_treeucb.core._options import Index
 from optuna_treeucb.core._options import PrunedRule
@@ -72,8 +68,6 @@ _MISSING = object()  # a parameter a trial does not hold
 # How many of the last finished trials are searched for a parameter's range in this trial's
 # context, when its range changed (a bound on the cost per ask, not a tuned value)
 _CONTEXT_LOOKBACK = 2000
-_MAX_ARMS = 64  # a branch with more combinations of choices keeps its tree
-_MAX_BRANCH_STATS = 64  # cached (branch, context) summaries per study, oldest dropped first
 
 
 # the sampler's own sentences on the core's options, in its Args: section
@@ -504,7 +498,7 @@ class TreeUCBSampler(BaseSampler):
         direction: Direction,
     ) -> dict[str, Any]:
         """Values of the categorical parameters of a branch group, by the core's
-        :class:`~optuna_treeucb.core._branch.BranchChooser`.
+        :class:`~optuna_treeucb.core.BranchChooser`.
 
         The arms are the combinations of their choices; the sampler says which logged trials
         hold which arm in the decided context.  Empty (the group's tree chooses them) when the
@@ -517,35 +511,32 @@ class TreeUCBSampler(BaseSampler):
             if isinstance(dist, CategoricalDistribution):
                 names.append(name)
                 dists.append(dist)
-        sizes = [len(d.choices) for d in dists]
-        n_arms = math.prod(sizes)
-        if not names or n_arms > _MAX_ARMS:
-            return {}
 
-        def arm_of(t: FrozenTrial) -> int | None:
+        def choices_of(t: FrozenTrial) -> list[int] | None:
             if any(t.distributions.get(n) != d for n, d in zip(names, dists)):
                 return None
             if any(t.params.get(n, _MISSING) != decided[n] for n in ctx_names):
                 return None
-            indices = [int(d.to_internal_repr(t.params[n])) for n, d in zip(names, dists)]
-            return arm_index(indices, sizes)
+            return [int(d.to_internal_repr(t.params[n])) for n, d in zip(names, dists)]
 
         numbers = self._log.numbers if view.finished is None else [t.number for t in view.finished]
 
-        def read(start: int) -> Iterator[tuple[int, Any, float]]:
+        def read(start: int) -> Iterator[tuple[list[int], Any, float]]:
             for number in numbers[start:]:
                 t, value = self._log.values[number]
-                arm = None if value is None else arm_of(t)
-                if arm is not None:
-                    yield arm, value, self._log.violations[number]
+                choices = None if value is None else choices_of(t)
+                if choices is not None:
+                    yield choices, value, self._log.violations[number]
 
         chooser = self._branches.setdefault(direction, BranchChooser(direction))
         key = (*names, *dists, *((n, decided[n]) for n in ctx_names))
-        rng = np.random.default_rng([self._base_seed, trial.number, k, 1])
-        arm = chooser.choose(
-            key, n_arms, read, len(numbers), rng, subset=view.finished is not None
+        seed = (self._base_seed, trial.number, k)
+        sizes = [len(d.choices) for d in dists]
+        choices = chooser.choose_combination(
+            key, sizes, read, len(numbers), seed, subset=view.finished is not None
         )
-        choices = arm_choices(arm, sizes)
+        if choices is None:
+            return {}
         return {n: d.choices[i] for n, d, i in zip(names, dists, choices)}
 
     def build_model(self, study: Study, params: Sequence[str] | None = None) -> TreeUCB:

@@ -6,6 +6,7 @@ The bandit is :class:`TreeUCB` over the parameters of a :class:`UnitCube`, each 
 options, docs and seeds) and :class:`BranchChooser` (the choice of a conditional branch).
 """
 
+from optuna_treeucb.core._branch import BranchChooser
 from optuna_treeucb.core._face import Face
 from optuna_treeucb.core._index import BoxStats
 from optuna_treeucb.core._options import OPTIONS
@@ -17,6 +18,7 @@ from optuna_treeucb.core._treeucb import TreeUCB
 
 __all__ = [
     "BoxStats",
+    "BranchChooser",
     "Face",
     "OPTIONS",
     "Option",
