@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import math
 from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ from optuna.trial import TrialState
 
 from optuna_treeucb._grouping import _FOLDED_STATES as FINISHED
 from optuna_treeucb._grouping import to_spec
-from optuna_treeucb.core._objectives import total_violation
+from optuna_treeucb.core import Face
 
 if TYPE_CHECKING:
     from optuna.trial import FrozenTrial
@@ -146,43 +145,43 @@ class TrialLog:
 
     def _log(self, new: list[FrozenTrial]) -> None:
         for t in new:
-            v = value(t)
-            violation, named = 0.0, dict[str, float]()
-            if v is not None:
-                violation, named = self._violation(t)
-                if math.isnan(violation):
-                    v, violation = None, 0.0  # its constraints cannot be read: skipped
+            v, violation, named = self._read(t)
             self.values[t.number] = (t, v)
             self.violations[t.number] = violation
-            self.constraints[t.number] = named if v is not None else {}
+            self.constraints[t.number] = named
             self.numbers.append(t.number)
             self.n_obs += v is not None
 
-    def _violation(self, trial: FrozenTrial) -> tuple[float, dict[str, float]]:
-        """The trial's total violation, the sum of the positive values of whatever constraints
-        it holds (any number, any names), as Optuna 5's samplers read them (0 with none), and
-        those values by name.
-
-        NaN when its constraints cannot be read (a value that is not a number, or NaN): the
-        trial is then skipped, with one warning per log.
-        """
+    def _read(self, trial: FrozenTrial) -> tuple[Value, float, dict[str, float]]:
+        """The trial's value(s) for the model, total violation and constraint values by name
+        (any number, any names, as Optuna 5's samplers read them); ``(None, 0.0, {})`` when it
+        is not an observation by the core's rule (:meth:`~optuna_treeucb.core.Face.result`):
+        a NaN value, or constraint values that cannot be read (one warning per log)."""
+        raw = values(trial)
+        if raw is None or Face.result(raw).values is None:
+            return None, 0.0, {}
         try:
             named = constraints(trial)
-            cs = list(named.values())
-            if any(math.isnan(c) for c in cs):
-                raise ValueError("NaN")
         except (TypeError, ValueError) as err:
-            if not self._warned:
-                self._warned = True
-                _logger.warning(
-                    "TreeUCBSampler skips trial %d: its constraint values cannot be read as "
-                    "numbers (%s). Constraints must be real numbers, not NaN. Later trials with "
-                    "unreadable constraints are skipped without this warning.",
-                    trial.number,
-                    err,
-                )
-            return math.nan, {}
-        return (float(total_violation(np.array([cs]))[0]) if cs else 0.0), named
+            self._warn_unreadable(trial, err)
+            return None, 0.0, {}
+        result = Face.result(raw, list(named.values()))
+        if result.values is None or result.constraints is None:
+            self._warn_unreadable(trial, ValueError("NaN"))
+            return None, 0.0, {}
+        v = result.values if len(result.values) > 1 else result.values[0]
+        return v, result.violation, named
+
+    def _warn_unreadable(self, trial: FrozenTrial, err: Exception) -> None:
+        if not self._warned:
+            self._warned = True
+            _logger.warning(
+                "TreeUCBSampler skips trial %d: its constraint values cannot be read as "
+                "numbers (%s). Constraints must be real numbers, not NaN. Later trials with "
+                "unreadable constraints are skipped without this warning.",
+                trial.number,
+                err,
+            )
 
 
 def key(trial: FrozenTrial) -> tuple[int, Any]:
@@ -190,21 +189,18 @@ def key(trial: FrozenTrial) -> tuple[int, Any]:
     return trial.number, trial.datetime_start
 
 
-def value(trial: FrozenTrial) -> Value:
-    """A finished trial's value for the model, ``None`` if it has none.
+def values(trial: FrozenTrial) -> list[float | None] | None:
+    """A finished trial's value(s) for the model, ``None`` if it has none.
 
-    ``COMPLETE``: its value (its values, a tuple, with several objectives).  ``PRUNED``: its
-    last intermediate value (at its last step).  NaN gives ``None``.
+    ``COMPLETE``: its value (its values with several objectives).  ``PRUNED``: its last
+    intermediate value (at its last step).  A NaN is the core's to drop
+    (:meth:`~optuna_treeucb.core.Face.result`).
     """
-    v: float | None = None
-    if trial.state == TrialState.COMPLETE and trial.values is not None and len(trial.values) > 1:
-        values = tuple(float(u) for u in trial.values)
-        return None if any(math.isnan(u) for u in values) else values
-    if trial.state == TrialState.COMPLETE:
-        v = trial.value
-    elif trial.state == TrialState.PRUNED and trial.last_step is not None:
-        v = trial.intermediate_values[trial.last_step]
-    return None if v is None or math.isnan(v) else float(v)
+    if trial.state == TrialState.COMPLETE and trial.values is not None:
+        return [float(u) for u in trial.values]
+    if trial.state == TrialState.PRUNED and trial.last_step is not None:
+        return [float(trial.intermediate_values[trial.last_step])]
+    return None
 
 
 def draw_seed(base_seed: int, number: int, param_name: str) -> int:

@@ -699,9 +699,13 @@ class TreeUCBSearch(Searcher):
         assert self._treeucb is not None
         several = isinstance(self._metric, list)
         values = list(value) if several and isinstance(value, (list, tuple)) else [value]
-        floats = [_as_float(u) for u in values]
         n = len(self._metric) if isinstance(self._metric, list) else 1
-        if len(floats) != n or any(u is None or math.isnan(u) for u in floats):
+        cons = constraints or {}
+        # the core's rule: a NaN (or missing, or not a number) value or constraint drops it
+        read = _FACE.result(
+            [_as_float(u) for u in values], [_as_float(cons.get(k)) for k in self._constraints]
+        )
+        if len(values) != n or read.values is None:
             _logger.warning(
                 "TreeUCBSearch drops %s: metric %r is %r, not %s (its configuration is "
                 "not counted).",
@@ -711,34 +715,26 @@ class TreeUCBSearch(Searcher):
                 f"{n} numbers" if several else "a number",
             )
             return False
-        cons = self._constraint_values(constraints or {}, what, stopped)
-        if cons is None:
+        if read.constraints is None:
+            self._warn_constraints(cons, what, stopped)
             return False
-        told = [float(u) for u in floats if u is not None]
         self._treeucb.tell(
             params,
-            told if several else told[0],
+            list(read.values) if several else read.values[0],
             key=trial_id,
             budget=budget,
-            constraints=cons or None,
+            constraints=list(read.constraints) or None,
         )
         return True
 
-    def _constraint_values(
-        self, constraints: Mapping[str, Any], what: str, stopped: bool
-    ) -> list[float] | None:
-        """A result's values of the constraints named by ``constraints`` (the core sums their
-        positive parts), or ``None`` when one is missing, NaN or not a number: the result is
-        then dropped, with one warning per searcher (later ones at INFO)."""
-        keys = self._constraints
-        cons = [_as_float(constraints.get(key)) for key in keys]
+    def _warn_constraints(self, constraints: Mapping[str, Any], what: str, stopped: bool) -> None:
+        """Log a result dropped for its constraint values (missing, NaN or not a number): one
+        warning per searcher, later ones at INFO."""
         bad = {
             k: constraints.get(k, "nothing")
-            for k, c in zip(keys, cons)
-            if c is None or math.isnan(c)
+            for k in self._constraints
+            if _FACE.result((), [_as_float(constraints.get(k))]).constraints is None
         }
-        if not bad:
-            return [c for c in cons if c is not None]
         level = logging.INFO if self._warned_constraints else logging.WARNING
         self._warned_constraints = True
         _logger.log(
@@ -753,7 +749,6 @@ class TreeUCBSearch(Searcher):
             if stopped
             else "",
         )
-        return None
 
     def _given_value(self, value: Any, what: str) -> Any:
         """A metric value the user gave (``evaluated_rewards``, :meth:`add_evaluated_point`)

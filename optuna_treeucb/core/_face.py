@@ -4,16 +4,20 @@
 A face translates: it turns its framework's objects into the core's arrays and options once and
 hands them to :class:`~optuna_treeucb.core.TreeUCB`.  The rules both faces need live here once:
 the intake of their keyword options (checked, the ignored ones dropped, the faces' defaults
-merged), the rendering of those options in their docstrings, and their seeds.
+merged), the rendering of those options in their docstrings, their seeds, and which results
+count as observations (NaN values and unreadable constraints do not).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 from typing import Literal
 from typing import TypeVar
 
+from optuna_treeucb.core._observations import Result
+from optuna_treeucb.core._observations import read_result
 from optuna_treeucb.core._options import document_options
 from optuna_treeucb.core._options import face_defaults
 from optuna_treeucb.core._options import face_options
@@ -28,7 +32,8 @@ class Face:
     One instance per wrapper class, made at import.  It is the one intake of the wrapper's
     keyword options (:meth:`options`), renders them in the wrapper's docstring
     (:meth:`document`) and makes its seeds (:meth:`fresh_seed`), so that both wrappers accept,
-    reject, default and document every option of :data:`~optuna_treeucb.core.OPTIONS` alike.
+    reject, default and document every option of :data:`~optuna_treeucb.core.OPTIONS` alike,
+    and reads its results (:meth:`result`) by the core's rule.
 
     Args:
         name:
@@ -87,3 +92,22 @@ class Face:
         """A fresh random seed, in the range every seed of the package is checked against; a
         wrapper replaces its seed by one when asked to reseed (Optuna's ``reseed_rng``)."""
         return fresh_seed()
+
+    @staticmethod
+    def result(values: Sequence[float | None], constraints: Sequence[float | None] = ()) -> Result:
+        """A result as the core counts it, by the one rule of the core's ``tell``: an
+        evaluation with a NaN value is not an observation, nor is one whose constraint values
+        cannot be read, and its total violation is the sum of the positive parts of its
+        constraint values.
+
+        Args:
+            values: One per objective, ``None`` for a value missing or not a number (what a
+                number is, and the warning for a result dropped, are the wrapper's).
+            constraints: Its constraint values (any number of them), ``None`` likewise.
+
+        Returns:
+            ``(values, constraints, violation)``: the values as floats or ``None`` (not an
+            observation), the constraint values or ``None`` (unreadable: not an observation),
+            the total violation (NaN when unreadable).
+        """
+        return read_result(values, constraints)
