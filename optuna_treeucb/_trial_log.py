@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import warnings
 from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 import numpy as np
+import optuna
 from optuna.distributions import BaseDistribution
 from optuna.samplers import BaseSampler
 from optuna.samplers import PartialFixedSampler
@@ -33,6 +35,10 @@ if TYPE_CHECKING:
     from optuna.trial import FrozenTrial
 
 _logger = logging.getLogger(__name__)
+# How many of the last finished trials are searched for a parameter's range in a trial's
+# context, when its range changed (a bound on the cost per ask, not a tuned value)
+CONTEXT_LOOKBACK = 2000
+_MISSING = object()  # a parameter a trial does not hold
 
 
 @dataclass
@@ -52,6 +58,11 @@ class View:
     n_obs: int
     new: list[FrozenTrial] = field(default_factory=list)
     running: list[FrozenTrial] | None = None
+
+    @property
+    def subset(self) -> bool:
+        """Whether the study shows a subset of the trials logged (a HyperbandPruner bracket)."""
+        return self.finished is not None
 
 
 Value = float | tuple[float, ...] | None  # a trial's value(s) for the model
@@ -103,6 +114,24 @@ class TrialLog:
         self._log(new)
         n_obs = sum(self.values[t.number][1] is not None for t in finished)
         return View(finished, n_obs, new)
+
+    def shown(self, view: View) -> list[int]:
+        """The numbers of the finished trials ``view`` shows: every trial logged, in the order
+        logged (a position in it stays valid as the log grows), or a bracket's subset."""
+        return self.numbers if view.finished is None else [t.number for t in view.finished]
+
+    def last_distribution(
+        self, name: str, context: Mapping[str, Any], dists: list[BaseDistribution]
+    ) -> BaseDistribution | None:
+        """The distribution among ``dists`` that the last finished trial holding the
+        ``context`` values gave ``name`` (among the last ``CONTEXT_LOOKBACK``), else ``None``."""
+        for number in reversed(self.numbers[-CONTEXT_LOOKBACK:]):
+            t = self.values[number][0]
+            dist = t.distributions.get(name)
+            held = all(t.params.get(n, _MISSING) == v for n, v in context.items())
+            if dist is not None and dist in dists and held:
+                return dist
+        return None
 
     def _built_on(self, trials: list[FrozenTrial]) -> bool:
         """Whether ``trials`` (every trial of the study, in number order) are still those the
@@ -224,6 +253,26 @@ def constraints(trial: FrozenTrial) -> dict[str, float]:
     return {str(i): float(c) for i, c in enumerate(trial.system_attrs.get("constraints") or ())}
 
 
+def check_constraints_func(constraints_func: Any) -> Any:
+    """``TreeUCBSampler``'s ``constraints_func``, checked, with Optuna 5's deprecation warning
+    (TypeError if it is neither a function nor ``None``)."""
+    if constraints_func is not None and not callable(constraints_func):
+        raise TypeError(
+            "The 'constraints_func' parameter of TreeUCBSampler must be a function of a "
+            f"FrozenTrial returning its constraint values, or None. Got {constraints_func!r}."
+        )
+    if constraints_func is not None and int(optuna.__version__.split(".")[0]) >= 5:
+        # the warning of TPESampler and GPSampler in Optuna 5, word for word
+        warnings.warn(
+            "`constraints_func` has been deprecated in v5.0.0. This feature will be removed "
+            "in v7.0.0. See https://github.com/optuna/optuna/releases/tag/v5.0.0. Use "
+            "`optuna.trial.Trial.set_constraint` instead.",
+            FutureWarning,
+            stacklevel=3,
+        )
+    return constraints_func
+
+
 def fixed_context(
     study: Study, trial: FrozenTrial, dist_of: Callable[[str, Any], BaseDistribution | None]
 ) -> dict[str, Any]:
@@ -272,3 +321,10 @@ def partial_fixed_params(sampler: BaseSampler) -> Mapping[str, Any]:
         "its fixed values are not used as contexts."
     )
     return {}
+
+
+def running(study: Study, view: View) -> list[FrozenTrial]:
+    """The study's ``RUNNING`` trials (read with the view if they were)."""
+    if view.running is not None:
+        return view.running
+    return study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))

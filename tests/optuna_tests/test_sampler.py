@@ -133,7 +133,7 @@ def test_the_trust_region_follows_the_trials_as_told_in_one_go(sampling: str) ->
     study.optimize(lambda t: (t.suggest_float("x", -1, 1) - 0.3) ** 2, n_trials=40)
     # the cached core was told the trials one by one, between asks (nothing pending): its
     # state is the rule replayed over the study's values in one go
-    (cached,) = [m.core for models in sampler._models._entries.values() for m in models]
+    (cached,) = [m.core for models in sampler._state.models._entries.values() for m in models]
     state = cached.trust_region
     assert state is not None and state.n_seen >= 30
     values = -cached.values[: state.n_seen]  # minimised: larger is better inside
@@ -698,7 +698,7 @@ def test_pickling_mid_study() -> None:
     b.optimize(mixed, n_trials=10)
     assert _params(a) == _params(b)
     state = b.sampler.__getstate__()
-    assert not {"_lock", "_models", "_tracker"} & set(state)
+    assert not {"_lock", "_state"} & set(state)
 
 
 def test_seed_reproducibility() -> None:

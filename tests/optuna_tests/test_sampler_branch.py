@@ -113,15 +113,16 @@ def test_the_cached_branch_rule_chooses_as_the_rule_rereading_every_trial(
     def params(full_view: bool) -> list[dict[str, object]]:
         sampler = _sampler(seed=5)
         if full_view:
-            scan = sampler._scan
+            state = sampler._state
+            scan = state.scan
 
-            def scan_all(study: optuna.Study) -> View:
-                view = scan(study)
-                logged = sorted(sampler._log.numbers)
-                view.finished = [sampler._log.values[n][0] for n in logged]
+            def scan_all(study: optuna.Study, number: int | None = None) -> View:
+                view = scan(study, number)
+                logged = sorted(state.log.numbers)
+                view.finished = [state.log.values[n][0] for n in logged]
                 return view
 
-            monkeypatch.setattr(sampler, "_scan", scan_all)
+            monkeypatch.setattr(state, "scan", scan_all)
         study = optuna.create_study(sampler=sampler)
         study.optimize(objective, n_trials=60)
         return [t.params for t in study.trials]
