@@ -501,7 +501,6 @@ class TreeUCBSearch(Searcher):
         self._time_attr = time_attr
         # trial id -> (its last result's metric(s), step, constraint values)
         self._last_result: dict[str, tuple[Any, float | None, dict[str, Any]]] = {}
-        self._max_step = -math.inf  # the largest time_attr value any result showed
         super().__init__(metric=metric, mode=mode)  # type: ignore[arg-type]  # lists: as Optuna
         if "direction" in options:
             raise TypeError(
@@ -797,14 +796,15 @@ class TreeUCBSearch(Searcher):
     def _step(self, result: Mapping[str, Any]) -> float | None:
         """The value of ``time_attr`` in a result (``None`` if absent or not a number >= 0).
 
-        It raises the largest step seen.
+        The core notes it: a trial that ends below the furthest step noted was stopped early.
         """
         if self._time_attr is None:
             return None
         step = _as_float(result.get(self._time_attr))
         if step is None or not step >= 0.0:
             return None
-        self._max_step = max(self._max_step, step)
+        assert self._treeucb is not None  # a result of a live trial: suggest made the core
+        self._treeucb.note_step(step)
         return step
 
     def on_trial_result(self, trial_id: str, result: dict[str, Any]) -> None:
@@ -852,8 +852,7 @@ class TreeUCBSearch(Searcher):
                 value, step, cons = last
             else:
                 step = None
-            # stopped early if some result went further; complete otherwise
-            stopped = step is not None and step < self._max_step
+            stopped = self._treeucb.stopped_early(step)  # some result went further
             budget = self._treeucb.budget_of(step, complete=not stopped)
             what = f"trial {trial_id}"
             told = self._record(
@@ -929,8 +928,11 @@ class TreeUCBSearch(Searcher):
         """Load a state written by :meth:`save` (replacing the current one)."""
         with open(checkpoint_path, "rb") as f:
             state = pickle.load(f)
+        max_step = state.pop("_max_step", -math.inf)  # written before the core noted steps
         self.__dict__.update(state)
         core = self._treeucb
+        if core is not None and math.isfinite(max_step):
+            core.note_step(max_step)
         if core is not None and set(core.pending_keys) != set(self._live_trial_mapping):
             # written before the core held the live trials' points by trial id
             core.reseed(self._base_seed)

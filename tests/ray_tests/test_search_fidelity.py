@@ -126,7 +126,8 @@ def test_save_and_restore_keep_intermediate_results(tmp_path: Path) -> None:
     other = _searcher()
     other.restore(str(path))
     other.on_trial_complete("a")
-    assert _budgets(other) == [math.inf] and other._max_step == 3.0
+    assert _budgets(other) == [math.inf] and other.model is not None
+    assert other.model.stopped_early(2.0) and not other.model.stopped_early(3.0)
     pickle.loads(pickle.dumps(other))
 
 
