@@ -1,5 +1,7 @@
 """The sampler's cached cores: one per (direction, space), told the trials logged since its
-last use, with the study's running trials as pending points under their trial numbers.
+last use, with the study's running trials as pending points under their trial numbers; and
+:class:`StudyState`, everything the sampler derives from one study (log, parameters, cores,
+branch choosers), which it reads once per trial and hands to the core.
 
 Optuna objects are turned into the core's arrays here, once per trial: a finished trial's
 point (a value of a changed range counts only inside the range modelled), value, budget and

@@ -11,7 +11,6 @@ from optuna_treeucb.core._face import Face
 from optuna_treeucb.core._index import BoxStats
 from optuna_treeucb.core._options import OPTIONS
 from optuna_treeucb.core._options import Option
-from optuna_treeucb.core._options import validate_options
 from optuna_treeucb.core._space import ParamSpec
 from optuna_treeucb.core._space import UnitCube
 from optuna_treeucb.core._treeucb import TreeUCB
@@ -25,5 +24,4 @@ __all__ = [
     "ParamSpec",
     "TreeUCB",
     "UnitCube",
-    "validate_options",
 ]
