@@ -19,6 +19,7 @@ the sampler models ``G`` jointly with the common names that are already decided,
 from __future__ import annotations
 
 from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from optuna.distributions import BaseDistribution
@@ -113,6 +114,43 @@ class _SpaceTracker:
     def unmodelled(self, name: str) -> str | None:
         """Why the core cannot represent parameter ``name``, or ``None`` if it can."""
         return self._unmodelled.get(name)
+
+    def why_not_modelled(self, name: str, *, group: bool) -> str:
+        """Why parameter ``name``, seen but outside the relative search space, is not modelled
+        (the end of a sentence "it is outside the relative search space because ...")."""
+        unmodelled = self.unmodelled(name)
+        if unmodelled is not None:
+            return f"the tree cannot represent it ({unmodelled})"
+        reason = "its kind, log scale or choices changed between trials"
+        if not group:
+            reason += " or it is missing from some trials (group=True models such parameters)"
+        return reason
+
+    def model_space(self, params: Sequence[str] | None, owner: str) -> dict[str, BaseDistribution]:
+        """The parameters to model, by name: ``params`` in that order, or those suggested in
+        every finished trial (``None``), sorted by name.
+
+        Raises:
+            ValueError: If a name in ``params`` is not modelled or is repeated, or no parameter
+                is left (naming ``owner``).
+        """
+        if params is None:
+            space = self.search_space(group=False)
+        else:
+            available = self.search_space(group=True)
+            unknown = [p for p in params if p not in available]
+            if unknown or len(set(params)) != len(params):
+                raise ValueError(
+                    f"{owner} got params={list(params)!r}; it needs distinct names among the "
+                    f"modelled parameters {sorted(available)!r}."
+                )
+            space = {p: available[p] for p in params}
+        if not space:
+            raise ValueError(
+                f"{owner} needs a study with at least one finished trial that suggested a "
+                "non-constant parameter."
+            )
+        return space
 
     def inconsistent(self, name: str) -> bool:
         """Whether ``name``'s kind, log scale or choices changed between trials."""

@@ -1,5 +1,7 @@
 """The sampler's cached cores: one per (direction, space), told the trials logged since its
-last use, with the study's running trials as pending points under their trial numbers.
+last use, with the study's running trials as pending points under their trial numbers; and
+:class:`StudyState`, everything the sampler derives from one study (log, parameters, cores,
+branch choosers), which it reads once per trial and hands to the core.
 
 Optuna objects are turned into the core's arrays here, once per trial: a finished trial's
 point (a value of a changed range counts only inside the range modelled), value, budget and
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from collections.abc import Iterator
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
@@ -19,12 +22,15 @@ from typing import Any
 
 import numpy as np
 from optuna.distributions import BaseDistribution
+from optuna.distributions import CategoricalDistribution as Cat
 from optuna.study import Study
 from optuna.trial import TrialState
 
+from optuna_treeucb._grouping import _SpaceTracker
 from optuna_treeucb._trial_log import TrialLog
 from optuna_treeucb._trial_log import Value
 from optuna_treeucb._trial_log import View
+from optuna_treeucb.core import BranchChooser
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
 
@@ -90,11 +96,12 @@ class ModelCache:
         each bracket keeps its own core), at a cost linear in the number of trials.
         """
         entries = self._entries.setdefault((direction, *space), [])
-        if view.finished is None:
-            usable = entries
-        else:
-            numbers = {t.number for t in view.finished}
+        shown = log.shown(view)
+        if view.subset:
+            numbers = set(shown)
             usable = [e for e in entries if e.told <= numbers]
+        else:
+            usable = entries
         if usable:
             model = max(usable, key=lambda e: len(e.told))
         else:
@@ -102,12 +109,10 @@ class ModelCache:
             entries.append(model)
             if len(entries) > MAX_MODELS_PER_SPACE:
                 entries.pop(0)
-        if view.finished is None:
-            candidates = [log.values[n] for n in log.numbers[model.pos :]]
-            model.pos = len(log.numbers)
-        else:
-            candidates = [log.values[t.number] for t in view.finished]
-        tell_new(model, space, candidates, log)
+        start = 0 if view.subset else model.pos  # a subset is read in full
+        tell_new(model, space, [log.values[n] for n in shown[start:]], log)
+        if not view.subset:
+            model.pos = len(shown)
         return model
 
 
@@ -261,3 +266,128 @@ def sync_pending(model: Model, space: Space, running: list[FrozenTrial]) -> None
             core.add_pending(x, key=t.number)
     for number in held - numbers:
         core.forget(number)
+
+
+class StudyState:
+    """What the sampler derives from one study's trials: the trial log, the parameters'
+    distributions and groups, the cached cores and the branch choosers.
+
+    It is rebuilt from the storage on demand (never pickled), and started afresh for a study
+    of another name, or one whose trials are not those it was built on (another storage's
+    study of the same name, or one deleted and created again).  The caller holds a lock.
+
+    Args:
+        new_core: Builds a core for a space and a direction.
+    """
+
+    def __init__(self, new_core: Callable[[Space, Direction], TreeUCB]) -> None:
+        self._new_core = new_core
+        self._reset(None)
+
+    def _reset(self, study_name: str | None) -> None:
+        self.study_name = study_name
+        self.log = TrialLog()  # the study's finished trials, each logged once
+        self.tracker = _SpaceTracker()
+        self.models = ModelCache(self._new_core)
+        self._branches: dict[Direction, BranchChooser] = {}  # one per direction
+        # (trial number, view) of the last infer_relative_search_space, which Optuna calls
+        # right before sample_relative for the same trial: one read of the trials, not two
+        self._view_for: tuple[int, View] | None = None
+
+    def scan(self, study: Study, number: int | None = None) -> View:
+        """Log the study's finished trials not logged yet (each finished trial once).
+
+        With ``number``, the view is kept for :meth:`view_for` that trial.
+        """
+        if study.study_name != self.study_name:
+            self._reset(study.study_name)
+        view = self.log.read(study)
+        if view is None:
+            self._reset(study.study_name)
+            view = self.log.read(study)
+            assert view is not None, "a new log reads any study"
+        self.tracker.update(study.study_name, view.new)
+        if number is not None:
+            self._view_for = (number, view)
+        return view
+
+    def view_for(self, study: Study, number: int) -> View:
+        """The view :meth:`scan` kept for trial ``number`` an instant ago, else a new one."""
+        cached, self._view_for = self._view_for, None
+        if cached is not None and cached[0] == number:
+            return cached[1]
+        return self.scan(study)
+
+    def core(
+        self, space: Space, direction: Direction, view: View, running: list[FrozenTrial]
+    ) -> TreeUCB:
+        """The cached core of ``space``, told the new observations of ``view``, with the
+        ``running`` trials as its pending points."""
+        model = self.models.get(space, direction, view, self.log)
+        sync_pending(model, space, running)
+        return model.core
+
+    def build(self, space: Space, direction: Direction, view: View) -> Model:
+        """A core of its own (not cached), told every observation ``view`` shows, by number."""
+        model = self.models.new(space, direction)
+        observations = [self.log.values[n] for n in sorted(self.log.shown(view))]
+        tell_new(model, space, observations, self.log)
+        return model
+
+    def dist_in(
+        self, name: str, context: Mapping[str, Any], last: BaseDistribution
+    ) -> BaseDistribution:
+        """The distribution to model ``name`` with, given the values decided in this trial.
+
+        A parameter with one distribution has it (``last``, the relative search space's).  One
+        whose range changed (one range per branch, or a range widened on resume) takes the
+        range of the last finished trial that holds these context values (the branch this
+        trial is in), else ``last``.
+        """
+        dists = self.tracker.distributions(name)
+        if len(dists) < 2 or not context:
+            return last
+        return self.log.last_distribution(name, context, dists) or last
+
+    def branch(
+        self,
+        view: View,
+        group: list[str],
+        decided: Mapping[str, Any],
+        ctx_names: list[str],
+        seed: tuple[int, ...],
+        direction: Direction,
+    ) -> dict[str, Any]:
+        """Values of the categorical parameters of a branch group, by the core's
+        :class:`~optuna_treeucb.core.BranchChooser`, whose arms are the combinations of their
+        choices; this says which logged trials hold which choices in the decided context.
+        Empty (the group's tree chooses them) with no categorical parameter or too many arms.
+        """
+        cats = [(n, d) for n in group if isinstance(d := self.tracker.distribution(n), Cat)]
+        names, dists = [n for n, _ in cats], [d for _, d in cats]
+
+        def choices_of(t: FrozenTrial) -> list[int] | None:
+            if any(t.distributions.get(n) != d for n, d in cats):
+                return None
+            if any(t.params.get(n, _MISSING) != decided[n] for n in ctx_names):
+                return None
+            return [int(d.to_internal_repr(t.params[n])) for n, d in cats]
+
+        numbers = self.log.shown(view)
+
+        def read(start: int) -> Iterator[tuple[list[int], Any, float]]:
+            for number in numbers[start:]:
+                t, value = self.log.values[number]
+                choices = None if value is None else choices_of(t)
+                if choices is not None:
+                    yield choices, value, self.log.violations[number]
+
+        chooser = self._branches.setdefault(direction, BranchChooser(direction))
+        key = (*names, *dists, *((n, decided[n]) for n in ctx_names))
+        sizes = [len(d.choices) for d in dists]
+        choices = chooser.choose_combination(
+            key, sizes, read, len(numbers), seed, subset=view.subset
+        )
+        if choices is None:
+            return {}
+        return {n: d.choices[i] for n, d, i in zip(names, dists, choices)}

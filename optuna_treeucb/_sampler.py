@@ -8,20 +8,13 @@ pending points and fixed parameters into contexts, then asks the core.
 from __future__ import annotations
 
 import logging
-import math
 import threading
-import warnings
 from collections.abc import Callable
-from collections.abc import Iterator
-from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
 
-import numpy as np
-import optuna
 from optuna.distributions import BaseDistribution
-from optuna.distributions import CategoricalDistribution
 from optuna.samplers import BaseSampler
 from optuna.samplers import RandomSampler
 from optuna.samplers._base import _process_constraints_after_trial
@@ -29,56 +22,34 @@ from optuna.study import Study
 from optuna.study import StudyDirection
 from optuna.trial import TrialState
 
-from optuna_treeucb._grouping import _SpaceTracker
 from optuna_treeucb._grouping import conditional_names
 from optuna_treeucb._grouping import to_spec as _to_spec
 from optuna_treeucb._models import Direction
-from optuna_treeucb._models import ModelCache
 from optuna_treeucb._models import Space
+from optuna_treeucb._models import StudyState
 from optuna_treeucb._models import contains
 from optuna_treeucb._models import share_point
 from optuna_treeucb._models import sync_pending
-from optuna_treeucb._models import tell_new
-from optuna_treeucb._trial_log import TrialLog
-from optuna_treeucb._trial_log import View
+from optuna_treeucb._trial_log import check_constraints_func
 from optuna_treeucb._trial_log import draw_seed
 from optuna_treeucb._trial_log import fixed_context
+from optuna_treeucb._trial_log import running as running_trials
+from optuna_treeucb.core import Face
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
-from optuna_treeucb.core._branch import BranchChooser
-from optuna_treeucb.core._branch import arm_choices
-from optuna_treeucb.core._branch import arm_index
-from optuna_treeucb.core._fidelity import PrunedRule
-from optuna_treeucb.core._options import document_options
-from optuna_treeucb.core._options import face_defaults
-from optuna_treeucb.core._options import face_options
-from optuna_treeucb.core._options import fresh_seed
-from optuna_treeucb.core._treeucb import Discrete
-from optuna_treeucb.core._treeucb import Index
-from optuna_treeucb.core._treeucb import Rule
-from optuna_treeucb.core._treeucb import Sampling
+from optuna_treeucb.core._options import Discrete
+from optuna_treeucb.core._options import Index
+from optuna_treeucb.core._options import PrunedRule
+from optuna_treeucb.core._options import Rule
+from optuna_treeucb.core._options import Sampling
 
 if TYPE_CHECKING:
     from optuna.trial import FrozenTrial
 
 _logger = logging.getLogger(__name__)
 
-# The core's options are declared once, in optuna_treeucb.core.OPTIONS (defaults included).
-_DEFAULTS: dict[str, Any] = face_defaults(wrapper=True)
-_OWN_ARGUMENTS = (
-    "self",
-    "group",
-    "independent_sampler",
-    "warn_independent_sampling",
-    "constraints_func",
-    "unknown",
-)
-_MISSING = object()  # a parameter a trial does not hold
-# How many of the last finished trials are searched for a parameter's range in this trial's
-# context, when its range changed (a bound on the cost per ask, not a tuned value)
-_CONTEXT_LOOKBACK = 2000
-_MAX_ARMS = 64  # a branch with more combinations of choices keeps its tree
-_MAX_BRANCH_STATS = 64  # cached (branch, context) summaries per study, oldest dropped first
+# the sampler's own arguments; the others are the core's options
+_OWN = ("self", "group", "independent_sampler", "warn_independent_sampling", "constraints_func")
 
 
 # the sampler's own sentences on the core's options, in its Args: section
@@ -88,9 +59,12 @@ _OPTION_NOTES = {
     "that many, every parameter comes from ``independent_sampler``, and a group of conditional "
     "parameters with fewer observations of its own is drawn uniformly (given its context).",
 }
+# The core's options are declared once, in optuna_treeucb.core.OPTIONS (defaults included).
+_FACE = Face("TreeUCBSampler", _OPTION_NOTES, aliases=False)
+_DEFAULTS: dict[str, Any] = _FACE.defaults
 
 
-@document_options("TreeUCBSampler", _OPTION_NOTES)
+@_FACE.document
 class TreeUCBSampler(BaseSampler):
     """Sampler using TreeUCB, a Lipschitz bandit over a partition learned by a regression tree.
 
@@ -249,27 +223,9 @@ class TreeUCBSampler(BaseSampler):
         **unknown: Any,
     ) -> None:
         _check_own_arguments(group, warn_independent_sampling, independent_sampler)
-        if constraints_func is not None and not callable(constraints_func):
-            raise TypeError(
-                "The 'constraints_func' parameter of TreeUCBSampler must be a function of a "
-                f"FrozenTrial returning its constraint values, or None. Got {constraints_func!r}."
-            )
-        if constraints_func is not None and int(optuna.__version__.split(".")[0]) >= 5:
-            # the warning of TPESampler and GPSampler in Optuna 5, word for word
-            warnings.warn(
-                "`constraints_func` has been deprecated in v5.0.0. This feature will be removed "
-                "in v7.0.0. See https://github.com/optuna/optuna/releases/tag/v5.0.0. Use "
-                "`optuna.trial.Trial.set_constraint` instead.",
-                FutureWarning,
-                stacklevel=2,
-            )
-        self._constraints_func = constraints_func
-        given = {k: v for k, v in locals().items() if k not in _OWN_ARGUMENTS}
-        self._core_options, seed = face_options(
-            "TreeUCBSampler", {**given, **unknown}, aliases=False
-        )
-        self._seed = seed
-        self._base_seed = seed if seed is not None else fresh_seed()
+        self._constraints_func = check_constraints_func(constraints_func)
+        given = {k: v for k, v in locals().items() if k not in (*_OWN, "unknown")}
+        self._core_options, self._base_seed = _FACE.options({**given, **unknown})
         self._n_startup_trials: int = self._core_options.pop("n_startup")
         self._group = group
         self._independent_sampler = independent_sampler  # None: a RandomSampler per draw
@@ -278,33 +234,12 @@ class TreeUCBSampler(BaseSampler):
         self._init_derived()
 
     def _init_derived(self) -> None:
-        # Everything here is derived from the study's trials and is rebuilt on demand.
+        # Everything derived from the study's trials, rebuilt on demand: never pickled.
         self._lock = threading.Lock()
-        self._reset(None)
-
-    def _reset(self, study_name: str | None) -> None:
-        self._study_name = study_name
-        # (trial number, view) of the last infer_relative_search_space, which Optuna calls
-        # right before sample_relative for the same trial: one read of the trials, not two
-        self._view_for: tuple[int, View] | None = None
-        self._tracker = _SpaceTracker()
-        self._models = ModelCache(self._new_core)
-        self._log = TrialLog()  # the study's finished trials, each logged once
-        self._branches: dict[Direction, BranchChooser] = {}  # one per direction
+        self._state = StudyState(self._new_core)
 
     def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        for name in (
-            "_lock",
-            "_study_name",
-            "_tracker",
-            "_models",
-            "_log",
-            "_view_for",
-            "_branches",
-        ):
-            del state[name]
-        return state
+        return {k: v for k, v in self.__dict__.items() if k not in ("_lock", "_state")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -312,35 +247,18 @@ class TreeUCBSampler(BaseSampler):
 
     def reseed_rng(self) -> None:
         with self._lock:
-            self._base_seed = fresh_seed()
-            self._models.reseed(self._base_seed)
+            self._base_seed = _FACE.fresh_seed()
+            self._state.models.reseed(self._base_seed)
         if self._independent_sampler is not None:
             self._independent_sampler.reseed_rng()
 
     # -- search space ---------------------------------------------------------------------------
-    def _scan(self, study: Study) -> View:
-        """Log the study's finished trials not logged yet (each finished trial once).
-
-        Must be called with the lock held.  Every derived state is reset for a study with
-        another name, and for one whose trials are not those the state was built on (another
-        storage's study of the same name, or a study deleted and created again).
-        """
-        if study.study_name != self._study_name:
-            self._reset(study.study_name)
-        view = self._log.read(study)
-        if view is None:
-            self._reset(study.study_name)
-            view = self._log.read(study)
-            assert view is not None, "a new log reads any study"
-        self._tracker.update(study.study_name, view.new)
-        return view
-
     def infer_relative_search_space(
         self, study: Study, trial: FrozenTrial
     ) -> dict[str, BaseDistribution]:
         with self._lock:
-            self._view_for = (trial.number, self._scan(study))
-            return self._tracker.search_space(group=self._group)
+            self._state.scan(study, trial.number)  # kept for sample_relative of this trial
+            return self._state.tracker.search_space(group=self._group)
 
     # -- sampling ---------------------------------------------------------------------------------
     def sample_relative(
@@ -350,77 +268,45 @@ class TreeUCBSampler(BaseSampler):
         if not search_space:
             return {}
         with self._lock:
-            cached, self._view_for = self._view_for, None
-            if cached is not None and cached[0] == trial.number:
-                view = cached[1]  # read an instant ago, by infer_relative_search_space
-            else:
-                view = self._scan(study)
+            state = self._state
+            view = state.view_for(study, trial.number)  # read by infer_relative_search_space
             if view.n_obs < self._n_startup_trials:
                 return {}
-            running = [t for t in _running(study, view) if t.number != trial.number]
-
+            running = [t for t in running_trials(study, view) if t.number != trial.number]
             chosen: dict[str, BaseDistribution] = {}  # modelled with, in this trial
 
             def dist_of(name: str, value: Any) -> BaseDistribution | None:
                 """A distribution of ``name`` that holds ``value`` (a decided value)."""
                 dists = [chosen.get(name), search_space.get(name)]
-                dists += self._tracker.distributions(name)
+                dists += state.tracker.distributions(name)
                 return next((d for d in dists if d is not None and contains(d, value)), None)
 
             decided = fixed_context(study, trial, dist_of)
             free = [name for name in search_space if name not in decided]
-            groups = self._tracker.groups(free)
+            groups = state.tracker.groups(free)
             for k, (group, common) in enumerate(groups):
                 ctx_names = sorted(n for n in common if n in decided and n not in group)
                 if conditional_names(groups, group):
                     # its categorical parameters by their share of the top trials, the others
                     # by the group's tree given them
-                    choice = self._choose_branch(
-                        group, ctx_names, decided, view, trial, k, direction
-                    )
+                    seed = (self._base_seed, trial.number, k)
+                    choice = state.branch(view, group, decided, ctx_names, seed, direction)
                     decided.update(choice)
                     group = [n for n in group if n not in choice]
                     ctx_names = sorted([*ctx_names, *choice])
                     if not group:
                         continue
                 context = {n: decided[n] for n in ctx_names}
-                space_list = []
-                for name in sorted([*group, *ctx_names]):
-                    if name in context:
-                        dist = dist_of(name, context[name])
-                    else:
-                        dist = chosen[name] = self._dist_in(name, context, search_space[name])
-                    assert dist is not None
-                    space_list.append((name, dist))
-                space = tuple(space_list)
-                model = self._models.get(space, direction, view, self._log)
-                sync_pending(model, space, running)
+                chosen.update((n, state.dist_in(n, context, search_space[n])) for n in group)
+                dists = {n: d for n, v in context.items() if (d := dist_of(n, v)) is not None}
+                assert len(dists) == len(context), "a decided value lies in a distribution"
+                dists.update((n, chosen[n]) for n in group)
+                core = state.core(tuple(sorted(dists.items())), direction, view, running)
                 # pending under the trial number, drawn from [seed, trial number, group]
-                params = model.core.ask(context, key=trial.number, seed_key=(trial.number, k))
+                params = core.ask(context, key=trial.number, seed_key=(trial.number, k))
                 decided.update((n, params[n]) for n in group)
         share_point(study, trial, {n: decided[n] for n in search_space if n in decided})
         return {name: decided[name] for name in free}
-
-    def _dist_in(
-        self, name: str, context: Mapping[str, Any], last: BaseDistribution
-    ) -> BaseDistribution:
-        """The distribution to model ``name`` with, given the values decided in this trial.
-
-        A parameter with one distribution has it (``last``, the relative search space's).  One
-        whose range changed (one range per branch, or a range widened on resume) takes the
-        range of the last finished trial that holds these context values (the branch this
-        trial is in), else ``last``.
-        """
-        dists = self._tracker.distributions(name)
-        if len(dists) < 2 or not context:
-            return last
-        for number in reversed(self._log.numbers[-_CONTEXT_LOOKBACK:]):
-            t = self._log.values[number][0]
-            dist = t.distributions.get(name)
-            held = all(t.params.get(n, _MISSING) == v for n, v in context.items())
-            if dist is not None and dist in dists and held:
-                return dist
-        return last
 
     def sample_independent(
         self,
@@ -447,22 +333,15 @@ class TreeUCBSampler(BaseSampler):
         start-up trials finished).
         """
         with self._lock:
-            view = self._scan(study)
+            view, tracker = self._state.scan(study), self._state.tracker
             if (
                 view.n_obs < max(1, self._n_startup_trials)
                 or param_name in self._warned
-                or not self._tracker.seen(param_name)
-                or param_name in self._tracker.search_space(group=self._group)
+                or not tracker.seen(param_name)
+                or param_name in tracker.search_space(group=self._group)
             ):
                 return
             self._warned.add(param_name)
-        unmodelled = self._tracker.unmodelled(param_name)
-        if unmodelled is not None:
-            reason = f"the tree cannot represent it ({unmodelled})"
-        else:
-            reason = "its kind, log scale or choices changed between trials"
-            if not self._group:
-                reason += " or it is missing from some trials (group=True models such parameters)"
         _logger.warning(
             "TreeUCBSampler samples the parameter %r (trial #%d) with %s instead of the tree: "
             "it is outside the relative search space because %s. This warning is shown once per "
@@ -470,7 +349,7 @@ class TreeUCBSampler(BaseSampler):
             param_name,
             trial.number,
             type(self._independent_sampler or RandomSampler()).__name__,
-            reason,
+            tracker.why_not_modelled(param_name, group=self._group),
         )
 
     def before_trial(self, study: Study, trial: FrozenTrial) -> None:
@@ -499,61 +378,6 @@ class TreeUCBSampler(BaseSampler):
             **self._core_options,
         )
 
-    def _choose_branch(
-        self,
-        group: list[str],
-        ctx_names: list[str],
-        decided: dict[str, Any],
-        view: View,
-        trial: FrozenTrial,
-        k: int,
-        direction: Direction,
-    ) -> dict[str, Any]:
-        """Values of the categorical parameters of a branch group, by the core's
-        :class:`~optuna_treeucb.core._branch.BranchChooser`.
-
-        The arms are the combinations of their choices; the sampler says which logged trials
-        hold which arm in the decided context.  Empty (the group's tree chooses them) when the
-        group has no categorical parameter or too many arms.
-        """
-        dists: list[CategoricalDistribution] = []
-        names: list[str] = []
-        for name in group:
-            dist = self._tracker.distribution(name)
-            if isinstance(dist, CategoricalDistribution):
-                names.append(name)
-                dists.append(dist)
-        sizes = [len(d.choices) for d in dists]
-        n_arms = math.prod(sizes)
-        if not names or n_arms > _MAX_ARMS:
-            return {}
-
-        def arm_of(t: FrozenTrial) -> int | None:
-            if any(t.distributions.get(n) != d for n, d in zip(names, dists)):
-                return None
-            if any(t.params.get(n, _MISSING) != decided[n] for n in ctx_names):
-                return None
-            indices = [int(d.to_internal_repr(t.params[n])) for n, d in zip(names, dists)]
-            return arm_index(indices, sizes)
-
-        numbers = self._log.numbers if view.finished is None else [t.number for t in view.finished]
-
-        def read(start: int) -> Iterator[tuple[int, Any, float]]:
-            for number in numbers[start:]:
-                t, value = self._log.values[number]
-                arm = None if value is None else arm_of(t)
-                if arm is not None:
-                    yield arm, value, self._log.violations[number]
-
-        chooser = self._branches.setdefault(direction, BranchChooser(direction))
-        key = (*names, *dists, *((n, decided[n]) for n in ctx_names))
-        rng = np.random.default_rng([self._base_seed, trial.number, k, 1])
-        arm = chooser.choose(
-            key, n_arms, read, len(numbers), rng, subset=view.finished is not None
-        )
-        choices = arm_choices(arm, sizes)
-        return {n: d.choices[i] for n, d, i in zip(names, dists, choices)}
-
     def build_model(self, study: Study, params: Sequence[str] | None = None) -> TreeUCB:
         """The TreeUCB bandit fitted on a study's trials, e.g. to inspect or plot its partition.
 
@@ -579,31 +403,11 @@ class TreeUCBSampler(BaseSampler):
         """
         direction = _direction(study)
         with self._lock:
-            view = self._scan(study)
-            if view.finished is None:
-                observations = [self._log.values[n] for n in sorted(self._log.numbers)]
-            else:
-                observations = [self._log.values[t.number] for t in view.finished]
-            if params is None:
-                space = self._tracker.search_space(group=False)
-            else:
-                available = self._tracker.search_space(group=True)
-                unknown = [p for p in params if p not in available]
-                if unknown or len(set(params)) != len(params):
-                    raise ValueError(
-                        f"TreeUCBSampler.build_model got params={list(params)!r}; it needs "
-                        f"distinct names among the modelled parameters {sorted(available)!r}."
-                    )
-                space = {p: available[p] for p in params}
-            if not space:
-                raise ValueError(
-                    "TreeUCBSampler.build_model needs a study with at least one finished trial "
-                    "that suggested a non-constant parameter."
-                )
+            view = self._state.scan(study)
+            space = self._state.tracker.model_space(params, "TreeUCBSampler.build_model")
             items = tuple(space.items())
-            model = self._models.new(items, direction)
-            tell_new(model, items, observations, self._log)  # under the lock: the log grows
-        sync_pending(model, items, _running(study, view))
+            model = self._state.build(items, direction, view)  # under the lock: the log grows
+        sync_pending(model, items, running_trials(study, view))
         return model.core
 
 
@@ -632,10 +436,3 @@ def _direction(study: Study) -> Direction:
     minimize = StudyDirection.MINIMIZE
     out = tuple("minimize" if d == minimize else "maximize" for d in study.directions)
     return out[0] if len(out) == 1 else out
-
-
-def _running(study: Study, view: View) -> list[FrozenTrial]:
-    """The study's ``RUNNING`` trials (read with the view if they were)."""
-    if view.running is not None:
-        return view.running
-    return study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))

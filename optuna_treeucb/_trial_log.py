@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import math
+import warnings
 from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 import numpy as np
+import optuna
 from optuna.distributions import BaseDistribution
 from optuna.samplers import BaseSampler
 from optuna.samplers import PartialFixedSampler
@@ -28,12 +29,16 @@ from optuna.trial import TrialState
 
 from optuna_treeucb._grouping import _FOLDED_STATES as FINISHED
 from optuna_treeucb._grouping import to_spec
-from optuna_treeucb.core._objectives import total_violation
+from optuna_treeucb.core import Face
 
 if TYPE_CHECKING:
     from optuna.trial import FrozenTrial
 
 _logger = logging.getLogger(__name__)
+# How many of the last finished trials are searched for a parameter's range in a trial's
+# context, when its range changed (a bound on the cost per ask, not a tuned value)
+CONTEXT_LOOKBACK = 2000
+_MISSING = object()  # a parameter a trial does not hold
 
 
 @dataclass
@@ -53,6 +58,11 @@ class View:
     n_obs: int
     new: list[FrozenTrial] = field(default_factory=list)
     running: list[FrozenTrial] | None = None
+
+    @property
+    def subset(self) -> bool:
+        """Whether the study shows a subset of the trials logged (a HyperbandPruner bracket)."""
+        return self.finished is not None
 
 
 Value = float | tuple[float, ...] | None  # a trial's value(s) for the model
@@ -105,6 +115,24 @@ class TrialLog:
         n_obs = sum(self.values[t.number][1] is not None for t in finished)
         return View(finished, n_obs, new)
 
+    def shown(self, view: View) -> list[int]:
+        """The numbers of the finished trials ``view`` shows: every trial logged, in the order
+        logged (a position in it stays valid as the log grows), or a bracket's subset."""
+        return self.numbers if view.finished is None else [t.number for t in view.finished]
+
+    def last_distribution(
+        self, name: str, context: Mapping[str, Any], dists: list[BaseDistribution]
+    ) -> BaseDistribution | None:
+        """The distribution among ``dists`` that the last finished trial holding the
+        ``context`` values gave ``name`` (among the last ``CONTEXT_LOOKBACK``), else ``None``."""
+        for number in reversed(self.numbers[-CONTEXT_LOOKBACK:]):
+            t = self.values[number][0]
+            dist = t.distributions.get(name)
+            held = all(t.params.get(n, _MISSING) == v for n, v in context.items())
+            if dist is not None and dist in dists and held:
+                return dist
+        return None
+
     def _built_on(self, trials: list[FrozenTrial]) -> bool:
         """Whether ``trials`` (every trial of the study, in number order) are still those the
         log was built on: the first, the one before the frontier and the last one logged are
@@ -146,43 +174,43 @@ class TrialLog:
 
     def _log(self, new: list[FrozenTrial]) -> None:
         for t in new:
-            v = value(t)
-            violation, named = 0.0, dict[str, float]()
-            if v is not None:
-                violation, named = self._violation(t)
-                if math.isnan(violation):
-                    v, violation = None, 0.0  # its constraints cannot be read: skipped
+            v, violation, named = self._read(t)
             self.values[t.number] = (t, v)
             self.violations[t.number] = violation
-            self.constraints[t.number] = named if v is not None else {}
+            self.constraints[t.number] = named
             self.numbers.append(t.number)
             self.n_obs += v is not None
 
-    def _violation(self, trial: FrozenTrial) -> tuple[float, dict[str, float]]:
-        """The trial's total violation, the sum of the positive values of whatever constraints
-        it holds (any number, any names), as Optuna 5's samplers read them (0 with none), and
-        those values by name.
-
-        NaN when its constraints cannot be read (a value that is not a number, or NaN): the
-        trial is then skipped, with one warning per log.
-        """
+    def _read(self, trial: FrozenTrial) -> tuple[Value, float, dict[str, float]]:
+        """The trial's value(s) for the model, total violation and constraint values by name
+        (any number, any names, as Optuna 5's samplers read them); ``(None, 0.0, {})`` when it
+        is not an observation by the core's rule (:meth:`~optuna_treeucb.core.Face.result`):
+        a NaN value, or constraint values that cannot be read (one warning per log)."""
+        raw = values(trial)
+        if raw is None or Face.result(raw).values is None:
+            return None, 0.0, {}
         try:
             named = constraints(trial)
-            cs = list(named.values())
-            if any(math.isnan(c) for c in cs):
-                raise ValueError("NaN")
         except (TypeError, ValueError) as err:
-            if not self._warned:
-                self._warned = True
-                _logger.warning(
-                    "TreeUCBSampler skips trial %d: its constraint values cannot be read as "
-                    "numbers (%s). Constraints must be real numbers, not NaN. Later trials with "
-                    "unreadable constraints are skipped without this warning.",
-                    trial.number,
-                    err,
-                )
-            return math.nan, {}
-        return (float(total_violation(np.array([cs]))[0]) if cs else 0.0), named
+            self._warn_unreadable(trial, err)
+            return None, 0.0, {}
+        result = Face.result(raw, list(named.values()))
+        if result.values is None or result.constraints is None:
+            self._warn_unreadable(trial, ValueError("NaN"))
+            return None, 0.0, {}
+        v = result.values if len(result.values) > 1 else result.values[0]
+        return v, result.violation, named
+
+    def _warn_unreadable(self, trial: FrozenTrial, err: Exception) -> None:
+        if not self._warned:
+            self._warned = True
+            _logger.warning(
+                "TreeUCBSampler skips trial %d: its constraint values cannot be read as "
+                "numbers (%s). Constraints must be real numbers, not NaN. Later trials with "
+                "unreadable constraints are skipped without this warning.",
+                trial.number,
+                err,
+            )
 
 
 def key(trial: FrozenTrial) -> tuple[int, Any]:
@@ -190,21 +218,18 @@ def key(trial: FrozenTrial) -> tuple[int, Any]:
     return trial.number, trial.datetime_start
 
 
-def value(trial: FrozenTrial) -> Value:
-    """A finished trial's value for the model, ``None`` if it has none.
+def values(trial: FrozenTrial) -> list[float | None] | None:
+    """A finished trial's value(s) for the model, ``None`` if it has none.
 
-    ``COMPLETE``: its value (its values, a tuple, with several objectives).  ``PRUNED``: its
-    last intermediate value (at its last step).  NaN gives ``None``.
+    ``COMPLETE``: its value (its values with several objectives).  ``PRUNED``: its last
+    intermediate value (at its last step).  A NaN is the core's to drop
+    (:meth:`~optuna_treeucb.core.Face.result`).
     """
-    v: float | None = None
-    if trial.state == TrialState.COMPLETE and trial.values is not None and len(trial.values) > 1:
-        values = tuple(float(u) for u in trial.values)
-        return None if any(math.isnan(u) for u in values) else values
-    if trial.state == TrialState.COMPLETE:
-        v = trial.value
-    elif trial.state == TrialState.PRUNED and trial.last_step is not None:
-        v = trial.intermediate_values[trial.last_step]
-    return None if v is None or math.isnan(v) else float(v)
+    if trial.state == TrialState.COMPLETE and trial.values is not None:
+        return [float(u) for u in trial.values]
+    if trial.state == TrialState.PRUNED and trial.last_step is not None:
+        return [float(trial.intermediate_values[trial.last_step])]
+    return None
 
 
 def draw_seed(base_seed: int, number: int, param_name: str) -> int:
@@ -226,6 +251,26 @@ def constraints(trial: FrozenTrial) -> dict[str, float]:
     if hasattr(type(trial), "constraints"):
         return {str(k): float(c) for k, c in trial.constraints.items()}
     return {str(i): float(c) for i, c in enumerate(trial.system_attrs.get("constraints") or ())}
+
+
+def check_constraints_func(constraints_func: Any) -> Any:
+    """``TreeUCBSampler``'s ``constraints_func``, checked, with Optuna 5's deprecation warning
+    (TypeError if it is neither a function nor ``None``)."""
+    if constraints_func is not None and not callable(constraints_func):
+        raise TypeError(
+            "The 'constraints_func' parameter of TreeUCBSampler must be a function of a "
+            f"FrozenTrial returning its constraint values, or None. Got {constraints_func!r}."
+        )
+    if constraints_func is not None and int(optuna.__version__.split(".")[0]) >= 5:
+        # the warning of TPESampler and GPSampler in Optuna 5, word for word
+        warnings.warn(
+            "`constraints_func` has been deprecated in v5.0.0. This feature will be removed "
+            "in v7.0.0. See https://github.com/optuna/optuna/releases/tag/v5.0.0. Use "
+            "`optuna.trial.Trial.set_constraint` instead.",
+            FutureWarning,
+            stacklevel=3,
+        )
+    return constraints_func
 
 
 def fixed_context(
@@ -276,3 +321,10 @@ def partial_fixed_params(sampler: BaseSampler) -> Mapping[str, Any]:
         "its fixed values are not used as contexts."
     )
     return {}
+
+
+def running(study: Study, view: View) -> list[FrozenTrial]:
+    """The study's ``RUNNING`` trials (read with the view if they were)."""
+    if view.running is not None:
+        return view.running
+    return study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))

@@ -19,12 +19,10 @@ from typing import Any
 
 import numpy as np
 
+from optuna_treeucb.core import Face
 from optuna_treeucb.core import ParamSpec
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
-from optuna_treeucb.core._options import document_options
-from optuna_treeucb.core._options import face_options
-from optuna_treeucb.core._options import fresh_seed
 
 try:
     from ray.tune.result import DEFAULT_METRIC
@@ -340,9 +338,10 @@ _OPTION_NOTES = {
     'see "Reproducibility" above.',
     "n_startup": "``None`` takes this default.",
 }
+_FACE = Face("TreeUCBSearch", _OPTION_NOTES)
 
 
-@document_options("TreeUCBSearch", _OPTION_NOTES)
+@_FACE.document
 class TreeUCBSearch(Searcher):
     """Ray Tune searcher that suggests configurations with TreeUCB.
 
@@ -502,7 +501,6 @@ class TreeUCBSearch(Searcher):
         self._time_attr = time_attr
         # trial id -> (its last result's metric(s), step, constraint values)
         self._last_result: dict[str, tuple[Any, float | None, dict[str, Any]]] = {}
-        self._max_step = -math.inf  # the largest time_attr value any result showed
         super().__init__(metric=metric, mode=mode)  # type: ignore[arg-type]  # lists: as Optuna
         if "direction" in options:
             raise TypeError(
@@ -511,8 +509,10 @@ class TreeUCBSearch(Searcher):
             )
         given = dict(options, seed=seed)
         given.update({} if n_startup_trials is None else {"n_startup_trials": n_startup_trials})
-        # checked now, not at the first trial; keyed by the core's names
-        self._options, self._seed = face_options("TreeUCBSearch", given)
+        # checked now, not at the first trial; keyed by the core's names.  TreeUCB's draws
+        # for the k-th configuration (suggested or added) are seeded by (seed, k), as an
+        # Optuna trial's by (seed, trial number).
+        self._options, self._base_seed = _FACE.options(given)
         if points_to_evaluate is not None and not isinstance(points_to_evaluate, list):
             raise TypeError(
                 "The 'points_to_evaluate' parameter of TreeUCBSearch must be a list of dicts. "
@@ -574,9 +574,6 @@ class TreeUCBSearch(Searcher):
         if not self._metric:
             self._metric = DEFAULT_METRIC  # Ray's idiom: a mode without a metric
         _check_metric_mode(self._metric, self._mode)
-        # TreeUCB's draws for the k-th configuration (suggested or added) are seeded by
-        # (seed, k), as an Optuna trial's by (seed, trial number).
-        self._base_seed = int(self._seed) if self._seed is not None else fresh_seed()
         self._treeucb = TreeUCB(
             self._cube, seed=self._base_seed, direction=_direction(self._mode), **self._options
         )
@@ -701,9 +698,13 @@ class TreeUCBSearch(Searcher):
         assert self._treeucb is not None
         several = isinstance(self._metric, list)
         values = list(value) if several and isinstance(value, (list, tuple)) else [value]
-        floats = [_as_float(u) for u in values]
         n = len(self._metric) if isinstance(self._metric, list) else 1
-        if len(floats) != n or any(u is None or math.isnan(u) for u in floats):
+        cons = constraints or {}
+        # the core's rule: a NaN (or missing, or not a number) value or constraint drops it
+        read = _FACE.result(
+            [_as_float(u) for u in values], [_as_float(cons.get(k)) for k in self._constraints]
+        )
+        if len(values) != n or read.values is None:
             _logger.warning(
                 "TreeUCBSearch drops %s: metric %r is %r, not %s (its configuration is "
                 "not counted).",
@@ -713,34 +714,26 @@ class TreeUCBSearch(Searcher):
                 f"{n} numbers" if several else "a number",
             )
             return False
-        cons = self._constraint_values(constraints or {}, what, stopped)
-        if cons is None:
+        if read.constraints is None:
+            self._warn_constraints(cons, what, stopped)
             return False
-        told = [float(u) for u in floats if u is not None]
         self._treeucb.tell(
             params,
-            told if several else told[0],
+            list(read.values) if several else read.values[0],
             key=trial_id,
             budget=budget,
-            constraints=cons or None,
+            constraints=list(read.constraints) or None,
         )
         return True
 
-    def _constraint_values(
-        self, constraints: Mapping[str, Any], what: str, stopped: bool
-    ) -> list[float] | None:
-        """A result's values of the constraints named by ``constraints`` (the core sums their
-        positive parts), or ``None`` when one is missing, NaN or not a number: the result is
-        then dropped, with one warning per searcher (later ones at INFO)."""
-        keys = self._constraints
-        cons = [_as_float(constraints.get(key)) for key in keys]
+    def _warn_constraints(self, constraints: Mapping[str, Any], what: str, stopped: bool) -> None:
+        """Log a result dropped for its constraint values (missing, NaN or not a number): one
+        warning per searcher, later ones at INFO."""
         bad = {
             k: constraints.get(k, "nothing")
-            for k, c in zip(keys, cons)
-            if c is None or math.isnan(c)
+            for k in self._constraints
+            if _FACE.result((), [_as_float(constraints.get(k))]).constraints is None
         }
-        if not bad:
-            return [c for c in cons if c is not None]
         level = logging.INFO if self._warned_constraints else logging.WARNING
         self._warned_constraints = True
         _logger.log(
@@ -755,7 +748,6 @@ class TreeUCBSearch(Searcher):
             if stopped
             else "",
         )
-        return None
 
     def _given_value(self, value: Any, what: str) -> Any:
         """A metric value the user gave (``evaluated_rewards``, :meth:`add_evaluated_point`)
@@ -804,14 +796,15 @@ class TreeUCBSearch(Searcher):
     def _step(self, result: Mapping[str, Any]) -> float | None:
         """The value of ``time_attr`` in a result (``None`` if absent or not a number >= 0).
 
-        It raises the largest step seen.
+        The core notes it: a trial that ends below the furthest step noted was stopped early.
         """
         if self._time_attr is None:
             return None
         step = _as_float(result.get(self._time_attr))
         if step is None or not step >= 0.0:
             return None
-        self._max_step = max(self._max_step, step)
+        assert self._treeucb is not None  # a result of a live trial: suggest made the core
+        self._treeucb.note_step(step)
         return step
 
     def on_trial_result(self, trial_id: str, result: dict[str, Any]) -> None:
@@ -859,8 +852,7 @@ class TreeUCBSearch(Searcher):
                 value, step, cons = last
             else:
                 step = None
-            # stopped early if some result went further; complete otherwise
-            stopped = step is not None and step < self._max_step
+            stopped = self._treeucb.stopped_early(step)  # some result went further
             budget = self._treeucb.budget_of(step, complete=not stopped)
             what = f"trial {trial_id}"
             told = self._record(
@@ -936,8 +928,11 @@ class TreeUCBSearch(Searcher):
         """Load a state written by :meth:`save` (replacing the current one)."""
         with open(checkpoint_path, "rb") as f:
             state = pickle.load(f)
+        max_step = state.pop("_max_step", -math.inf)  # written before the core noted steps
         self.__dict__.update(state)
         core = self._treeucb
+        if core is not None and math.isfinite(max_step):
+            core.note_step(max_step)
         if core is not None and set(core.pending_keys) != set(self._live_trial_mapping):
             # written before the core held the live trials' points by trial id
             core.reseed(self._base_seed)

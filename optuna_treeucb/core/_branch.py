@@ -41,6 +41,7 @@ Direction = str | Sequence[str]
 GOOD_SHARE = 0.1  # TPE's default gamma(n) = min(ceil(0.1 n), 25)
 GOOD_CAP = 25
 MAX_SUMMARIES = 64  # cached (branch, context) summaries per chooser, oldest dropped first
+MAX_ARMS = 64  # a branch with more combinations of choices is left to its group's tree
 PRIOR_ARMS = 4  # up to 4 arms each starts from Beta(1, 1); more arms share one pseudo-count 4
 
 
@@ -175,7 +176,14 @@ class _Summary:
 
 
 class BranchChooser:
-    """Chooses the arm of a branch in a context (:func:`choose_arm`, capped), from a growing log.
+    """Face contract: chooses the categorical values of a conditional space's branch.
+
+    A *branch* is a group of parameters that other groups depend on (e.g. a model choice);
+    its categorical parameters are not chosen by a tree, which is nearly greedy on a choice's
+    mean, but by :func:`choose_arm` (capped) over the combinations of their choices, from a
+    growing log of observations.  :meth:`choose_combination` is what a wrapper calls: it says
+    which observations hold which choices, the chooser owns the arms, the scores, the draws'
+    seed and the cache.
 
     One objective without violations: the caller's log is folded in incrementally, per key
     (a branch in a context), in at most ``MAX_SUMMARIES`` summaries, the least recently used
@@ -226,6 +234,45 @@ class BranchChooser:
         if summary.constrained:
             return self._in_full(read(0), n_arms, rng)
         return summary.stats.choose(rng, capped=True)
+
+    def choose_combination(
+        self,
+        key: Hashable,
+        sizes: Sequence[int],
+        read: Callable[[int], Iterable[tuple[Sequence[int], Any, float]]],
+        end: int,
+        seed: Sequence[int],
+        *,
+        subset: bool = False,
+    ) -> list[int] | None:
+        """The choice of each categorical parameter of a branch, or ``None`` when the branch
+        has no such parameter or more than ``MAX_ARMS`` combinations (its tree chooses).
+
+        Args:
+            key: The branch and its context (same key: same parameters, same observations).
+            sizes: The number of choices of each categorical parameter.
+            read: ``read(start)`` yields, for the observations of the caller's log from
+                position ``start`` on that hold this branch in this context, ``(choices,
+                value, violation)``: the index of each parameter's choice, the value(s) as
+                told and the total constraint violation (0: feasible).
+            end: The log's length now.
+            seed: The ints that seed the draw, e.g. ``(seed, trial number, group)``; the
+                generator is ``default_rng([*seed, 1])``, apart from the tree's draws.
+            subset: ``read(0)`` shows a subset of the log that is not a prefix.
+
+        Returns:
+            One index per parameter, in ``[0, sizes[i])``.
+        """
+        n_arms = math.prod(sizes)
+        if not sizes or n_arms > MAX_ARMS:
+            return None
+
+        def arms(start: int) -> Iterable[Observation]:
+            for choices, value, violation in read(start):
+                yield arm_index(choices, sizes), value, violation
+
+        rng = np.random.default_rng([*seed, 1])
+        return arm_choices(self.choose(key, n_arms, arms, end, rng, subset=subset), sizes)
 
     def _in_full(self, rows: Iterable[Observation], n_arms: int, rng: np.random.Generator) -> int:
         arms, values, violations = [], [], []

@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import math
 from typing import Any
-from typing import Literal
 
 import numpy as np
 
+from optuna_treeucb.core._options import PrunedRule
 from optuna_treeucb.core._space import as_reals
-
-PrunedRule = Literal["last_value", "context"]
 
 
 class BudgetContext:

@@ -18,7 +18,6 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import replace
-from typing import Literal
 from typing import Protocol
 
 import numpy as np
@@ -39,6 +38,7 @@ from optuna_treeucb.core._localgp import posterior_mean
 from optuna_treeucb.core._localgp import region_candidates
 from optuna_treeucb.core._localgp import thompson_sample
 from optuna_treeucb.core._localgp import unit_scale
+from optuna_treeucb.core._options import Discrete
 from optuna_treeucb.core._space import UnitCube
 
 RHO_INIT = 1.0
@@ -50,7 +50,6 @@ LOCAL_GP_N = 48  # observations nearest to the centre that the local GP is fitte
 LOCAL_GP_CANDIDATES = 128  # Thompson-sampling candidates in the trust region
 LOCAL_GP_PENDING = 32  # pending points in the region the local GP conditions on, at most
 LOCAL_GP_JOINT: int | None = 32  # candidates drawn jointly (best upper bounds); None: all
-Discrete = Literal["box", "region"]
 
 
 @dataclass(frozen=True)

@@ -123,6 +123,12 @@ class BoxStats:
         index = hoeffding_index(means, counts, box_diameters(part.low, part.high), t, C, M)
         return cls(part.low, part.high, n_obs, n_pending, mean, index)
 
+    def containing(self, point: Mapping[int, float]) -> np.ndarray:
+        """Whether each box holds ``point`` (column -> value in [0, 1]) along its columns,
+        shape (L,) (a box's side on the cube's border holds the border; columns not given are
+        free), as the partition routes points: each point of the cube is in one box."""
+        return containing(self.low, self.high, point)
+
 
 def soft_gp_index(
     mean: np.ndarray,

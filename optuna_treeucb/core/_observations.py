@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import NamedTuple
 from typing import cast
 
 import numpy as np
@@ -198,6 +199,51 @@ def keyed_generator(
     return np.random.default_rng([seed, *ints])
 
 
+def failed(values: np.ndarray) -> np.ndarray:
+    """Whether each row of ``values`` (m, k) is a failed evaluation, shape (m,): one with a NaN.
+
+    The one rule by which a result is not an observation: :meth:`Observations.append` drops
+    such rows (with a warning), :func:`read_result` reports them to a face (NaN stands for a
+    value that is missing or not a number), and a constraint value follows it too.
+    """
+    return np.isnan(values).any(axis=1)
+
+
+class Result(NamedTuple):
+    """A result as the core counts it (:func:`read_result`).
+
+    Attributes:
+        values: Its values as floats (``±inf`` included), or ``None``: not an observation.
+        constraints: Its constraint values, or ``None``: they cannot be read, and it is not an
+            observation.  ``()`` without constraints.
+        violation: Its total constraint violation, the sum of their positive parts (0:
+            feasible); NaN when they cannot be read.
+    """
+
+    values: tuple[float, ...] | None
+    constraints: tuple[float, ...] | None
+    violation: float
+
+
+def read_result(
+    values: Sequence[float | None], constraints: Sequence[float | None] = ()
+) -> Result:
+    """A face's result as the core counts it: ``values`` (one per objective) and
+    ``constraints`` (any number, each feasible when <= 0), ``None`` for an item that is
+    missing or not a number (the face decides what a number is)."""
+
+    def read(items: Sequence[float | None]) -> tuple[float, ...] | None:
+        row = np.array([[np.nan if u is None else float(u) for u in items]], dtype=float)
+        return None if row.size and failed(row)[0] else tuple(float(u) for u in row[0])
+
+    cons = read(constraints)
+    if cons is None:
+        violation = np.nan
+    else:
+        violation = float(total_violation(np.array([cons]))[0]) if cons else 0.0
+    return Result(read(values), cons, violation)
+
+
 def repeats(P: np.ndarray, obs: Observations, pending: Pending) -> np.ndarray:
     """Whether each point of ``P`` (p, >= d) decodes to an observed or pending point, (p,)."""
     d = obs.space.dim
@@ -285,7 +331,7 @@ class Observations:
         ``params``: one observation's, as told."""
         v = np.zeros(X.shape[0]) if violations is None else violations
         values = values.reshape(X.shape[0], self.signs.size)
-        nan = np.isnan(values).any(axis=1)
+        nan = failed(values)
         if nan.any():
             if nan.size == 1:
                 at = params if params is not None else self.space.decode(X[0])

@@ -15,10 +15,18 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 from typing import Literal
+from typing import get_args
 
 import numpy as np
 
+# The allowed values of the str options, spelled once: OPTIONS takes its choices from them
+# (``get_args``), and TreeUCB and TreeUCBSampler annotate their keywords with them.
 Direction = Literal["maximize", "minimize"]
+Rule = Literal["refit", "incremental"]
+Index = Literal["hoeffding", "soft_gp"]
+PrunedRule = Literal["last_value", "context"]
+Sampling = Literal["uniform", "trust_region", "local_gp"]
+Discrete = Literal["box", "region"]
 
 SEED_LIMIT = 2**32
 TABLE_START = "<!-- options-table:start -->"
@@ -177,7 +185,7 @@ _OPTIONS = (
         doc="Whether the told values are maximized or minimized: pass `minimize` for losses, "
         "or a list with one per objective for several objectives (the wrappers take it from "
         "the study or from `mode`).",
-        choices=("maximize", "minimize"),
+        choices=get_args(Direction),
         core_only=True,
     ),
     Option(
@@ -187,7 +195,7 @@ _OPTIONS = (
         doc="Tree rule: the paper's CART refitted on all data, or a nested partition grown "
         "online. Choose `incremental` when you need the regret theorem's conditions (with "
         '`sampling="uniform"`) or a cost per trial that stays flat over long runs.',
-        choices=("refit", "incremental"),
+        choices=get_args(Rule),
     ),
     Option(
         "index",
@@ -198,7 +206,7 @@ _OPTIONS = (
         "dimensions, where it shares information between neighbouring boxes; as a bandit "
         '(`sampling="uniform"`), `soft_gp` with `M=0.3` cut cumulative regret by 16% on '
         "the bandit suite, at about 3x the time per round.",
-        choices=("hoeffding", "soft_gp"),
+        choices=get_args(Index),
     ),
     Option(
         "C",
@@ -234,7 +242,7 @@ _OPTIONS = (
         "count: by their last value as if final, or with the budget as a context dimension "
         "of the tree, new points played at the full budget. Choose `context` when a pruner "
         'or scheduler stops many trials early; see "Pruning and schedulers".',
-        choices=("last_value", "context"),
+        choices=get_args(PrunedRule),
     ),
     Option(
         "max_budget",
@@ -259,7 +267,7 @@ _OPTIONS = (
         "region. For optimisation (the best value found) use `local_gp`, the wrappers' "
         'default; `trust_region` costs less per trial. With `index="soft_gp"` the index '
         "scores the region's candidates, so `local_gp` draws as `trust_region`.",
-        choices=("uniform", "trust_region", "local_gp"),
+        choices=get_args(Sampling),
         wrapper_default="local_gp",
     ),
     Option(
@@ -271,7 +279,7 @@ _OPTIONS = (
         "a probability that shrinks with it (the local GP then sees categoricals one-hot). "
         "Try `region` on spaces with many integer or categorical parameters.",
         applies=_TRUST,
-        choices=("box", "region"),
+        choices=get_args(Discrete),
     ),
 )
 
@@ -419,10 +427,10 @@ def _allowed_rst(option: Option) -> str:
     return option.allowed().replace("2**32", "``2**32``").replace("None", "``None``")
 
 
-Face = Literal["TreeUCB", "TreeUCBSampler", "TreeUCBSearch"]
+FaceName = Literal["TreeUCB", "TreeUCBSampler", "TreeUCBSearch"]
 
 
-def option_args(face: Face, extra: Mapping[str, str] | None = None) -> list[str]:
+def option_args(face: FaceName, extra: Mapping[str, str] | None = None) -> list[str]:
     """The ``Args:`` entries of the options of ``face``: a name line, then the indented text;
     ``extra``: the face's own sentences, by the core's option name."""
     wrapper = face != "TreeUCB"
@@ -447,7 +455,7 @@ _Documented = Any  # a class whose docstring holds ARGS_MARKER
 
 
 def document_options(
-    face: Face, extra: Mapping[str, str] | None = None
+    face: FaceName, extra: Mapping[str, str] | None = None
 ) -> Callable[[_Documented], _Documented]:
     """Class decorator: replace the :data:`ARGS_MARKER` line of the docstring by
     :func:`option_args` at the marker's indentation (a docstring stripped by ``-OO`` stays

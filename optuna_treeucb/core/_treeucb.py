@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import threading
 from collections.abc import Callable
 from collections.abc import Hashable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
-from typing import Literal
 from typing import TypeVar
 from typing import cast
 
 import numpy as np
 
 from optuna_treeucb.core._fidelity import BudgetContext
-from optuna_treeucb.core._fidelity import PrunedRule
 from optuna_treeucb.core._fidelity import as_budgets
 from optuna_treeucb.core._inbox import InBoxSampler
 from optuna_treeucb.core._inbox import LocalGP
@@ -40,6 +39,11 @@ from optuna_treeucb.core._observations import as_violations
 from optuna_treeucb.core._observations import keyed_generator
 from optuna_treeucb.core._observations import repeats
 from optuna_treeucb.core._options import Direction
+from optuna_treeucb.core._options import Discrete
+from optuna_treeucb.core._options import Index
+from optuna_treeucb.core._options import PrunedRule
+from optuna_treeucb.core._options import Rule
+from optuna_treeucb.core._options import Sampling
 from optuna_treeucb.core._options import as_directions
 from optuna_treeucb.core._options import document_options
 from optuna_treeucb.core._options import fresh_seed
@@ -53,10 +57,6 @@ from optuna_treeucb.core._space import as_cube
 from optuna_treeucb.core._space import as_reals
 
 _logger = logging.getLogger(__name__)
-Rule = Literal["refit", "incremental"]
-Index = Literal["hoeffding", "soft_gp"]
-Sampling = Literal["uniform", "trust_region", "local_gp"]
-Discrete = Literal["box", "region"]
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
@@ -172,6 +172,7 @@ class TreeUCB:
         self._obs = Observations(self.space, directions)
         self._pending = Pending(self.space)
         self._context = BudgetContext(self.pruned, self.max_budget)
+        self._furthest = -math.inf  # the furthest step an evaluation reached (note_step)
         self.partition = self._new_partition()
         self._soft_gp = SoftGPIndex() if self.index == "soft_gp" else None
         if self.sampling == "uniform":
@@ -187,6 +188,7 @@ class TreeUCB:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         state.setdefault("_key_seed", state["seed"] if state["seed"] is not None else fresh_seed())
+        state.setdefault("_furthest", -math.inf)
         self.__dict__.update(state)
         self._lock = threading.RLock()
 
@@ -277,6 +279,21 @@ class TreeUCB:
         """The budget to tell for an evaluation that reached ``step``: ``step`` if stopped early
         or under ``pruned="context"``, else ``None`` (full)."""
         return step if not complete or self.pruned == "context" else None
+
+    @_serialised
+    def note_step(self, step: float) -> None:
+        """Note that an evaluation reached ``step``, a real number >= 0 (e.g. a running
+        evaluation's intermediate result): one that ends below the furthest step noted was
+        stopped early (:meth:`stopped_early`)."""
+        allowed = "a real number >= 0 (a step an evaluation reached)"
+        noted = as_reals(step, "step", "TreeUCB.note_step", allowed, lambda s: s >= 0)
+        self._furthest = max(self._furthest, float(noted))
+
+    @_serialised
+    def stopped_early(self, step: float | None) -> bool:
+        """Whether an evaluation that ended at ``step`` was stopped early, e.g. by a scheduler:
+        some evaluation went further (:meth:`note_step`).  ``None`` (no step): no."""
+        return step is not None and step < self._furthest
 
     @_serialised
     def rewards(self) -> np.ndarray:

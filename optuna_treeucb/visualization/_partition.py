@@ -27,7 +27,6 @@ import numpy as np
 
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core import UnitCube
-from optuna_treeucb.core._partition import box_contains
 from optuna_treeucb.visualization._imports import import_pyplot
 from optuna_treeucb.visualization._param_axis import ParamAxis
 
@@ -196,12 +195,12 @@ def _get_slice(
     point = _slice_point(bandit, columns, slice_at, next_x, owner)
     cols = np.array(columns, dtype=np.intp)
     others = np.array([j for j in range(d) if j not in columns], dtype=np.intp)
-    drawn = np.all(box_contains(lv.low[:, others], lv.high[:, others], point[others]), axis=1)
+    drawn = lv.containing({int(j): float(point[j]) for j in others})
     X = bandit.X
     if lv.low.shape[1] > d:
         # pruned="context": the last column is the budget; the slice is at the full budget,
         # where points are played, and each observation lies in its box at its own budget
-        drawn &= box_contains(lv.low[:, d], lv.high[:, d], 1.0)
+        drawn &= lv.containing({d: 1.0})
         leaf_of_x = model.partition.leaf_of.copy()
     else:
         leaf_of_x = model.partition.locate(X) if X.shape[0] else np.zeros(0, dtype=np.intp)
@@ -210,7 +209,7 @@ def _get_slice(
     next_low = next_high = None
     if next_x is not None:
         at = np.append(next_x, np.ones(lv.low.shape[1] - d))  # at the full budget
-        hits = np.flatnonzero(np.all(box_contains(lv.low, lv.high, at), axis=1))
+        hits = np.flatnonzero(lv.containing(dict(enumerate(at))))
         assert hits.size >= 1, "the leaves tile the cube"
         next_leaf = int(hits[0])
         next_low, next_high = lv.low[next_leaf, cols], lv.high[next_leaf, cols]

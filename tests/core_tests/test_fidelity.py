@@ -42,6 +42,22 @@ def test_the_budget_of_a_complete_evaluation_depends_on_the_rule(
     assert bandit.budget_of(None, complete=True) is None  # reported nothing: full
 
 
+def test_an_evaluation_ending_below_the_furthest_step_noted_was_stopped_early() -> None:
+    bandit = TreeUCB(1)
+    assert not bandit.stopped_early(0.0)  # nothing noted: a full evaluation
+    bandit.note_step(3)
+    bandit.note_step(1.0)  # the furthest step stays
+    assert bandit.stopped_early(2.0) and not bandit.stopped_early(3.0)
+    assert not bandit.stopped_early(None)  # no step reported: full
+    assert pickle.loads(pickle.dumps(bandit)).stopped_early(2.0)
+
+
+@pytest.mark.parametrize(("step", "error"), [(-1.0, ValueError), (None, TypeError)])
+def test_a_bad_step_names_the_parameter(step: object, error: type[Exception]) -> None:
+    with pytest.raises(error, match="'step' parameter of TreeUCB.note_step.*>= 0"):
+        TreeUCB(1).note_step(step)  # type: ignore[arg-type]
+
+
 def test_budget_context_says_when_the_contexts_change() -> None:
     context = BudgetContext("context", None)
     X = np.array([[0.2], [0.4]])

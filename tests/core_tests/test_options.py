@@ -11,7 +11,6 @@ import pytest
 from optuna_treeucb.core import OPTIONS
 from optuna_treeucb.core import Option
 from optuna_treeucb.core import TreeUCB
-from optuna_treeucb.core import validate_options
 from optuna_treeucb.core._options import SEED_LIMIT
 from optuna_treeucb.core._options import TABLE_END
 from optuna_treeucb.core._options import TABLE_START
@@ -19,6 +18,7 @@ from optuna_treeucb.core._options import _has_effect
 from optuna_treeucb.core._options import face_defaults
 from optuna_treeucb.core._options import options_table
 from optuna_treeucb.core._options import splice_table
+from optuna_treeucb.core._options import validate_options
 from tests.invalid_values import invalid_values
 
 # every bad value the table implies, for every option: (name, value, error)
