@@ -1,14 +1,6 @@
 """The one harness of the benchmark commands: their command line, where results go, worker
 processes, the Optuna, core and bandit runs, and the one place that starts Ray, times a
-searcher and runs a ``tune.Tuner``.
-
-A command builds its parser with :func:`make_parser`, naming the common options it takes
-(``--quick``, ``--trials``, ``--seeds``, ``--seed-offset``, ``--name``, ``--jobs``,
-``--samplers``, ``--paired``, ... declared once here, each with one help text) and their
-defaults, and adds its own with :meth:`Parser.option`; a default that ``--quick`` shrinks is a
-:class:`Quick` pair.  :meth:`Parser.parse` stamps the code measured and starts the clock;
-:func:`finish` writes the result file (``--out``, a scratch folder unless given) with the
-exact command and a :func:`machine_note`.
+searcher and runs a ``tune.Tuner`` (benchmarks/README.md, Layout).
 """
 
 from __future__ import annotations

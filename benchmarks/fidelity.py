@@ -1,52 +1,12 @@
 """Multi-fidelity: TreeUCBSampler's rules for pruned trials beside TPE and random, with pruners.
 
-Every study spends the same resource: ``--fulls`` full trainings' worth of steps (a trial that
-is pruned at step s costs s steps).  Tasks (minimised, ``T`` = 27 steps per full training):
-
-* ``curves``: synthetic learning curves that cross.  Four parameters in [0, 1]; ``u0`` sets the
-  learning speed ``k = 10^(2.5 u0 - 2)`` and raises the floor, so fast learners look best
-  early and end worse: ``loss(t) = f + (1 - f) exp(-k t)``,
-  ``f = 0.05 + 0.4 u0^2 + 0.5 |u_{1:3} - c|^2``; reported values carry Gaussian noise (sd
-  0.01); the regret is the noiseless final loss minus its minimum (found on a grid).
-* ``sgd-digits``: ``SGDClassifier`` (elastic net, log loss; ``alpha``, ``l1_ratio``, ``eta0``,
-  ``learning_rate``) trained one epoch per step with ``partial_fit`` on a fixed split of
-  ``load_digits``; the value is the validation error; the regret is the final error minus the
-  best final error any run reached.
-
-* ``keras-digits`` (named with ``--tasks`` only): the paper's Keras MLP (:mod:`examples.mnist`'s
-  space and :func:`examples._models.evaluate_mlp`) on the bundled digits split of the README's
-  main job (1200 training, 597 validation images), with epochs as the resource: the
-  ``iterations`` parameter leaves the space, every trial trains up to its upper bound (243
-  minibatch steps) in ``T`` epochs of 9 steps, and reports the validation error after each; the
-  regret is the final error minus the best final error any run reached.  Its samplers are
-  TreeUCB (with its default ``pruned`` rule) and TPE: a study costs about a minute of CPU.
-
-Pruners: none, ``HyperbandPruner`` and ``SuccessiveHalvingPruner`` (min resource 1, reduction
-factor 3) and ``MedianPruner`` (5 start-up trials, 2 warm-up steps). Samplers: TreeUCB with
-each ``pruned`` rule, ``last_value`` and ``context`` (one TreeUCB without a pruner: the rules
-agree when nothing is pruned; ``context`` with ``max_budget=T``, the pruners' max resource),
-TPE and random, all with their defaults otherwise. The recommendation is the best complete
-trial (by its reported value); its regret is reported at 25%, 50% and 100% of the resource
-(mean ± standard error over seeds; ``-`` if a run has no complete trial yet), with the paired
-log-ratio of the final regret to TreeUCB's ``last_value`` rule under the same pruner and seed
-(regrets floored at 1e-3, the resolution of the metric: one validation image of ``sgd-digits``
-is 1.4e-3), and plotted against the resource spent (``<name>_<task>.png``, one panel per
-pruner: the mean over seeds of the regret floored at 1e-3, from the point where every seed has
-a complete trial). Report seeds are 1000+; the rules were developed on seeds 0-4
-(``--seed-offset 0``).
-
-``--backend ray`` runs the curves task in Ray Tune instead, on a local Ray (2 CPUs), one
-trial at a time: ``TreeUCBSearch`` with the rules ``last_value`` and ``context``
-(``max_budget=T``), ``OptunaSearch`` (TPE) and ``HyperOptSearch``, each under
-``ASHAScheduler(max_t=T, grace_period=1, reduction_factor=3)``; a stopper ends the run once
-the steps reported reach the resource.  Its trials' noise is keyed on the configuration, so
-it differs from the Optuna backend's for the same seed.
+Score: regret of the best complete trial at 25/50/100% of an equal resource, and the paired
+log-ratio to the `last_value` rule under the same pruner. benchmarks/README.md describes the
+tasks and the method.
 
 Usage::
 
     python -m benchmarks fidelity --quick            # 3 seeds, curves only
-    python -m benchmarks fidelity --jobs 2           # 20 seeds curves, 10 seeds sgd-digits
-    python -m benchmarks fidelity --backend ray      # 3 seeds, Ray Tune searchers with ASHA
 """
 
 from __future__ import annotations

@@ -1,24 +1,11 @@
 """Paired comparison of TreeUCB's in-box samplers on the real BBOB suite (core ask/tell).
 
-Every setting (a set of core options, e.g. ``sampling=trust_region``) runs the BBOB suite of
-:mod:`benchmarks._problems` (24 rotated functions x d in ``--dims``, noiseless and with moderate
-Gaussian noise) through the core's ask/tell for ``--trials`` trials.  The simple regret is the
-noiseless regret of the best *observed* trial divided by the median regret of a uniform
-random point.  Reported at 50/100/200 trials, per group (d, noisy) and overall: the
-geometric-mean regret, the mean paired log-ratio to the baseline (the first setting) with its
-standard error, and the share of runs where the setting beats the baseline.
-
-Seeds 0-999 (``--seed-offset 0``) are tuning seeds on the BBOB instances 1-3; seeds 1000+ are
-report seeds on the instances 4-15.  Choose defaults on tuning seeds, report on fresh ones.
+Score: paired log-ratios of each setting's regret to the first setting's, per dimension and
+noise, at 50/100/200 trials. benchmarks/README.md describes the method.
 
 Usage::
 
-    python -m benchmarks inbox --settings sampling=uniform sampling=trust_region \\
-        sampling=local_gp --dims 5,10 --seeds 5 --jobs 2 --name inbox_tuning
-    python -m benchmarks inbox --settings ... --seed-offset 1000 --name inbox_report \\
-        --out benchmarks/results
-
-A setting is ``key=value,key=value`` (core options; ``""`` is the core's defaults).
+    python -m benchmarks inbox --settings sampling=uniform sampling=local_gp --dims 5,10
 """
 
 from __future__ import annotations

@@ -1,27 +1,11 @@
-"""Quality on integer-heavy and conditional spaces: groups ``mixint`` and
-``conditional`` of :mod:`benchmarks._problems`.
+"""Quality on integer-heavy and conditional spaces: the groups mixint and conditional.
 
-Every sampler runs the same problems, seeds and budget. Reported at 50/100/200 trials: the mean
-rank per group and overall, the geometric mean of the normalised regret and the win rate
-against TPE (the tables of ``optimize``), paired log-ratios to a baseline (``--paired``), and
-the *lock-in* statistic of the conditional problems: the share of seeds whose incumbent (best
-observed trial) is in the best branch after 100 trials (``found``), and the share of trials
-51-100 spent in that branch. The best branch is known for the synthetic problems; for a
-pipeline it is the model of the best value any run found.
-
-Samplers: the names of ``optimize`` (``TreeUCB``, ``TreeUCB[key=value,...]``, ``TPE``,
-``Random``, ...), plus ``TPE multivariate`` (``multivariate=True, group=True``, as Optuna users
-run it on conditional spaces; Optuna 5's default ``TPE`` is already multivariate, without
-groups, so the two coincide on spaces without conditional parameters). GPSampler (``GP``) needs
-torch, which the benchmarks extra does not install.
+Score: the tables of optimize (rank, regret, win rate against TPE) and the lock-in statistic
+of the conditional problems. benchmarks/README.md describes the problems and the method.
 
 Usage::
 
     python -m benchmarks mixed --quick                       # 2 problems, 2 seeds, 30 trials
-    python -m benchmarks mixed --seeds 5 --save /tmp/m.pkl   # tuning seeds 0-4, 200 trials
-    python -m benchmarks mixed --seed-offset 100 --seeds 5   # report seeds 100-104
-    python -m benchmarks mixed --samplers "TreeUCB[group=False]" --load /tmp/m.pkl \
-        --paired TreeUCB                                     # a variant against saved runs
 """
 
 from __future__ import annotations

@@ -1,44 +1,13 @@
 """Optimisation quality of TreeUCBSampler beside Optuna's samplers.
 
-Problems (all minimised):
-
-* continuous: BBOB-like functions of :mod:`benchmarks._problems` in 2/5/10-D, each also
-  with Gaussian noise; regret on the noiseless value of the best *observed* trial, divided by
-  the median regret of a uniform random point;
-* bbob (not in the default run; name them with ``--problems``, e.g. ``--problems bbob-5d``):
-  the real BBOB suite of :mod:`benchmarks._problems` (24 rotated functions, 2/5/10-D, and noisy
-  variants); regret ``f(x) - f_opt`` of the best *observed* trial, divided by the median regret
-  of a uniform random point.  Seeds 0-999 use the instances 1-3 (tuning), seeds 1000+
-  (``--seed-offset 1000``) the instances 4-15 (report);
-* mixed (not in the default run; name them with ``--problems``, e.g.
-  ``--problems mixed-sphere-5d,mixed-rastrigin-10d``): a BBOB-like function whose coordinates
-  cycle through a float, an int and a float on a grid of step 0.5, with optima on their grids,
-  plus a categorical of 4 choices adding 0, 0.1, 0.3 or 0.6 times the median value of random
-  points (in an order drawn per seed); regret as for continuous;
-* sklearn: cross-validated error of small scikit-learn models on bundled datasets with mixed
-  log/int/categorical spaces (fixed folds and model seeds, so they are deterministic); regret
-  ``(v - best) / (median_random - best)`` where ``best`` is the best value any run found and
-  ``median_random`` the median over the random sampler's trials.
-
-Every sampler runs with the same seeds and budget.  Reported at 50/100/200 trials: mean rank
-per problem group and overall (ranks among samplers per problem and seed), geometric mean of
-the normalised regret, and the win rate against TPE (ties count one half).
+Score: normalised regret of the best observed trial; mean rank, geometric mean and win rate
+against TPE at 50/100/200 trials. benchmarks/README.md describes the problems and the method.
 
 Usage::
 
     python -m benchmarks optimize --quick        # 100 trials, 2 seeds, no GPSampler
-    python -m benchmarks optimize --quick --gp   # the same with GPSampler (slow)
-    python -m benchmarks optimize                # 200 trials, 5 seeds, GPSampler included
-    python -m benchmarks optimize --problems bbob-5d,bbob-10d --seed-offset 1000 \\
-        --samplers TPE,CmaEs,Random,QMC --save /tmp/base.pkl   # baselines once, then
-    python -m benchmarks optimize --problems bbob-5d,bbob-10d --seed-offset 1000 \\
-        --samplers "TreeUCB,TreeUCB[sampling=uniform]" --load /tmp/base.pkl   # all together
-    python -m benchmarks optimize --problems svc-breast_cancer,rf-wine --trials 100 \\
-        --samplers "TreeUCB,TreeUCB[discrete=region],TPE"   # a TreeUCB with core options
-
-Samplers are named as in :mod:`benchmarks._samplers`: ``TreeUCB``, ``TPE``, ``GP``,
-``CmaEs``, ``Random``, ``QMC``, each optionally with constructor options in brackets; problems
-as in :mod:`benchmarks._problems`.
+    python -m benchmarks optimize --problems bbob-5d --seed-offset 1000 \\
+        --samplers TPE,Random --save /tmp/base.pkl   # baselines once, --load them later
 """
 
 from __future__ import annotations

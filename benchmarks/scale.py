@@ -1,37 +1,12 @@
 """Scale: many processes on one storage, many pending trials, many trials.
 
-Three parts, each a table of the result file:
-
-* ``processes``: throughput of 1, 2, 4 (and 8) OS processes running one study of a zero-cost
-  objective on one journal file (``JournalStorage(JournalFileBackend)``), on one SQLite
-  file and on one PostgreSQL database (a throwaway local server, ``benchmarks/_postgres.py``),
-  TreeUCBSampler beside RandomSampler under the same setup (same storage kind, process
-  count and trials per process).  Every worker imports everything and then waits for a start
-  signal, so the clock covers the optimisation only: throughput = trials / (last end - first
-  start).  Lost trials (fewer ``COMPLETE`` trials than asked for, or trials left ``RUNNING``),
-  duplicate points (two trials with the same parameters) and errors (``FAIL`` trials, worker
-  exceptions) are counted.  Every TreeUCB worker gets ``seed=0`` (trial numbers keep them
-  apart); Random workers get distinct seeds.
-* ``searcher``: time of one ``suggest`` + ``on_trial_complete`` of ``TreeUCBSearch`` with W
-  trials always pending (the oldest completes after each suggest), driven directly (no Ray
-  cluster), on a 4-parameter mixed space; ``OptunaSearch`` (TPE) beside it on fewer trials,
-  and ``HyperOptSearch`` when hyperopt is installed.  Median over the last tenth of the trials
-  before each checkpoint.
-* ``sampler``: time of one ``study.ask`` + ``study.tell`` with TreeUCBSampler on a study that
-  already holds n finished trials and W running ones (the oldest is told after each ask), with
-  RandomSampler's time in the same loop (Optuna's own cost) beside it.
-* ``tune``: real ``tune.Tuner`` runs on a local 2-CPU Ray with ``max_concurrent_trials=32``
-  and a zero-cost function trainable (1/16 CPU each, so that 32 trials fit), TreeUCBSearch
-  and BasicVariantGenerator (random) alternating in the same process: wall time per trial
-  (the whole ``Tuner.fit``), the searcher's own time, and the most trials Tune held running
-  at once.
+Score: trials per second and defects of processes sharing a storage, milliseconds per trial
+with W pending trials (searcher and sampler), and a real Tune run's cost per trial.
+benchmarks/README.md describes the four parts.
 
 Usage::
 
-    python -m benchmarks scale --quick          # minutes
-    python -m benchmarks scale                  # 10,000 trials, 8 processes
-    python -m benchmarks scale --parts searcher sampler
-    python -m benchmarks scale --parts tune --tune-trials 300
+    python -m benchmarks scale --quick --parts searcher sampler
 """
 
 from __future__ import annotations
