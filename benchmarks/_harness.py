@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import inspect
 import os
 import pickle
 import platform
@@ -81,7 +82,7 @@ _COMMON: dict[str, tuple[dict[str, Any], str]] = {
 def plain(doc: str) -> str:
     """A module docstring as plain text for ``--help``: reST roles and double backquotes
     become single backquotes, and a literal block's ``::`` a colon."""
-    text = re.sub(r":(?:mod|func|class|data|meth):`~?([^`]+)`", r"`\1`", doc)
+    text = re.sub(r":(?:mod|func|class|data|meth):`~?([^`]+)`", r"`\1`", inspect.cleandoc(doc))
     return text.replace("``", "`").replace("::\n", ":\n").strip()
 
 
