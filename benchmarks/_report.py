@@ -240,12 +240,8 @@ def rank_tables(
                     win,
                 ]
             )
-        header = [
-            "sampler",
-            *[f"rank {g}" for g in cols],
-            *[f"regret {g}" for g in cols],
-            f"win rate vs {reference}",
-        ]
+        header = ["sampler", *[f"{what} {g}" for what in ("rank", "regret") for g in cols]]
+        header.append(f"win rate vs {reference}")
         text += f"\n### After {n} trials\n\n" + md_table(header, rows)
         headline[n] = {
             "best_overall": samplers[order[0]],

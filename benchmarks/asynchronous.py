@@ -112,12 +112,8 @@ def report(
                 st = paired(R[W][i], R[workers[0]][i])
                 row.append(f"{fmt(st.ratio)} ({st})")
             rows.append(row)
-        header = [
-            "sampler",
-            *[f"regret W={W}" for W in workers],
-            *[f"rank W={W}" for W in workers],
-            *[f"ratio W={W}/W={workers[0]} (log ± s.e.)" for W in workers[1:]],
-        ]
+        header = ["sampler", *[f"{what} W={W}" for what in ("regret", "rank") for W in workers]]
+        header += [f"ratio W={W}/W={workers[0]} (log ± s.e.)" for W in workers[1:]]
         text += f"\n### After {n} finished trials\n\n" + md_table(header, rows)
         tree = [s for s in samplers if s.startswith("TreeUCB")]
         if LIAR in samplers and tree:

@@ -436,13 +436,8 @@ def main(argv: list[str] | None = None) -> None:
                         f"{n_complete:.1f}",
                     ]
                 )
-        header = [
-            "pruner",
-            "sampler",
-            *(f"regret at {int(100 * f)}%" for f in FRACTIONS),
-            "log-ratio to the first TreeUCB ± s.e.",
-            "complete trials",
-        ]
+        header = ["pruner", "sampler", *(f"regret at {int(100 * f)}%" for f in FRACTIONS)]
+        header += ["log-ratio to the first TreeUCB ± s.e.", "complete trials"]
         png = f"{name}_{task}.png"
         plot(logs, task, pruners, seeds, a.fulls, best, _harness.results_dir(a.out) / png)
         sections.append(

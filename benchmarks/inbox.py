@@ -195,14 +195,8 @@ def main_paired(argv: list[str] | None = None) -> None:
                 *by_noise,
             ]
         )
-    header = [
-        "setting",
-        "norm. regret (geo. mean)",
-        "log-ratio to baseline ± s.e.",
-        "win rate",
-        "log-ratio noiseless",
-        "log-ratio noisy",
-    ]
+    header = ["setting", "norm. regret (geo. mean)", "log-ratio to baseline ± s.e.", "win rate"]
+    header += [f"log-ratio {noise}" for noise in ("noiseless", "noisy")]
     _harness.finish(
         a,
         f"Paired check of (C, M) and in-box samplers, index={a.index}",

@@ -140,11 +140,9 @@ def main(argv: list[str] | None = None) -> None:
         "sampler",
         "wall s",
         "ms / trial",
-        "RSS growth at end (MB)",
-        "RSS growth at peak (MB)",
-        "tracemalloc peak (MB)",
-        "best value",
+        *(f"RSS growth at {w} (MB)" for w in ("end", "peak")),
     ]
+    header += ["tracemalloc peak (MB)", "best value"]
     rows = [
         [
             name,

@@ -132,14 +132,8 @@ def time_table(results: list[dict[str, Any]], names: list[str], n_trials: int) -
                 _report.fmt(1e3 * float(np.median(own))) if own else "-",
             ]
         )
-    header = [
-        "searcher",
-        "runs",
-        "failed runs",
-        "wall s per trial (median over runs)",
-        "searcher ms per trial",
-    ]
-    return _report.md_table(header, rows)
+    header = ["searcher", "runs", "failed runs", "wall s per trial (median over runs)"]
+    return _report.md_table([*header, "searcher ms per trial"], rows)
 
 
 def main(argv: list[str] | None = None) -> None:
