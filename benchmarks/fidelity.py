@@ -11,6 +11,7 @@ Usage::
 
 from __future__ import annotations
 
+import functools
 import time
 import warnings
 from pathlib import Path
@@ -77,37 +78,26 @@ def curve_optimum() -> float:
     return float(curve_loss(u, T).min())
 
 
-class _Digits:
-    data: tuple[np.ndarray, ...] | None = None
+@functools.cache
+def _digits() -> tuple[np.ndarray, ...]:
+    """The sgd-digits split, standardised (loaded once per process)."""
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import StandardScaler
 
-    @classmethod
-    def get(cls) -> tuple[np.ndarray, ...]:
-        if cls.data is None:
-            from sklearn.datasets import load_digits
-            from sklearn.model_selection import train_test_split
-            from sklearn.preprocessing import StandardScaler
-
-            X, y = load_digits(return_X_y=True)
-            Xtr, Xva, ytr, yva = train_test_split(X, y, test_size=0.4, random_state=0, stratify=y)
-            sc = StandardScaler().fit(Xtr)
-            cls.data = (sc.transform(Xtr), sc.transform(Xva), ytr, yva)
-        return cls.data
+    X, y = load_digits(return_X_y=True)
+    Xtr, Xva, ytr, yva = train_test_split(X, y, test_size=0.4, random_state=0, stratify=y)
+    sc = StandardScaler().fit(Xtr)
+    return sc.transform(Xtr), sc.transform(Xva), ytr, yva
 
 
-class _KerasDigits:
-    data: Any = None
+@functools.cache
+def _keras_digits() -> Any:
+    """The split of the README's main job (examples/digits.py), loaded once per process."""
+    from examples._datasets import load_digits
+    from examples._datasets import split_train_val
 
-    @classmethod
-    def get(cls) -> Any:
-        if cls.data is None:  # the split of the README's main job (examples/digits.py)
-            from pathlib import Path
-
-            from examples._datasets import load_digits
-            from examples._datasets import split_train_val
-
-            digits = load_digits(Path("."))
-            cls.data = split_train_val(digits, train_size=1200, val_size=597, seed=0)
-        return cls.data
+    return split_train_val(load_digits(Path(".")), train_size=1200, val_size=597, seed=0)
 
 
 def _objective(task: str, seed: int, spent: list[int], log: list[tuple[int, float, float]]) -> Any:
@@ -129,7 +119,7 @@ def _objective(task: str, seed: int, spent: list[int], log: list[tuple[int, floa
     def sgd(trial: optuna.Trial) -> float:
         from sklearn.linear_model import SGDClassifier
 
-        Xtr, Xva, ytr, yva = _Digits.get()
+        Xtr, Xva, ytr, yva = _digits()
         clf = SGDClassifier(
             loss="log_loss",
             penalty="elasticnet",
@@ -174,7 +164,7 @@ def _objective(task: str, seed: int, spent: list[int], log: list[tuple[int, floa
                 raise optuna.TrialPruned()
 
         settings = Settings(seed=trial_seed(seed, params))
-        result = evaluate_mlp(full, _KerasDigits.get(), settings, epochs=T, report=report)
+        result = evaluate_mlp(full, _keras_digits(), settings, epochs=T, report=report)
         if result.diverged:  # the epoch it diverged in was spent but not reported
             spent[0] += 1
         value = 1.0 - result.accuracy

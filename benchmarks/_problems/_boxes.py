@@ -23,26 +23,12 @@ from benchmarks._problems._functions import TestFunction
 from benchmarks._problems._functions import coco_problem
 
 MOO_PROBLEMS = (
-    "zdt1-5d",
-    "zdt2-5d",
-    "zdt3-5d",
-    "zdt1-10d",
-    "zdt2-10d",
-    "zdt3-10d",
+    *(f"zdt{i}-{d}d" for d in (5, 10) for i in (1, 2, 3)),
     "dtlz2-6d",
     "digits-mlp-size",
 )
-CONSTRAINED_PROBLEMS = (
-    "gardner",
-    "gramacy",
-    "g4",
-    "g24",
-    "sphere-ball-5d",
-    "ellipsoid-linear-5d",
-    "sphere-ball-10d",
-    "ellipsoid-linear-10d",
-    "digits-mlp-budget",
-)
+BBOB_CONSTRAINED = tuple(f"{f}-{d}d" for d in (5, 10) for f in ("sphere-ball", "ellipsoid-linear"))
+CONSTRAINED_PROBLEMS = ("gardner", "gramacy", "g4", "g24", *BBOB_CONSTRAINED, "digits-mlp-budget")
 INFEASIBLE_PROBLEMS = ("never-feasible-2d",)  # no point is feasible
 # real tasks: no known optimum; the report takes the best seen over its runs (optimum NaN)
 REAL_PROBLEMS = ("digits-mlp-size", "digits-mlp-budget")
