@@ -1,20 +1,14 @@
 """The one harness of the benchmark commands: their command line, where results go, worker
 processes, the Optuna, core and bandit runs, and the one place that starts Ray, times a
-searcher and runs a ``tune.Tuner``.
-
-A command builds its parser with :func:`make_parser`, naming the common options it takes
-(``--quick``, ``--trials``, ``--seeds``, ``--seed-offset``, ``--name``, ``--jobs``,
-``--samplers``, ``--paired``, ... declared once here, each with one help text) and their
-defaults, and adds its own with :meth:`Parser.option`; a default that ``--quick`` shrinks is a
-:class:`Quick` pair.  :meth:`Parser.parse` stamps the code measured and starts the clock;
-:func:`finish` writes the result file (``--out``, a scratch folder unless given) with the
-exact command and a :func:`machine_note`.
+searcher and runs a ``tune.Tuner`` (benchmarks/README.md, Layout).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
+import inspect
 import os
 import pickle
 import platform
@@ -89,7 +83,7 @@ _COMMON: dict[str, tuple[dict[str, Any], str]] = {
 def plain(doc: str) -> str:
     """A module docstring as plain text for ``--help``: reST roles and double backquotes
     become single backquotes, and a literal block's ``::`` a colon."""
-    text = re.sub(r":(?:mod|func|class|data|meth):`~?([^`]+)`", r"`\1`", doc)
+    text = re.sub(r":(?:mod|func|class|data|meth):`~?([^`]+)`", r"`\1`", inspect.cleandoc(doc))
     return text.replace("``", "`").replace("::\n", ":\n").strip()
 
 
@@ -123,14 +117,12 @@ class Parser(argparse.ArgumentParser):
         )
 
     def option(self, flag: str, default: Any = None, *, help: str, **kwargs: Any) -> None:
-        """Add a command's own option; its default (a :class:`Quick` pair or a value) is
-        named at the end of its help."""
-        action = self.add_argument(
-            flag,
-            default=None if isinstance(default, Quick) else default,
-            help=help + _default_text(default),
-            **kwargs,
-        )
+        """Add an option; its default (a :class:`Quick` pair or a value) is named at
+        ``{default}`` in its help, else at the end."""
+        text = _default_text(default)
+        help = help.replace("{default}", text) if "{default}" in help else help + text
+        stored = None if isinstance(default, Quick) else default
+        action = self.add_argument(flag, default=stored, help=help, **kwargs)
         if isinstance(default, Quick):
             self.quick_defaults[action.dest] = default
 
@@ -160,13 +152,9 @@ def make_parser(command: str, doc: str | None, **common: Any) -> Parser:
         if dest == "quick":
             note = f": {default}" if default else ""
             parser.add_argument("--quick", help=text.format(default=note), **kwargs)
-            continue
-        if isinstance(default, Quick):
-            parser.quick_defaults[dest] = default
-        flag = "--" + dest.replace("_", "-")
-        stored = None if isinstance(default, Quick) else default
-        help_text = text.format(default=_default_text(default))
-        parser.add_argument(flag, default=stored, help=help_text, **kwargs)
+        else:
+            flag = "--" + dest.replace("_", "-")
+            parser.option(flag, default, help=text, **kwargs)
     return parser
 
 
@@ -194,15 +182,6 @@ def results_dir(out: Path | str | None = None) -> Path:
     return folder
 
 
-def write_result(out: Path | str | None, name: str, text: str) -> Path:
-    """Write ``text`` to ``<results_dir(out)>/<name>.md``, print it and say where it went."""
-    path = results_dir(out) / f"{name}.md"
-    path.write_text(text)
-    print(text)
-    print(f"wrote {path}", flush=True)
-    return path
-
-
 def finish(
     a: argparse.Namespace,
     title: str,
@@ -213,9 +192,13 @@ def finish(
 ) -> Path:
     """Write ``# title``, the ``intro`` paragraph ending with the exact command (and
     ``source``, where loaded rows come from), ``body`` and the :func:`machine_note` to
-    ``<name or --name>.md``."""
+    ``<name or --name>.md`` in :func:`results_dir`, print it and say where it went."""
     text = f"# {title}\n\n{intro}Command: `{a.command_line}`{source}.\n{body}\n"
-    return write_result(a.out, name or a.name, text + machine_note(a.mode, a.started))
+    path = results_dir(a.out) / f"{name or a.name}.md"
+    path.write_text(text + machine_note(a.mode, a.started))
+    print(path.read_text())
+    print(f"wrote {path}", flush=True)
+    return path
 
 
 def save_and_load(
@@ -302,25 +285,12 @@ def pmap(fn: Callable[[Any], Any], items: Sequence[Any], jobs: int) -> list[Any]
     out: list[Any] = []
     step = max(1, len(items) // 10)
     t0 = time.time()
-    with ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else _Serial() as ex:
-        for r in ex.map(fn, items, chunksize=1):
+    with ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else contextlib.nullcontext() as ex:
+        for r in ex.map(fn, items, chunksize=1) if ex else map(fn, items):
             out.append(r)
             if len(out) % step == 0 or len(out) == len(items):
                 print(f"  {len(out)}/{len(items)} runs, {time.time() - t0:.0f} s", flush=True)
     return out
-
-
-class _Serial:
-    """The executor of ``jobs=1``: everything in this process, lazily."""
-
-    def __enter__(self) -> _Serial:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        pass
-
-    def map(self, fn: Callable[[Any], Any], items: Sequence[Any], chunksize: int = 1) -> Any:
-        return map(fn, items)
 
 
 def quiet() -> None:

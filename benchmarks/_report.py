@@ -1,19 +1,8 @@
 """The report of the benchmark commands: ranks, paired log-ratios, Markdown tables, plots.
 
-Summary statistics of regrets: geometric means, paired log-ratios, mean ranks.
-
-Regrets are compared on a log scale, so a regret of 0 (a solved problem) needs a floor. There
-is one: :data:`FLOOR` = 1e-6 of the normalised regret (the regret divided by that of a median
-uniform random point), about the precision to which a tie between two solved runs still
-means something. Every geometric mean and paired log-ratio of the benchmarks uses it, except
-where a metric is quantised more coarsely (``fidelity``'s validation error moves in steps of
-one image); there the caller passes the metric's resolution as ``floor`` and says so in its
-table.
-
-A paired log-ratio compares two methods on the same runs (problem, instance, seed):
-``log(max(a, floor)) - log(max(b, floor))`` per run; negative means ``a`` has the lower
-regret. Reported: the mean over runs, its standard error (``nan`` for a single run) and the
-win rate, the share of runs with a negative log-ratio (ties count one half).
+Regrets are compared on a log scale, floored at :data:`FLOOR` (1e-6 of the normalised regret)
+unless a caller passes its metric's resolution as ``floor``; a paired log-ratio is
+``log(max(a, floor)) - log(max(b, floor))`` per run (benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -251,12 +240,8 @@ def rank_tables(
                     win,
                 ]
             )
-        header = [
-            "sampler",
-            *[f"rank {g}" for g in cols],
-            *[f"regret {g}" for g in cols],
-            f"win rate vs {reference}",
-        ]
+        header = ["sampler", *[f"{what} {g}" for what in ("rank", "regret") for g in cols]]
+        header.append(f"win rate vs {reference}")
         text += f"\n### After {n} trials\n\n" + md_table(header, rows)
         headline[n] = {
             "best_overall": samplers[order[0]],

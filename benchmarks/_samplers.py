@@ -1,20 +1,9 @@
 """The one factory of the benchmarks' samplers (Optuna) and searchers (Ray Tune).
 
-One naming rule for every command: a registered name, optionally followed by constructor
-options in brackets, ``Name[key=value,...]`` (values parsed as Python literals when they
-are). So ``TreeUCB`` is ``TreeUCBSampler(seed=seed)``, ``TreeUCB[sampling=uniform]`` the
-paper's in-box draw, ``TPE[constant_liar=True]`` Optuna's TPE with the constant liar, and
-``TreeUCBSearch[pruned=context,max_budget=27]`` the Ray searcher with those options.
-
-Add a sampler or searcher by adding one :class:`Entry` to :data:`SAMPLERS` or
-:data:`SEARCHERS`, naming the package it needs (checked up front by
-:func:`require_packages`, so that a run stops at once with the install command instead of
-failing in a worker).
-
-``Auto`` is :class:`AutoRuleSampler`, which applies OptunaHub AutoSampler's rule without the
-network or optunahub: GPSampler while the space is numeric and fewer than 250 trials have
-finished; TPE, multivariate with the constant liar, once a categorical or conditional parameter
-appears; CMA-ES from 250 trials on.
+A name is a registered name, optionally followed by constructor options in brackets,
+``Name[key=value,...]`` (benchmarks/README.md). Add a sampler or searcher by adding one
+:class:`Entry` to :data:`SAMPLERS` or :data:`SEARCHERS`, naming the package it needs (checked
+up front by :func:`require_packages`).
 """
 
 from __future__ import annotations

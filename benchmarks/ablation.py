@@ -1,19 +1,11 @@
 """Ablation of TreeUCB's options, used to choose the core's defaults by measurement.
 
-Each configuration changes one thing (or C and M jointly) from the core's defaults and is
-scored on two suites, on seeds disjoint from those of the reported comparisons:
-
-* bandit: cumulative regret at T on the Lipschitz functions of ``benchmarks.bandit``
-  (geometric mean over functions, tuning seeds 1000+);
-* optimisation: simple regret after ``n_trials`` on the BBOB-like functions of
-  ``benchmarks._problems`` (noiseless and noisy), normalised by the median value of a
-  uniform random point, through the core's ask/tell (tuning seeds 1000+); geometric mean over
-  instances and mean rank among the configurations.
+Score: each configuration's bandit regret and optimisation regret on tuning seeds, and the
+mean of their two ranks. benchmarks/README.md describes the method.
 
 Usage::
 
     python -m benchmarks ablation --quick   # T=300, 100 trials, 2 seeds, d in {2, 10}
-    python -m benchmarks ablation           # T=1000, 200 trials, 5 seeds, d in {2, 5, 10}
 """
 
 from __future__ import annotations
@@ -139,15 +131,9 @@ def main(argv: list[str] | None = None) -> None:
                 fmt(float(combined[i]), 3),
             ]
         )
-    header = [
-        "configuration",
-        f"bandit cum. regret T={T} (geo. mean)",
-        "ms / round",
-        f"opt. norm. regret @{n_trials} (geo. mean)",
-        "… noisy only",
-        "opt. mean rank",
-        "combined rank",
-    ]
+    header = ["configuration", f"bandit cum. regret T={T} (geo. mean)", "ms / round"]
+    header += [f"opt. norm. regret @{n_trials} (geo. mean)", "… noisy only"]
+    header += ["opt. mean rank", "combined rank"]
     cm_rows = []
     for C in C_GRID:
         cells = []

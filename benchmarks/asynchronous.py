@@ -1,33 +1,12 @@
 """Parallel quality: W trials running at once through a real study's ask/tell.
 
-Every run keeps ``W`` trials running in one in-memory ``optuna`` study: it calls
-``study.ask()`` until ``W`` trials run (or ``--trials`` were started), then finishes one of the
-running trials chosen at random (seeded per run, the same order for every sampler) with
-``study.tell()``, and repeats until ``--trials`` trials are finished.  ``W = 1`` is the
-sequential study.  The sampler sees the other trials as ``RUNNING`` while it samples, as it
-would with ``W`` workers on a shared storage.
-
-Problems: the real BBOB suite of :mod:`benchmarks._problems` (24 rotated functions, noiseless and
-with moderate Gaussian noise).  The regret after ``n`` finished trials is the noiseless regret
-of the best *observed* finished trial, divided by the median regret of a uniform random point.
-
-Reported at equal finished trials (50/100/200): the geometric-mean regret per (sampler, W); the
-mean rank among samplers at each W (per problem and seed); the regret ratio ``W / W=1`` per
-sampler (geometric mean of the per-run ratios, on the same problem and seed, with the standard
-error of the mean log-ratio); and the paired log-ratio of TreeUCB to ``TPE[constant_liar=True]`` at
-each W.  Seeds 0-999 are tuning seeds (BBOB instances 1-3), seeds 1000+ report seeds
-(instances 4-15).
+Score: normalised regret at equal finished trials per sampler and W, ranks per W, the ratio
+W / W=1, and TreeUCB's paired log-ratio to TPE with the constant liar. benchmarks/README.md
+describes the method.
 
 Usage::
 
     python -m benchmarks async --quick
-    python -m benchmarks async --seed-offset 1000 --seeds 3 --trials 200 --jobs 1 \\
-        --out benchmarks/results
-    python -m benchmarks async ... --samplers "TPE[constant_liar=True],Random" --save /tmp/b.pkl
-    python -m benchmarks async ... --samplers TreeUCB --load /tmp/b.pkl   # rerun TreeUCB only
-
-Samplers are named as in :mod:`benchmarks._samplers` (e.g. ``TreeUCB[sampling=uniform]``).
-TPE's ``constant_liar`` is named explicitly: its default changed to ``True`` in Optuna 5.
 """
 
 from __future__ import annotations
@@ -133,12 +112,8 @@ def report(
                 st = paired(R[W][i], R[workers[0]][i])
                 row.append(f"{fmt(st.ratio)} ({st})")
             rows.append(row)
-        header = [
-            "sampler",
-            *[f"regret W={W}" for W in workers],
-            *[f"rank W={W}" for W in workers],
-            *[f"ratio W={W}/W={workers[0]} (log ± s.e.)" for W in workers[1:]],
-        ]
+        header = ["sampler", *[f"{what} W={W}" for what in ("regret", "rank") for W in workers]]
+        header += [f"ratio W={W}/W={workers[0]} (log ± s.e.)" for W in workers[1:]]
         text += f"\n### After {n} finished trials\n\n" + md_table(header, rows)
         tree = [s for s in samplers if s.startswith("TreeUCB")]
         if LIAR in samplers and tree:

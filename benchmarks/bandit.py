@@ -1,22 +1,12 @@
 """Cumulative regret of TreeUCB and PyXAB's X-armed bandits on Lipschitz test functions.
 
-Every method plays T rounds on each function of :mod:`benchmarks._problems` (values in
-[0, 1], Gaussian noise of standard deviation ``--noise``; the domain is shifted at random per
-seed).  All methods use the same seeds, the same shifts and the same noise draws (round t of
-seed s gets the same noise for every method).  Reported: cumulative regret at T on the
-noiseless function (mean over seeds), its geometric mean over functions, the mean rank over
-functions, and the time per round (ask + tell).
-
-PyXAB's algorithms appear twice: with their defaults, and "tuned", where the constants of
-each algorithm were chosen per function from a small grid on separate tuning seeds (an
-oracle choice that favours PyXAB: TreeUCB keeps one default for all functions).  HCT and
-VHCT also appear once with the confidence constant c = 0.01 (PyXAB's default is 0.1; the
-grid tunes nu and rho only), a fixed configuration for all functions.
+Score: cumulative regret at T on the noiseless function (values in [0, 1]), mean over seeds and
+geometric mean over functions, with PyXAB's defaults and constants tuned per function.
+benchmarks/README.md describes the method.
 
 Usage::
 
     python -m benchmarks bandit --quick   # T=500, 3 seeds
-    python -m benchmarks bandit           # T=2000, 10 seeds
 """
 
 from __future__ import annotations

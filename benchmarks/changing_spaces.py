@@ -1,22 +1,12 @@
 """Studies whose space changes or branches widely: a range widened on resume, one range per
 branch, and 50 model variants with a parameter each.
 
-Three define-by-run Optuna studies, each run by every sampler with the same seeds:
-
-- ``widen``: x in [0, 1] with y and z for 50 trials, then the study is resumed (a new sampler)
-  with x in [0, 2] for 100 more; the optimum has x = 1.4, outside the old range. Reported: the
-  median objective of the 100 trials after the change, and the best value.
-- ``per-branch``: a branch ``a`` with ``lr`` in [0, 0.1] and a momentum, a branch ``b`` with
-  ``lr`` in [0, 1] and a dropout; ``a`` holds the optimum 0, ``b``'s is 0.05. Reported: the
-  best value after 100 trials and the share of trials 51-100 in ``a``.
-- ``choices-50``: a categorical with 50 choices, each with its own parameter in [0, 1]; choice
-  ``m37`` has optimum 0, the others 0.2-1 (a fixed draw). Reported: the best value after 200
-  trials and how often ``m37`` was played.
+Score: per study and seed, its figures (best value, median after the change, share in the
+best branch). benchmarks/README.md describes the three studies.
 
 Usage::
 
     python -m benchmarks changing_spaces --quick           # 1 seed
-    python -m benchmarks changing_spaces --seeds 3 --out benchmarks/results
 """
 
 from __future__ import annotations

@@ -1,12 +1,11 @@
 """Cost of one ask + tell of the core in 5-D at 100, 1,000 and 10,000 observations.
 
-``python -m benchmarks core_cost [--quick] [--out DIR]`` writes ``core_cost.md`` into ``--out``.
+Score: median and mean milliseconds per rule and index, and the ratio to one CART fit on the
+same data. benchmarks/README.md describes the method.
 
-Every tree rule x index is timed after the bandit was told n observations of a noisy 5-D
-function; the baseline, timed in the same process on the same data, is what the paper's
-rule costs per round: one ``DecisionTreeRegressor(criterion="absolute_error")`` fit on all
-n observations.  Times are medians over rounds; for the refit rule the rounds span at least
-one lazy refit, so the mean is the amortised cost.
+Usage::
+
+    python -m benchmarks core_cost --quick
 """
 
 from __future__ import annotations

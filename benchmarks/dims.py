@@ -1,13 +1,11 @@
 """Cost per trial against the number of parameters, TreeUCBSampler against TPESampler.
 
-Each sampler runs a seeded Optuna study on `d` floats (a cheap sphere, so the time is the
-sampler's) for `--trials` trials, the two samplers alternating over `--repeats` rounds in
-this process; the table gives the median seconds per trial of each and their ratio
-(TreeUCB / TPE), which is what the machine's load leaves comparable.  numpy arrays have at
-most 64 axes: the partition once failed from 64 parameters on, hence the columns around it.
+Score: median milliseconds per trial of each sampler and their ratio. benchmarks/README.md
+describes the method.
+
+Usage::
 
     python -m benchmarks dims --quick                 # d = 10, 64, 500; 40 trials
-    python -m benchmarks dims --out benchmarks/results
 """
 
 from __future__ import annotations

@@ -1,56 +1,17 @@
 """Multi-fidelity: TreeUCBSampler's rules for pruned trials beside TPE and random, with pruners.
 
-Every study spends the same resource: ``--fulls`` full trainings' worth of steps (a trial that
-is pruned at step s costs s steps).  Tasks (minimised, ``T`` = 27 steps per full training):
-
-* ``curves``: synthetic learning curves that cross.  Four parameters in [0, 1]; ``u0`` sets the
-  learning speed ``k = 10^(2.5 u0 - 2)`` and raises the floor, so fast learners look best
-  early and end worse: ``loss(t) = f + (1 - f) exp(-k t)``,
-  ``f = 0.05 + 0.4 u0^2 + 0.5 |u_{1:3} - c|^2``; reported values carry Gaussian noise (sd
-  0.01); the regret is the noiseless final loss minus its minimum (found on a grid).
-* ``sgd-digits``: ``SGDClassifier`` (elastic net, log loss; ``alpha``, ``l1_ratio``, ``eta0``,
-  ``learning_rate``) trained one epoch per step with ``partial_fit`` on a fixed split of
-  ``load_digits``; the value is the validation error; the regret is the final error minus the
-  best final error any run reached.
-
-* ``keras-digits`` (named with ``--tasks`` only): the paper's Keras MLP (:mod:`examples.mnist`'s
-  space and :func:`examples._models.evaluate_mlp`) on the bundled digits split of the README's
-  main job (1200 training, 597 validation images), with epochs as the resource: the
-  ``iterations`` parameter leaves the space, every trial trains up to its upper bound (243
-  minibatch steps) in ``T`` epochs of 9 steps, and reports the validation error after each; the
-  regret is the final error minus the best final error any run reached.  Its samplers are
-  TreeUCB (with its default ``pruned`` rule) and TPE: a study costs about a minute of CPU.
-
-Pruners: none, ``HyperbandPruner`` and ``SuccessiveHalvingPruner`` (min resource 1, reduction
-factor 3) and ``MedianPruner`` (5 start-up trials, 2 warm-up steps). Samplers: TreeUCB with
-each ``pruned`` rule, ``last_value`` and ``context`` (one TreeUCB without a pruner: the rules
-agree when nothing is pruned; ``context`` with ``max_budget=T``, the pruners' max resource),
-TPE and random, all with their defaults otherwise. The recommendation is the best complete
-trial (by its reported value); its regret is reported at 25%, 50% and 100% of the resource
-(mean ± standard error over seeds; ``-`` if a run has no complete trial yet), with the paired
-log-ratio of the final regret to TreeUCB's ``last_value`` rule under the same pruner and seed
-(regrets floored at 1e-3, the resolution of the metric: one validation image of ``sgd-digits``
-is 1.4e-3), and plotted against the resource spent (``<name>_<task>.png``, one panel per
-pruner: the mean over seeds of the regret floored at 1e-3, from the point where every seed has
-a complete trial). Report seeds are 1000+; the rules were developed on seeds 0-4
-(``--seed-offset 0``).
-
-``--backend ray`` runs the curves task in Ray Tune instead, on a local Ray (2 CPUs), one
-trial at a time: ``TreeUCBSearch`` with the rules ``last_value`` and ``context``
-(``max_budget=T``), ``OptunaSearch`` (TPE) and ``HyperOptSearch``, each under
-``ASHAScheduler(max_t=T, grace_period=1, reduction_factor=3)``; a stopper ends the run once
-the steps reported reach the resource.  Its trials' noise is keyed on the configuration, so
-it differs from the Optuna backend's for the same seed.
+Score: regret of the best complete trial at 25/50/100% of an equal resource, and the paired
+log-ratio to the `last_value` rule under the same pruner. benchmarks/README.md describes the
+tasks and the method.
 
 Usage::
 
     python -m benchmarks fidelity --quick            # 3 seeds, curves only
-    python -m benchmarks fidelity --jobs 2           # 20 seeds curves, 10 seeds sgd-digits
-    python -m benchmarks fidelity --backend ray      # 3 seeds, Ray Tune searchers with ASHA
 """
 
 from __future__ import annotations
 
+import functools
 import time
 import warnings
 from pathlib import Path
@@ -117,37 +78,26 @@ def curve_optimum() -> float:
     return float(curve_loss(u, T).min())
 
 
-class _Digits:
-    data: tuple[np.ndarray, ...] | None = None
+@functools.cache
+def _digits() -> tuple[np.ndarray, ...]:
+    """The sgd-digits split, standardised (loaded once per process)."""
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import StandardScaler
 
-    @classmethod
-    def get(cls) -> tuple[np.ndarray, ...]:
-        if cls.data is None:
-            from sklearn.datasets import load_digits
-            from sklearn.model_selection import train_test_split
-            from sklearn.preprocessing import StandardScaler
-
-            X, y = load_digits(return_X_y=True)
-            Xtr, Xva, ytr, yva = train_test_split(X, y, test_size=0.4, random_state=0, stratify=y)
-            sc = StandardScaler().fit(Xtr)
-            cls.data = (sc.transform(Xtr), sc.transform(Xva), ytr, yva)
-        return cls.data
+    X, y = load_digits(return_X_y=True)
+    Xtr, Xva, ytr, yva = train_test_split(X, y, test_size=0.4, random_state=0, stratify=y)
+    sc = StandardScaler().fit(Xtr)
+    return sc.transform(Xtr), sc.transform(Xva), ytr, yva
 
 
-class _KerasDigits:
-    data: Any = None
+@functools.cache
+def _keras_digits() -> Any:
+    """The split of the README's main job (examples/digits.py), loaded once per process."""
+    from examples._datasets import load_digits
+    from examples._datasets import split_train_val
 
-    @classmethod
-    def get(cls) -> Any:
-        if cls.data is None:  # the split of the README's main job (examples/digits.py)
-            from pathlib import Path
-
-            from examples._datasets import load_digits
-            from examples._datasets import split_train_val
-
-            digits = load_digits(Path("."))
-            cls.data = split_train_val(digits, train_size=1200, val_size=597, seed=0)
-        return cls.data
+    return split_train_val(load_digits(Path(".")), train_size=1200, val_size=597, seed=0)
 
 
 def _objective(task: str, seed: int, spent: list[int], log: list[tuple[int, float, float]]) -> Any:
@@ -169,7 +119,7 @@ def _objective(task: str, seed: int, spent: list[int], log: list[tuple[int, floa
     def sgd(trial: optuna.Trial) -> float:
         from sklearn.linear_model import SGDClassifier
 
-        Xtr, Xva, ytr, yva = _Digits.get()
+        Xtr, Xva, ytr, yva = _digits()
         clf = SGDClassifier(
             loss="log_loss",
             penalty="elasticnet",
@@ -214,7 +164,7 @@ def _objective(task: str, seed: int, spent: list[int], log: list[tuple[int, floa
                 raise optuna.TrialPruned()
 
         settings = Settings(seed=trial_seed(seed, params))
-        result = evaluate_mlp(full, _KerasDigits.get(), settings, epochs=T, report=report)
+        result = evaluate_mlp(full, _keras_digits(), settings, epochs=T, report=report)
         if result.diverged:  # the epoch it diverged in was spent but not reported
             spent[0] += 1
         value = 1.0 - result.accuracy
@@ -476,13 +426,8 @@ def main(argv: list[str] | None = None) -> None:
                         f"{n_complete:.1f}",
                     ]
                 )
-        header = [
-            "pruner",
-            "sampler",
-            *(f"regret at {int(100 * f)}%" for f in FRACTIONS),
-            "log-ratio to the first TreeUCB ± s.e.",
-            "complete trials",
-        ]
+        header = ["pruner", "sampler", *(f"regret at {int(100 * f)}%" for f in FRACTIONS)]
+        header += ["log-ratio to the first TreeUCB ± s.e.", "complete trials"]
         png = f"{name}_{task}.png"
         plot(logs, task, pruners, seeds, a.fulls, best, _harness.results_dir(a.out) / png)
         sections.append(

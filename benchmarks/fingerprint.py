@@ -1,26 +1,8 @@
 """Fingerprints of seeded suggestions, to check that a refactor changed no behaviour.
 
-``python -m benchmarks.fingerprint [--no-ray]`` prints one short hash per run:
-
-* the core's asks (``TreeUCB.ask`` with and without contexts, some points left pending) per
-  case of :data:`CORE_CASES` (both tree rules x both indices, and every other option value
-  that stays) on a mixed space (float, log float, int, stepped float, categorical), and its
-  soft-GP posterior on a few points;
-* a 40-trial seeded Optuna study per case of :data:`WRAPPER_CASES` (``TreeUCBSampler``'s
-  default and each option value that stays; pruned cases with a ``MedianPruner``);
-* a 40-trial seeded ``TreeUCBSearch`` run per case on a nested Tune space with partial
-  ``points_to_evaluate`` (driven directly, without ``ray.init``; pruned cases stop every
-  third trial early).
-
-``--write tests/benchmarks_tests/fingerprints.json`` rewrites the golden hashes that
-``tests/benchmarks_tests/test_fingerprint.py`` compares against; do it only for a change of
-behaviour that you mean, and say in the commit which hashes moved and why.
-
-Run it before and after a change (two worktrees, or ``git stash``) and compare the lines: a
-refactor that reorders no randomness keeps every suggestion hash.  The posterior hashes are
-of values rounded to 9 decimals, so that the last bits, which depend on the BLAS kernel the
-CPU selects, do not move them; another linear solver may still move them even when every
-suggestion stays the same.
+``python -m benchmarks.fingerprint [--no-ray] [--write FILE]`` prints one short hash per
+run of the core, of a seeded Optuna study and of a TreeUCBSearch run, per case;
+benchmarks/README.md says what they cover and when to rewrite the golden file.
 """
 
 from __future__ import annotations

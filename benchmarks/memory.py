@@ -1,19 +1,11 @@
 """Resident memory and time of a study over huge integer and fine float grids.
 
-The space: ``suggest_int("a", 0, 10**12)``, ``suggest_int("b", 0, 10**9, step=3)``
-and ``suggest_float("c", 0, 1, step=1e-9)`` (before the closed-form grids, the first model
-trial allocated 7.28 TiB and raised MemoryError).  RandomSampler and then TreeUCBSampler each
-run ``--trials`` trials of a cheap objective in one process, on in-memory storage.  For each
-run we report the wall time, the growth of the resident set size (RSS, from
-``/proc/self/statm``) at the end of the run and at its peak (a thread samples it every 5 ms),
-and, in a second pass, the peak of Python's heap as ``tracemalloc`` sees it (numpy arrays
-included).  RandomSampler's growth is the storage's own (the trials); TreeUCBSampler's growth
-beyond it is the model's.
+Score: RSS growth at the end and at the peak, and the tracemalloc peak, of TreeUCBSampler
+beside RandomSampler. benchmarks/README.md describes the method.
 
 Usage::
 
     python -m benchmarks memory --quick   # 200 trials
-    python -m benchmarks memory           # 1,000 trials (the target: growth < 50 MB)
 """
 
 from __future__ import annotations
@@ -148,11 +140,9 @@ def main(argv: list[str] | None = None) -> None:
         "sampler",
         "wall s",
         "ms / trial",
-        "RSS growth at end (MB)",
-        "RSS growth at peak (MB)",
-        "tracemalloc peak (MB)",
-        "best value",
+        *(f"RSS growth at {w} (MB)" for w in ("end", "peak")),
     ]
+    header += ["tracemalloc peak (MB)", "best value"]
     rows = [
         [
             name,

@@ -1,21 +1,11 @@
-"""Conditional spaces on the Ray face: the synthetic branch problems of
-``python -m benchmarks mixed`` in real Tune runs.
+"""Conditional spaces on the Ray face: the synthetic branch problems of mixed in real Tune runs.
 
-A conditional (define-by-run) space reaches Tune through Ray's ``OptunaSearch``, given the
-problem's ``objective(trial)`` as its space; the sampler is the only difference between the
-rows: ``TreeUCBSampler`` (the route the README documents for ``TreeUCBSearch`` users) or
-Optuna's default ``TPESampler``.  The define-by-run function runs the objective to learn the
-parameters it suggests and drops the value (the branch problems cost microseconds); the
-trainable evaluates the suggested point again through ``optuna.trial.FixedTrial`` and reports
-it, so the searcher is told the value Tune saw.
+Score: mean rank of the best value at 50 and all trials, and the share of runs whose best
+value is in the best branch. benchmarks/README.md describes the method.
 
-Per run: the best value after 50 and all trials and whether the best branch was found; the
-table gives the mean rank of the searchers per (problem, seed) and the share of runs that
-found the best branch (the lock-in statistic of ``mixed``).
+Usage::
 
-Examples:
-    python -m benchmarks mixed_ray                       # branch-3 and branch-4, 3 seeds
-    python -m benchmarks mixed_ray --seeds 5 --trials 100 --out benchmarks/results
+    python -m benchmarks mixed_ray --quick
 """
 
 from __future__ import annotations

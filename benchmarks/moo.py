@@ -1,36 +1,12 @@
 """Several objectives and constraints: samplers on problems with known optima.
 
-``python -m benchmarks moo``: the multi-objective problems (ZDT1/2/3 in 5-D and 10-D, DTLZ2
-with 3 objectives, the digits MLP's error against its size); the score is the hypervolume
-regret ``HV* - HV`` of the trials so far.  ``python -m benchmarks constrained``: the
-constrained problems (Gardner, Gramacy, G4, G24, BBOB-like sphere and ellipsoid under a ball or
-a half-space, the digits MLP under a parameter budget; ``never-feasible-2d``, where no point is
-feasible, by name); the score is the regret of the best feasible value so far (``inf`` while
-none is feasible, ranked last), with the fraction of feasible trials and the median violation
-of the last quarter of the trials.  Both take COCO's suites: ``--problems bbob-biobj``
-(``moo``) and ``--problems bbob-constrained`` (``constrained``), or single problems of them;
-the problems, their reference points and optima are described in
-:mod:`benchmarks._problems._boxes`.
-
-Constraints reach the samplers as Optuna 5 recommends: the objective calls
-``Trial.set_constraint`` and every sampler reads ``FrozenTrial.constraints`` (on Optuna 4 the
-samplers get a ``constraints_func`` that reads a user attribute).  Random ignores them.
-Reported at 50/100/200 trials: the mean rank among samplers over (problem, seed), the
-median score per problem, the mean time per trial without the objective and its ratio to
-TPE's, and with ``--paired`` paired log-ratios of the scores.  TreeUCB runs with its defaults
-(Pareto-rank rewards with several objectives, constrained domination with constraints).
-
-``--backend ray`` runs real ``tune.Tuner`` runs, one trial at a time, of ``TreeUCBSearch``
-(``metric``/``mode`` lists, ``constraints``) and Ray's ``OptunaSearch`` with
-``TPESampler(multivariate=True)`` (the constraint metrics stored on its Optuna trials); their
-cost per trial is the searcher's own time (``suggest`` + ``on_trial_complete``).
+Score: the hypervolume regret (moo) or the regret of the best feasible value (constrained);
+mean rank, cost per trial and, with --paired, paired log-ratios. benchmarks/README.md
+describes the problems and the method.
 
 Usage::
 
-    python -m benchmarks moo --seeds 3 --out benchmarks/results
-    python -m benchmarks constrained --seeds 3 --out benchmarks/results
-    python -m benchmarks constrained --problems bbob-constrained --seeds 3 --seed-offset 100
-    python -m benchmarks moo --samplers TreeUCB --load /tmp/moo.pkl   # beside saved baselines
+    python -m benchmarks constrained --samplers TreeUCB --load /tmp/base.pkl --paired TPE
 """
 
 from __future__ import annotations

@@ -1,47 +1,20 @@
 """Optimisation quality of TreeUCBSampler beside Optuna's samplers.
 
-Problems (all minimised):
-
-* continuous: BBOB-like functions of :mod:`benchmarks._problems` in 2/5/10-D, each also
-  with Gaussian noise; regret on the noiseless value of the best *observed* trial, divided by
-  the median regret of a uniform random point;
-* bbob (not in the default run; name them with ``--problems``, e.g. ``--problems bbob-5d``):
-  the real BBOB suite of :mod:`benchmarks._problems` (24 rotated functions, 2/5/10-D, and noisy
-  variants); regret ``f(x) - f_opt`` of the best *observed* trial, divided by the median regret
-  of a uniform random point.  Seeds 0-999 use the instances 1-3 (tuning), seeds 1000+
-  (``--seed-offset 1000``) the instances 4-15 (report);
-* mixed (not in the default run; name them with ``--problems``, e.g.
-  ``--problems mixed-sphere-5d,mixed-rastrigin-10d``): a BBOB-like function whose coordinates
-  cycle through a float, an int and a float on a grid of step 0.5, with optima on their grids,
-  plus a categorical of 4 choices adding 0, 0.1, 0.3 or 0.6 times the median value of random
-  points (in an order drawn per seed); regret as for continuous;
-* sklearn: cross-validated error of small scikit-learn models on bundled datasets with mixed
-  log/int/categorical spaces (fixed folds and model seeds, so they are deterministic); regret
-  ``(v - best) / (median_random - best)`` where ``best`` is the best value any run found and
-  ``median_random`` the median over the random sampler's trials.
-
-Every sampler runs with the same seeds and budget.  Reported at 50/100/200 trials: mean rank
-per problem group and overall (ranks among samplers per problem and seed), geometric mean of
-the normalised regret, and the win rate against TPE (ties count one half).
+Score: normalised regret of the best observed trial; mean rank, geometric mean and win rate
+against TPE at 50/100/200 trials. benchmarks/README.md describes the problems and the method.
+``mixed`` (:func:`main_mixed`) is the same comparison on integer-heavy and conditional spaces.
 
 Usage::
 
     python -m benchmarks optimize --quick        # 100 trials, 2 seeds, no GPSampler
-    python -m benchmarks optimize --quick --gp   # the same with GPSampler (slow)
-    python -m benchmarks optimize                # 200 trials, 5 seeds, GPSampler included
-    python -m benchmarks optimize --problems bbob-5d,bbob-10d --seed-offset 1000 \\
-        --samplers TPE,CmaEs,Random,QMC --save /tmp/base.pkl   # baselines once, then
-    python -m benchmarks optimize --problems bbob-5d,bbob-10d --seed-offset 1000 \\
-        --samplers "TreeUCB,TreeUCB[sampling=uniform]" --load /tmp/base.pkl   # all together
-    python -m benchmarks optimize --problems svc-breast_cancer,rf-wine --trials 100 \\
-        --samplers "TreeUCB,TreeUCB[discrete=region],TPE"   # a TreeUCB with core options
-
-Samplers are named as in :mod:`benchmarks._samplers`: ``TreeUCB``, ``TPE``, ``GP``,
-``CmaEs``, ``Random``, ``QMC``, each optionally with constructor options in brackets; problems
-as in :mod:`benchmarks._problems`.
+    python -m benchmarks optimize --problems bbob-5d --seed-offset 1000 \\
+        --samplers TPE,Random --save /tmp/base.pkl   # baselines once, --load them later
 """
 
 from __future__ import annotations
+
+import argparse
+from typing import Any
 
 import numpy as np
 
@@ -62,9 +35,18 @@ SAMPLERS = (
     "Random",
     "QMC",
 )
+MIXED_SAMPLERS = (
+    "TreeUCB",
+    "TreeUCB[group=False]",
+    "TreeUCB[discrete=region]",
+    "TPE multivariate",
+    "TPE",
+    "Random",
+)
 FUNCTIONS = ("sphere", "ellipsoid", "rosenbrock", "rastrigin", "ackley")
 QUICK_FUNCTIONS = ("sphere", "rosenbrock", "rastrigin")
 TASKS = ("svc-breast_cancer", "enet-diabetes", "rf-wine", "mlp-digits", "keras-mlp-digits")
+LOCK_IN_TRIALS = 100
 
 
 def problems(quick: bool) -> list[str]:
@@ -74,23 +56,57 @@ def problems(quick: bool) -> list[str]:
     return out + list(TASKS[:2] if quick else TASKS)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Run the comparison and write <name>.md and <name>.png into ``--out``."""
-    p = _harness.make_parser(
-        "optimize",
-        __doc__,
-        quick="fewer problems and no GPSampler",
-        trials=Quick(200, 100),
+def _run(
+    command: str, a: argparse.Namespace, samplers: list[str], probs: list[str]
+) -> tuple[str, list[dict[str, Any]]]:
+    """Run every (sampler, problem, seed) study, slowest first, with ``--save``/``--load``;
+    the rank and paired tables (:mod:`benchmarks._report`)."""
+    print(_harness.stamp_core(), flush=True)
+    seeds = _harness.seeds(a)
+    jobs = [(s, pr, seed, a.trials) for pr in probs for seed in seeds for s in samplers]
+    if command == "optimize":  # slowest first, so that parallel workers finish together
+        jobs.sort(key=lambda j: (j[0] != "GP", j[1] not in TASKS))
+    else:
+        jobs.sort(key=lambda j: not j[1].startswith("pipe"))
+    results = _harness.pmap(_harness.run_study, jobs, a.jobs)
+    _harness.save_and_load(
+        a, results, samplers, lambda r: r["problem"] in probs and r["seed"] in seeds
+    )
+    checkpoints = _harness.checkpoints(a.trials)
+    text, headline = _report.rank_tables(results, samplers, checkpoints)
+    if a.paired:
+        text += _report.paired_tables(results, samplers, checkpoints, a.paired)
+    if command == "optimize":
+        print(headline)
+    return text, results
+
+
+def _parser(command: str, doc: str | None, quick: str, trials: Quick, samplers: str | None) -> Any:
+    """The parser of ``optimize`` and ``mixed``: the same common options, in the same order."""
+    return _harness.make_parser(
+        command,
+        doc,
+        quick=quick,
+        trials=trials,
         seeds=Quick(5, 2),
         seed_offset=0,
         problems=None,
-        samplers=None,
+        samplers=samplers,
         jobs=1,
-        name="optimize",
+        name=command,
         save=None,
         load=None,
         paired=None,
     )
+
+
+def _walls(results: list[dict[str, Any]], samplers: list[str]) -> dict[str, float]:
+    return {s: np.mean([r["wall"] for r in results if r["sampler"] == s]) for s in samplers}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the comparison and write <name>.md and <name>.png into ``--out``."""
+    p = _parser("optimize", __doc__, "fewer problems and no GPSampler", Quick(200, 100), None)
     p.option("--gp", False, action="store_true", help="Include GPSampler in quick mode.")
     a = p.parse(argv, stamp=False)
     samplers = split_names(a.samplers or ",".join(SAMPLERS))
@@ -102,22 +118,9 @@ def main(argv: list[str] | None = None) -> None:
         if a.problems
         else problems(a.quick)
     )
-    print(_harness.stamp_core(), flush=True)
-    seeds = _harness.seeds(a)
-    jobs = [(s, pr, seed, a.trials) for pr in probs for seed in seeds for s in samplers]
-    # slowest first, so that parallel workers finish together
-    jobs.sort(key=lambda j: (j[0] != "GP", j[1] not in TASKS))
-    results = _harness.pmap(_harness.run_study, jobs, a.jobs)
-    _harness.save_and_load(
-        a, results, samplers, lambda r: r["problem"] in probs and r["seed"] in seeds
-    )
-    checkpoints = _harness.checkpoints(a.trials)
-    text, headline = _report.rank_tables(results, samplers, checkpoints)
-    if a.paired:
-        text += _report.paired_tables(results, samplers, checkpoints, a.paired)
+    text, results = _run("optimize", a, samplers, probs)
     _report.plot_regret(results, samplers, _harness.results_dir(a.out) / f"{a.name}.png")
-    walls = {s: np.mean([r["wall"] for r in results if r["sampler"] == s]) for s in samplers}
-    print(headline)
+    walls = _walls(results, samplers)
     _harness.finish(
         a,
         f"Optimisation quality vs Optuna samplers ({a.mode} mode)",
@@ -129,6 +132,100 @@ def main(argv: list[str] | None = None) -> None:
         + "\nMean wall time of one study (s): "
         + ", ".join(f"{s} {_report.fmt(float(w))}" for s, w in walls.items())
         + f"\n\n![best so far]({a.name}.png)\n",
+    )
+
+
+def best_branches(results: list[dict[str, Any]]) -> dict[str, str]:
+    """Per conditional problem, its best branch: known, or that of the best value of any run."""
+    out: dict[str, str] = {}
+    best: dict[str, float] = {}
+    for r in results:
+        if r["group"] != "conditional":
+            continue
+        if r["best_branch"] is not None:
+            out[r["problem"]] = r["best_branch"]
+            continue
+        i = int(np.argmin(r["true"]))
+        if r["true"][i] < best.get(r["problem"], np.inf):
+            best[r["problem"]] = float(r["true"][i])
+            out[r["problem"]] = r["branches"][i]
+    return out
+
+
+def lock_in(results: list[dict[str, Any]], samplers: list[str], n: int = LOCK_IN_TRIALS) -> str:
+    """Markdown table of the lock-in statistic per sampler and conditional problem."""
+    best = best_branches(results)
+    if not best:
+        return ""
+    problems = sorted(best)
+    rows = []
+    for s in samplers:
+        found_all: list[float] = []
+        share_all: list[float] = []
+        cells = []
+        for p in problems:
+            runs = [r for r in results if r["sampler"] == s and r["problem"] == p]
+            if not runs or len(runs[0]["true"]) < n:
+                cells.append("-")
+                continue
+            found = [float(r["branches"][int(np.argmin(r["true"][:n]))] == best[p]) for r in runs]
+            share = [
+                float(np.mean([b == best[p] for b in r["branches"][n // 2 : n]])) for r in runs
+            ]
+            found_all += found
+            share_all += share
+            cells.append(f"{np.mean(found):.2f} / {np.mean(share):.2f}")
+        overall = f"{np.mean(found_all):.2f} / {np.mean(share_all):.2f}" if found_all else "-"
+        rows.append([s, *cells, overall])
+    header = ["sampler", *[f"{p} ({best[p]})" for p in problems], "overall"]
+    return (
+        f"\n### Lock-in: best branch found within {n} trials / share of trials "
+        f"{n // 2 + 1}-{n} in it\n\n" + _report.md_table(header, rows)
+    )
+
+
+def main_mixed(argv: list[str] | None = None) -> None:
+    """Quality on integer-heavy and conditional spaces: the groups mixint and conditional.
+
+    Score: the tables of optimize (rank, regret, win rate against TPE) and the lock-in statistic
+    of the conditional problems. benchmarks/README.md describes the problems and the method.
+
+    Usage::
+
+        python -m benchmarks mixed --quick                   # 2 problems, 2 seeds, 30 trials
+    """
+    samplers = ",".join(MIXED_SAMPLERS)
+    p = _parser(
+        "mixed", main_mixed.__doc__, quick="2 problems", trials=Quick(200, 30), samplers=samplers
+    )
+    a = p.parse(argv, stamp=False)
+    samplers = split_names(a.samplers)
+    require_packages(samplers, "mixed")  # unknown names fail now
+    default = (
+        ["branch-3", "pipe-wine"]
+        if a.quick
+        else _problems.GROUPS["mixint"] + _problems.GROUPS["conditional"]
+    )
+    probs = (
+        _problems.select(a.problems, kinds=("mixint", "branch", "pipe")) if a.problems else default
+    )
+    text, results = _run("mixed", a, samplers, probs)
+    if a.trials >= LOCK_IN_TRIALS:
+        text += lock_in(results, samplers)
+    walls = _walls(results, samplers)
+    base = walls.get("TPE") or 1.0  # seconds when TPE did not run
+    seeds = _harness.seeds(a)
+    _harness.finish(
+        a,
+        "Mixed-integer and conditional spaces (issue #23)",
+        f"{len(probs)} problems ({', '.join(probs)}), seeds {seeds.start}-{seeds.stop - 1}, "
+        f"{a.trials} trials. Rank: mean over (problem, seed) of the rank among samplers "
+        "(1 = best). Regret: `(v - best of any run) / (median of Random's trials - best)`, "
+        "geometric mean (floored at 1e-6). ",
+        text
+        + "\nWall time of one study, ratio to TPE's in the same run (objective included): "
+        + ", ".join(f"{s} {_report.fmt(float(w / base), 2)}" for s, w in walls.items())
+        + "\n",
     )
 
 

@@ -1,20 +1,11 @@
 """Time spent inside each sampler per trial, as a function of the number of finished trials.
 
-For each size n, a fresh study receives n finished trials (uniform random points of a 5-D
-box with sphere values, added with ``study.add_trials``), then ``k`` trials are asked and
-told.  The time inside the sampler (``infer_relative_search_space``, ``sample_relative``,
-``sample_independent``, ``before_trial``, ``after_trial``) is measured by wrapping those
-methods, so storage time is excluded.  The first of the k trials is reported separately
-("cold": caches built from scratch); "per trial" is the mean over the others, in a window
-of ``max(k, n / 10)`` trials so that it includes the periodic refits of lazily refitted models
-(amortised cost).  All samplers
-run in one process, interleaved per size, and are reported as ratios to TPE at that size.
-A sampler is dropped for the larger sizes once one trial exceeds ``--max-seconds``.
+Score: mean (amortised) milliseconds inside the sampler per trial, and the ratio to TPE's at
+the same size. benchmarks/README.md describes the method.
 
 Usage::
 
-    python -m benchmarks overhead --quick   # n up to 2,000, max(5, n/10) timed trials
-    python -m benchmarks overhead           # n up to 10,000, max(10, n/10) timed trials
+    python -m benchmarks overhead --quick   # n up to 2,000
 """
 
 from __future__ import annotations

@@ -1,33 +1,12 @@
 """Ray-side comparison: TreeUCBSearch beside Tune's other searchers, in real Tuner runs.
 
-Every searcher runs the same ``tune.Tuner`` setup on the same problems and seeds: a zero-cost
-function trainable that evaluates one point of a real BBOB function (:mod:`benchmarks._problems`,
-5-D unless ``--problems`` says otherwise) on a local ``ray.init(num_cpus=2)`` started once per
-process, one trial at a time (a ``ConcurrencyLimiter`` with ``max_concurrent=1``, which also
-times the searcher's own calls).  Searchers, each with its defaults and the run's seed:
-
-* ``TreeUCBSearch(seed=seed)``;
-* ``HyperOptSearch(random_state_seed=seed)`` (TPE of hyperopt);
-* ``OptunaSearch(seed=seed)`` (Optuna's TPESampler);
-* ``NevergradSearch`` with nevergrad's ``CMA`` told the budget, its parametrization seeded;
-* ``BasicVariantGenerator(random_state=seed, max_concurrent=1)`` (random search).
-
-The noisy variants apply the BBOB suite's moderate Gaussian noise model; the noise of
-a point is drawn from a generator seeded with the run's seed and the point's coordinates, so
-every searcher sees the same noise at the same point.  Regret is that of
-``python -m benchmarks optimize``: the noiseless ``f(x) - f_opt`` of the best *observed* trial,
-divided by the median regret of a uniform random point.  Seeds 1000+ (``--seed-offset 1000``)
-use the report instances 4-15.
-
-Reported at 50 and 100 trials (or the budget): mean rank per group and overall (ranks among
-searchers per problem and seed), geometric mean of the normalised regret, win rate against
-OptunaSearch (TPE); and the wall time per trial (the whole ``Tuner.fit``, Tune's own overhead
-included) beside the searcher's time per trial (``suggest`` + ``on_trial_complete``).
+Score: normalised regret on BBOB functions, mean rank and win rate against OptunaSearch at 50
+and 100 trials, and the wall and searcher time per trial. benchmarks/README.md describes the
+method.
 
 Usage::
 
     python -m benchmarks ray_compare --quick     # 2 problems, 1 seed, 50 trials
-    python -m benchmarks ray_compare --seed-offset 1000 --out benchmarks/results
 """
 
 from __future__ import annotations
@@ -153,14 +132,8 @@ def time_table(results: list[dict[str, Any]], names: list[str], n_trials: int) -
                 _report.fmt(1e3 * float(np.median(own))) if own else "-",
             ]
         )
-    header = [
-        "searcher",
-        "runs",
-        "failed runs",
-        "wall s per trial (median over runs)",
-        "searcher ms per trial",
-    ]
-    return _report.md_table(header, rows)
+    header = ["searcher", "runs", "failed runs", "wall s per trial (median over runs)"]
+    return _report.md_table([*header, "searcher ms per trial"], rows)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,37 +1,12 @@
 """Scale: many processes on one storage, many pending trials, many trials.
 
-Three parts, each a table of the result file:
-
-* ``processes``: throughput of 1, 2, 4 (and 8) OS processes running one study of a zero-cost
-  objective on one journal file (``JournalStorage(JournalFileBackend)``), on one SQLite
-  file and on one PostgreSQL database (a throwaway local server, ``benchmarks/_postgres.py``),
-  TreeUCBSampler beside RandomSampler under the same setup (same storage kind, process
-  count and trials per process).  Every worker imports everything and then waits for a start
-  signal, so the clock covers the optimisation only: throughput = trials / (last end - first
-  start).  Lost trials (fewer ``COMPLETE`` trials than asked for, or trials left ``RUNNING``),
-  duplicate points (two trials with the same parameters) and errors (``FAIL`` trials, worker
-  exceptions) are counted.  Every TreeUCB worker gets ``seed=0`` (trial numbers keep them
-  apart); Random workers get distinct seeds.
-* ``searcher``: time of one ``suggest`` + ``on_trial_complete`` of ``TreeUCBSearch`` with W
-  trials always pending (the oldest completes after each suggest), driven directly (no Ray
-  cluster), on a 4-parameter mixed space; ``OptunaSearch`` (TPE) beside it on fewer trials,
-  and ``HyperOptSearch`` when hyperopt is installed.  Median over the last tenth of the trials
-  before each checkpoint.
-* ``sampler``: time of one ``study.ask`` + ``study.tell`` with TreeUCBSampler on a study that
-  already holds n finished trials and W running ones (the oldest is told after each ask), with
-  RandomSampler's time in the same loop (Optuna's own cost) beside it.
-* ``tune``: real ``tune.Tuner`` runs on a local 2-CPU Ray with ``max_concurrent_trials=32``
-  and a zero-cost function trainable (1/16 CPU each, so that 32 trials fit), TreeUCBSearch
-  and BasicVariantGenerator (random) alternating in the same process: wall time per trial
-  (the whole ``Tuner.fit``), the searcher's own time, and the most trials Tune held running
-  at once.
+Score: trials per second and defects of processes sharing a storage, milliseconds per trial
+with W pending trials (searcher and sampler), and a real Tune run's cost per trial.
+benchmarks/README.md describes the four parts.
 
 Usage::
 
-    python -m benchmarks scale --quick          # minutes
-    python -m benchmarks scale                  # 10,000 trials, 8 processes
-    python -m benchmarks scale --parts searcher sampler
-    python -m benchmarks scale --parts tune --tune-trials 300
+    python -m benchmarks scale --quick --parts searcher sampler
 """
 
 from __future__ import annotations
@@ -165,6 +140,15 @@ def throughput(
     }
 
 
+# the process part's defects: key of throughput()'s result -> column
+DEFECTS = {
+    "lost": "lost",
+    "running": "left running",
+    "duplicates": "duplicates",
+    "errors": "errors",
+}
+
+
 def _process_rows(
     kind: str, procs: list[int], per_proc: int, repeats: int, url: str
 ) -> list[list[str]]:
@@ -172,10 +156,9 @@ def _process_rows(
     for n in procs:
         rates: dict[str, list[float]] = {"Random": [], "TreeUCB": []}
         cpus: dict[str, list[float]] = {"Random": [], "TreeUCB": []}
-        defects = {"lost": 0, "running": 0, "duplicates": 0, "errors": 0}
+        defects = dict.fromkeys(DEFECTS, 0)
         for rep in range(repeats):
-            order = ("Random", "TreeUCB") if rep % 2 == 0 else ("TreeUCB", "Random")
-            for name in order:
+            for name in list(rates) if rep % 2 == 0 else list(rates)[::-1]:
                 r = throughput(kind, n, name, per_proc, url)
                 rates[name].append(r["rate"])
                 cpus[name].append(r["cpu_ms"])
@@ -190,7 +173,7 @@ def _process_rows(
             + [f"{tree / rand:.2f}x" if rand > 0 else "-"]
             + [f"{cpu_rand:.1f}", f"{cpu_tree:.1f}"]
             + [f"{cpu_rand / cpu_tree:.2f}x" if cpu_tree > 0 else "-"]
-            + [str(defects[k]) for k in ("lost", "running", "duplicates", "errors")]
+            + [str(defects[k]) for k in DEFECTS]
         )
     return rows
 
@@ -206,21 +189,9 @@ def run_processes(procs: list[int], per_proc: int, repeats: int, storages: list[
         finally:
             if server is not None:
                 server.stop()
-    header = [
-        "storage",
-        "processes",
-        "trials",
-        "Random trials/s",
-        "TreeUCB trials/s",
-        "ratio",
-        "Random CPU ms/trial",
-        "TreeUCB CPU ms/trial",
-        "CPU ratio",
-        "lost",
-        "left running",
-        "duplicates",
-        "errors",
-    ]
+    samplers = ("Random", "TreeUCB")
+    header = ["storage", "processes", "trials", *(f"{s} trials/s" for s in samplers), "ratio"]
+    header += [*(f"{s} CPU ms/trial" for s in samplers), "CPU ratio", *DEFECTS.values()]
     return md_table(header, rows)
 
 
@@ -287,15 +258,11 @@ def run_searcher(n: int, widths: list[int], n_optuna: int) -> str:
     for name, size in sizes.items():
         for w in widths if name == "TreeUCBSearch" else [w for w in widths if w in (1, 64)]:
             times, dup = searcher_cost(maker(name), size, w)
-            cells = [_fmt_ms(_window(times, c)) if c <= size else "-" for c in checkpoints]
+            cells = [f"{_window(times, c):.2f}" if c <= size else "-" for c in checkpoints]
             rows.append([name, str(w), *cells, f"{times.sum():.1f}", str(dup)])
             print(f"  {rows[-1]}", flush=True)
     header = ["searcher", "W pending", *[f"ms at {c:,}" for c in checkpoints]]
     return md_table([*header, "total s", "duplicates"], rows)
-
-
-def _fmt_ms(v: float) -> str:
-    return f"{v:.2f}"
 
 
 # -- the sampler with W running trials ----------------------------------------------------------
@@ -370,16 +337,9 @@ def run_sampler(sizes: list[int], widths: list[int], k: int) -> str:
                 + [f"{tree - rand:.2f}", f"{cold:.1f}"]
             )
             print(f"  {rows[-1]}", flush=True)
-    header = [
-        "finished trials",
-        "W running",
-        "TreeUCB ms per ask + tell",
-        "of which sample_relative",
-        "Random ms per ask + tell",
-        "difference",
-        "cold s (first W asks)",
-    ]
-    return md_table(header, rows)
+    header = ["finished trials", "W running", "TreeUCB ms per ask + tell"]
+    header += ["of which sample_relative", "Random ms per ask + tell", "difference"]
+    return md_table([*header, "cold s (first W asks)"], rows)
 
 
 # -- a real Tune run with many concurrent trials -------------------------------------------
@@ -446,6 +406,10 @@ def tune_run(name: str, n: int, concurrency: int, seconds: float = 0.0) -> dict[
     }
 
 
+# the tune part's defects: key of tune_run()'s result -> column
+TUNE_DEFECTS = {"errors": "errors", "missing": "missing results", "duplicates": "duplicates"}
+
+
 def run_tune(n: int, concurrency: int, repeats: int, seconds: float) -> str:
     _harness.start_ray()
     names = ("BasicVariantGenerator (random)", "TreeUCBSearch")
@@ -466,21 +430,12 @@ def run_tune(n: int, concurrency: int, repeats: int, seconds: float) -> str:
                 f"{float(np.median([r['searcher_ms'] for r in runs[name]])):.2f}",
                 f"{wall / random_wall:.2f}x",
                 str(int(max(r["peak"] for r in runs[name]))),
-                *[str(int(sum(r[k] for r in runs[name]))) for k in ("errors", "missing")],
-                str(int(sum(r["duplicates"] for r in runs[name]))),
+                *[str(int(sum(r[k] for r in runs[name]))) for k in TUNE_DEFECTS],
             ]
         )
-    header = [
-        "searcher",
-        "trials x runs",
-        "wall ms per trial (median of runs)",
-        "searcher ms per trial",
-        "ratio to random",
-        "most trials running at once (Tune's count)",
-        "errors",
-        "missing results",
-        "duplicates",
-    ]
+    header = ["searcher", "trials x runs", "wall ms per trial (median of runs)"]
+    header += ["searcher ms per trial", "ratio to random"]
+    header += ["most trials running at once (Tune's count)", *TUNE_DEFECTS.values()]
     return md_table(header, rows)
 
 
@@ -523,14 +478,8 @@ def main(argv: list[str] | None = None) -> None:
     p.option("--concurrency", 32, type=int, help="Tune part: trials running at once")
     p.option("--trial-seconds", 0.0, type=float, help="Tune part: each trial sleeps this long")
     args = p.parse(args_in)
-    quick, procs, per_proc, repeats, n = (
-        args.quick,
-        args.procs,
-        args.per_process,
-        args.repeats,
-        args.n_trials,
-    )
-    n_optuna = min(n, 1_000 if quick else 2_000)
+    n, per_proc = args.n_trials, args.per_process
+    n_optuna = min(n, 1_000 if args.quick else 2_000)
     sections = [
         "# Scale: processes, pending trials, trials (issue 13)",
         "",
@@ -566,12 +515,12 @@ def main(argv: list[str] | None = None) -> None:
             "A study pre-filled with n finished trials and W running ones (asked with "
             "`study.ask(distributions)`); each step asks one trial and tells the oldest.",
             "",
-            run_sampler(args.sizes, [0, 64] if quick else [0, 8, 64], k),
+            run_sampler(args.sizes, [0, 64] if args.quick else [0, 8, 64], k),
         ]
         write(done=False)
     if "tune" in args.parts:
         print("tune", flush=True)
-        n_tune, tune_repeats = args.tune_trials, args.tune_repeats
+        n_tune = args.tune_trials
         sections += [
             f"## A real Tune run with max_concurrent_trials={args.concurrency}",
             "",
@@ -585,14 +534,14 @@ def main(argv: list[str] | None = None) -> None:
             "(`next_trial` for BasicVariantGenerator).  Ratio = wall time per trial against "
             "random's.",
             "",
-            run_tune(n_tune, args.concurrency, tune_repeats, args.trial_seconds),
+            run_tune(n_tune, args.concurrency, args.tune_repeats, args.trial_seconds),
         ]
         write(done=False)
     if "processes" in args.parts:
         print("processes", flush=True)
         sections += [
             f"## Processes on one storage ({per_proc} trials per process, median of "
-            f"{repeats} run(s))",
+            f"{args.repeats} run(s))",
             "",
             "Zero-cost objective (3 floats, 1 int).  Ratio = TreeUCB / Random throughput "
             "(wall clock; target >= 0.8x).  CPU ms/trial = the workers' CPU time (user + "
@@ -603,7 +552,7 @@ def main(argv: list[str] | None = None) -> None:
             "",
         ]
         for kind in args.storages:  # one table per storage, written as it completes
-            sections += [run_processes(procs, per_proc, repeats, [kind])]
+            sections += [run_processes(args.procs, per_proc, args.repeats, [kind])]
             write(done=False)
     write(done=True)
     print(f"wrote {path}")

@@ -1,71 +1,9 @@
 """Multi-objective and constrained test problems with known optima (all minimised).
 
-Multi-objective (through ``pymoo``; the score is the hypervolume regret ``HV* - HV``):
-
-* ``zdt1-5d``, ``zdt2-5d``, ``zdt3-5d`` and their ``-10d`` forms (Zitzler, Deb, Thiele 2000)
-  on [0, 1]^d, reference point (11, 11) as BoTorch's ZDT; ``HV*`` of the true front (ZDT1
-  and ZDT2 in closed form, ``121 - 1/3`` and ``121 - 2/3``; ZDT3 from pymoo's front at
-  200,000 points, within 1e-4 of the exact value);
-* ``dtlz2-6d`` (Deb et al. 2002), 3 objectives on [0, 1]^6, reference point (1.1, 1.1, 1.1);
-  the front is the unit sphere's positive octant, so ``HV* = 1.1^3 - pi / 6``.
-
-Constrained (one objective; feasible when every constraint value is <= 0; the score is the
-regret of the best feasible value ``f - f*``):
-
-* ``gardner`` (Gardner et al., ICML 2014, simulation 1): ``cos(2 x1) cos(x2) + sin(x1)``
-  subject to ``cos(x1 + x2) <= 0.5`` on [0, 6]^2; ``f* = -2`` at ``(3 pi / 2, 0)``;
-* ``gramacy`` (Gramacy et al., Technometrics 2016): ``x1 + x2`` subject to two nonlinear
-  constraints on [0, 1]^2; ``f* = 0.5997880520`` (dense grid then SLSQP, matching the
-  paper's 0.5998 at (0.1954, 0.4044));
-* ``g4`` (5-D, 6 constraints) and ``g24`` (2-D, 2 constraints, disconnected feasible
-  region) of the CEC 2006 G-series (Liang et al. 2006), through pymoo with their optima;
-* ``sphere-ball-<d>d`` and ``ellipsoid-linear-<d>d`` (d = 5, 10): the BBOB-like functions of
-  :mod:`benchmarks._problems._functions` (optimum ``x_opt`` drawn per seed) under a ball
-  ``|x| <= |x_opt| / 2`` or a half-space ``a.x <= |x_opt| / 2`` with ``a = x_opt / |x_opt|``,
-  so the unconstrained optimum is always infeasible.  ``f*`` of the sphere is
-  ``(|x_opt| / 2)^2`` (the projection), the ellipsoid's from its KKT conditions.
-
-One real task each (the issue's digits MLP; scikit-learn's ``MLPClassifier`` rather than the
-paper's Keras MLP, so that one trial stays well under 1 s: 15 epochs of Adam, batch 128, on
-scikit-learn's bundled ``load_digits``, pixels / 16, a fixed stratified 70/30 split and
-``random_state=0``, so a configuration always gets the same value and the problem does not
-depend on the seed).  Four parameters, all floats to the samplers: ``log2`` of the width
-(1-7: 2 to 128 units, rounded), the depth (0.5-2.5, rounded to 1 or 2 hidden layers),
-``log10`` of Adam's learning rate (-4 to -1) and of the L2 penalty ``alpha`` (-6 to -1):
-
-* ``digits-mlp-size`` (several objectives): validation error and ``log10`` of the parameter
-  count (weights and biases), reference point (1, 4.5) (the largest network has 26,122
-  parameters, ``log10`` 4.42); ``HV*`` is the hypervolume of the best front seen over every
-  run of the report (the true front is unknown), so its regrets are relative;
-* ``digits-mlp-budget`` (constrained): validation error subject to at most 1,000 parameters
-  (``n_params / 1000 - 1 <= 0``; random search finds about 45 % of the box feasible); ``f*``
-  is the best feasible error seen over every run of the report.
-
-``never-feasible-2d``: minimise ``x + y`` subject to ``1 + x^2 + y^2 <= 0`` on [-1, 1]^2, where
-no point is feasible (how fast the violation falls; the least violation is 1, at the origin).
-
-COCO's ``bbob-constrained`` and ``bbob-biobj`` suites through ``cocoex`` (offline), a seed
-picking the instance as for the ``mixint`` problems (seeds 0-99: instances 1-5, seeds 100+:
-instances 6-15):
-
-* ``bbob-constrained-f<id>-<d>d`` (d = 2, 5, 10): one objective, COCO's ``constraint(x)``
-  values (feasible when all <= 0), on COCO's box [-5, 5]^d. The subset
-  :data:`CONSTRAINED_FUNCTIONS` is a small design over the suite's two axes: the sphere with
-  the first two constraint counts (f1: 1 constraint, f2: 2 in 2-D and 5-D, 3 in 10-D), and
-  one constraint on an ill-conditioned (f19, rotated ellipsoid) and a multimodal (f49,
-  rotated Rastrigin) objective. ``cocoex`` exposes no optimum value (only whether the final
-  target was hit), so ``f*`` is NaN: the report takes the best feasible value any run of the
-  table found, as for the ``mixint`` problems.
-* ``bbob-biobj-f<id>-<d>d`` (d = 2, 5): two objectives on [-5, 5]^d (COCO's bounds are
-  [-100, 100]^d, but the optima of the bbob functions that make both objectives, and so the
-  extremes of the Pareto set, lie in [-5, 5]^d, the bbob search box). The subset
-  :data:`BIOBJ_FUNCTIONS` is the first pair of the same function from each of the five bbob
-  groups: f1 (sphere, separable), f20 (attractive sector, moderate), f35 (sharp ridge,
-  ill-conditioned), f46 (rotated Rastrigin, multimodal) and f53 (Schwefel, weakly
-  structured). The hypervolume's reference point is COCO's ``largest_fvalues_of_interest``
-  (the nadir of the two single-objective optima, COCO's own reference point: only points
-  dominating it count); ``HV*`` is NaN, so the report takes the hypervolume of the union of
-  every run's front (COCO's best-known values are not exposed by ``cocoex``).
+Each is a :class:`Box` whose ``evaluate(x)`` gives the objectives and the constraint values:
+ZDT, DTLZ2, Gardner, Gramacy, the G-series, BBOB-like functions under a ball or a half-space,
+the digits MLP, and subsets of COCO's bbob-biobj and bbob-constrained. benchmarks/README.md
+describes each problem, its optimum and its reference point.
 """
 
 from __future__ import annotations
@@ -85,26 +23,12 @@ from benchmarks._problems._functions import TestFunction
 from benchmarks._problems._functions import coco_problem
 
 MOO_PROBLEMS = (
-    "zdt1-5d",
-    "zdt2-5d",
-    "zdt3-5d",
-    "zdt1-10d",
-    "zdt2-10d",
-    "zdt3-10d",
+    *(f"zdt{i}-{d}d" for d in (5, 10) for i in (1, 2, 3)),
     "dtlz2-6d",
     "digits-mlp-size",
 )
-CONSTRAINED_PROBLEMS = (
-    "gardner",
-    "gramacy",
-    "g4",
-    "g24",
-    "sphere-ball-5d",
-    "ellipsoid-linear-5d",
-    "sphere-ball-10d",
-    "ellipsoid-linear-10d",
-    "digits-mlp-budget",
-)
+BBOB_CONSTRAINED = tuple(f"{f}-{d}d" for d in (5, 10) for f in ("sphere-ball", "ellipsoid-linear"))
+CONSTRAINED_PROBLEMS = ("gardner", "gramacy", "g4", "g24", *BBOB_CONSTRAINED, "digits-mlp-budget")
 INFEASIBLE_PROBLEMS = ("never-feasible-2d",)  # no point is feasible
 # real tasks: no known optimum; the report takes the best seen over its runs (optimum NaN)
 REAL_PROBLEMS = ("digits-mlp-size", "digits-mlp-budget")

@@ -1,28 +1,9 @@
 """The test functions of the benchmarks (their names are looked up in :mod:`benchmarks._problems`).
 
-* **BBOB-like functions** for minimisation on [-5, 5]^d (own implementations of a few functions
-  of Hansen et al., "Real-Parameter Black-Box Optimization Benchmarking 2009: Noiseless
-  Functions Definitions"): sphere, ellipsoid (separable, condition 1e6), Rosenbrock, Rastrigin
-  and Ackley.  Per seed the optimum ``x*`` is drawn uniformly in [-4, 4]^d (BBOB's convention)
-  and the optimum value is 0.  A noisy variant adds Gaussian noise whose standard deviation is
-  ``noise`` times the median value of uniform random points (so it is comparable across
-  functions); regret is always taken on the noiseless value.  See :class:`TestFunction`.
-* **Lipschitz bandit functions** (PyXAB's definitions, ``PyXAB.synthetic_obj``: same formula
-  and native domain, vectorised; Rastrigin and Ackley are the negated functions above on
-  [-1, 1]^d): Garland, DoubleSine, Himmelblau, Rastrigin, Ackley, for maximisation.  A
-  :class:`BanditProblem` is a function seen through the unit cube with its domain shifted at random
-  per seed (so that no method gains from an optimum at the centre of the cube, where dyadic
-  partitions evaluate first), and affinely scaled so that the noiseless value is in [0, 1]
-  with maximum exactly 1 (regret ``1 - f(x)``).
-* **The real BBOB suite** through ``ioh`` (``ioh.get_problem(fid, instance, dim,
-  ioh.ProblemClass.BBOB)``: all 24 noiseless functions of Hansen et al. on [-5, 5]^d, with the
-  instance's rotation, shift and optimum value ``f_opt``); regret is ``f(x) - f_opt`` on the
-  noiseless value.  ``ioh`` has no noisy BBOB functions (f101-f130), so a noisy variant applies
-  BBOB's moderate Gaussian noise model ``f * exp(0.01 N(0, 1))`` to ``f - f_opt``, plus the
-  testbed's ``1.01e-8`` offset where that value is at least ``1e-8``.  Seeds 0-999 are tuning
-  seeds on the instances 1-3, seeds 1000+ report seeds on the instances 4-15
-  (:func:`instance_of`), so the choice of defaults never sees a report instance.  Names:
-  ``bbob-f<fid>-<d>d`` and ``bbob-f<fid>-<d>d-noisy`` (``fid`` 01-24).
+BBOB-like functions on [-5, 5]^d (:class:`TestFunction`), the Lipschitz bandit functions of
+PyXAB (:data:`FUNCTIONS`, :class:`BanditProblem`), the real BBOB suite through ``ioh``
+(:class:`BBOBFunction`) and COCO's suites through ``cocoex`` (:func:`coco_problem`);
+benchmarks/README.md describes them, their instances and their noise.
 """
 
 from __future__ import annotations

@@ -1,42 +1,9 @@
 """The Optuna problems: define-by-run objectives, each a :class:`Study` that records the
 noiseless value (and the branch) of every trial (all minimised).
 
-``optimize``'s problems:
-
-* ``<function>-<d>d`` and ``<function>-<d>d-noisy`` (groups ``continuous``,
-  ``continuous-noisy``): the BBOB-like functions of :mod:`benchmarks._problems._functions` on
-  d floats in [-5, 5]; ``bbob-f<id>-<d>d[-noisy]`` (groups ``bbob-<d>d``, ``bbob-noisy``): the
-  real BBOB suite.  Scale: the median regret of a uniform random point.
-* ``mixed-<function>-<d>d`` (group ``mixed``): a BBOB-like function whose coordinates cycle
-  through a float, an int and a float on a grid of step 0.5, with optima on their grids, plus
-  a categorical of 4 choices adding 0, 0.1, 0.3 or 0.6 times the median value of random points
-  (in an order drawn per seed).
-* ``svc-breast_cancer``, ``enet-diabetes``, ``rf-wine``, ``mlp-digits``, ``keras-mlp-digits``
-  (group ``sklearn``): cross-validated errors of small scikit-learn models (and the paper's
-  Keras MLP) on bundled datasets, with fixed folds and model seeds (deterministic); no scale:
-  the regret is relative to the best value any run found.
-
-``mixed``'s problems (integer-heavy and conditional spaces):
-* ``mixint``: COCO's ``bbob-mixint`` suite (``coco-experiment``, shipped offline): 4/5 of the
-  variables are integers with 2, 4, 8 or 16 values, 1/5 are floats in [-5, 5]. Problems are
-  ``mixint-f<id>-<d>d``; a seed picks the instance (seeds 0-99: instances 1-5, tuning;
-  seeds 100+: instances 6-15, report). The suite exposes no optimum value, so the regret is
-  normalised by the best value any run found (as the scikit-learn tasks of ``optimize``).
-* ``conditional``: a categorical branch with its own conditional parameters.
-
-  - ``branch-<k>``: synthetic, known optima (``branch-50``: 50 choices with one parameter
-    each). Branch ``j`` is a BBOB-like function of
-    :mod:`benchmarks._testfunctions` on its own floats, ``level_j + scale_j * f_j(x) /
-    median_j`` (``median_j`` the median of ``f_j`` at uniform random points). The branch with
-    the best random points (the easiest) has a higher optimum level than the best branch,
-    whose random points are poor: a bandit on a branch's *mean* locks onto the easy one.
-  - ``pipe-<dataset>``: a model-choice pipeline on a scikit-learn bundled dataset (no
-    download): a standard scaler, an optional PCA (its share of components conditional), then
-    an SVC, a random forest, k-NN or a logistic regression, each with its own parameters;
-    3-fold cross-validated error with fixed folds and model seeds (deterministic).
-
-Each objective records the branch of every trial (``None`` for ``mixint``), for the lock-in
-statistic.
+The problems of ``optimize`` (BBOB-like and BBOB functions, mixed spaces, scikit-learn tasks)
+and of ``mixed`` (COCO's bbob-mixint, synthetic branch problems, model-choice pipelines);
+benchmarks/README.md describes each.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import optuna
 import pytest
 
 from benchmarks import __main__ as cli
-from benchmarks import mixed
+from benchmarks import optimize as mixed
 from benchmarks._harness import RESULTS_ENV
 from benchmarks._problems import _functions
 from benchmarks._problems import _studies
