@@ -41,9 +41,9 @@ def configurations() -> list[tuple[str, dict[str, Any]]]:
         ("rule=incremental", {"rule": "incremental"}),
         ("index=soft_gp", {"index": "soft_gp"}),
         ("rule=incremental index=soft_gp", {"rule": "incremental", "index": "soft_gp"}),
-        ("n_startup=1", {"n_startup": 1}),
-        ("n_startup=5", {"n_startup": 5}),
-        ("n_startup=20", {"n_startup": 20}),
+        ("n_startup_trials=1", {"n_startup_trials": 1}),
+        ("n_startup_trials=5", {"n_startup_trials": 5}),
+        ("n_startup_trials=20", {"n_startup_trials": 20}),
     ]
     from optuna_treeucb.core import TreeUCB
 

@@ -33,7 +33,7 @@ CORE_CASES: dict[str, dict[str, Any]] = {
     "trust_region": {"sampling": "trust_region"},
     "discrete=region": {"sampling": "local_gp", "discrete": "region"},
     "discrete=region trust_region": {"sampling": "trust_region", "discrete": "region"},
-    "C M n_startup": {"sampling": "local_gp", "C": 0.1, "M": 0.5, "n_startup": 5},
+    "C M n_startup": {"sampling": "local_gp", "C": 0.1, "M": 0.5, "n_startup_trials": 5},
     "pruned=context": {"sampling": "local_gp", "pruned": "context", "max_budget": 4.0},
 }
 # Options of the sampler and the searcher per case (by the wrappers' names); {} is the default.

@@ -55,12 +55,13 @@ _OWN = ("self", "group", "independent_sampler", "warn_independent_sampling", "co
 # the sampler's own sentences on the core's options, in its Args: section
 _OPTION_NOTES = {
     "seed": "The sampler combines it with the trial number (``None``: a fresh seed).",
-    "n_startup": "The observations are the finished trials described above; until there are "
-    "that many, every parameter comes from ``independent_sampler``, and a group of conditional "
-    "parameters with fewer observations of its own is drawn uniformly (given its context).",
+    "n_startup_trials": "The observations are the finished trials described above; until "
+    "there are that many, every parameter comes from ``independent_sampler``, and a group of "
+    "conditional parameters with fewer observations of its own is drawn uniformly (given its "
+    "context).",
 }
 # The core's options are declared once, in optuna_treeucb.core.OPTIONS (defaults included).
-_FACE = Face("TreeUCBSampler", _OPTION_NOTES, aliases=False)
+_FACE = Face("TreeUCBSampler", _OPTION_NOTES, former_names=False)
 _DEFAULTS: dict[str, Any] = _FACE.defaults
 
 
@@ -207,7 +208,7 @@ class TreeUCBSampler(BaseSampler):
         self,
         *,
         seed: int | None = None,
-        n_startup_trials: int = _DEFAULTS["n_startup"],
+        n_startup_trials: int = _DEFAULTS["n_startup_trials"],
         rule: Rule = _DEFAULTS["rule"],
         index: Index = _DEFAULTS["index"],
         C: float = _DEFAULTS["C"],
@@ -226,7 +227,7 @@ class TreeUCBSampler(BaseSampler):
         self._constraints_func = check_constraints_func(constraints_func)
         given = {k: v for k, v in locals().items() if k not in (*_OWN, "unknown")}
         self._core_options, self._base_seed = _FACE.options({**given, **unknown})
-        self._n_startup_trials: int = self._core_options.pop("n_startup")
+        self._n_startup_trials: int = self._core_options.pop("n_startup_trials")
         self._group = group
         self._independent_sampler = independent_sampler  # None: a RandomSampler per draw
         self._warn_independent_sampling = warn_independent_sampling
@@ -374,7 +375,7 @@ class TreeUCBSampler(BaseSampler):
             UnitCube(_to_spec(name, dist) for name, dist in space),
             seed=self._base_seed,
             direction=direction,  # type: ignore[arg-type]
-            n_startup=self._n_startup_trials,
+            n_startup_trials=self._n_startup_trials,
             **self._core_options,
         )
 

@@ -336,7 +336,7 @@ def _as_float(value: Any) -> float | None:
 _OPTION_NOTES = {
     "seed": "The searcher combines it with the configuration's rank (``None``: a fresh seed); "
     'see "Reproducibility" above.',
-    "n_startup": "``None`` takes this default.",
+    "n_startup_trials": "``None`` takes this default.",
 }
 _FACE = Face("TreeUCBSearch", _OPTION_NOTES)
 
@@ -477,6 +477,7 @@ class TreeUCBSearch(Searcher):
             print(tuner.fit().get_best_result().config)
     """
 
+    @_FACE.accept_former_names
     def __init__(
         self,
         space: dict[str, Any] | None = None,

@@ -51,7 +51,7 @@ def test_the_first_fit_loads_scikit_learn() -> None:
     # the lazy imports are reached: a tree is fitted once enough values are told
     loaded = _loaded_after(
         "from optuna_treeucb.core import TreeUCB\n"
-        "b = TreeUCB(1, seed=0, n_startup=2)\n"
+        "b = TreeUCB(1, seed=0, n_startup_trials=2)\n"
         "for _ in range(4):\n"
         "    p = b.ask(); b.tell(p, p['x0'])\n"
     )

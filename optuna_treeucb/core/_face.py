@@ -10,6 +10,7 @@ count as observations (NaN values and unreadable constraints do not).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
@@ -18,12 +19,14 @@ from typing import TypeVar
 
 from optuna_treeucb.core._observations import Result
 from optuna_treeucb.core._observations import read_result
+from optuna_treeucb.core._options import accept_former_names
 from optuna_treeucb.core._options import document_options
 from optuna_treeucb.core._options import face_defaults
 from optuna_treeucb.core._options import face_options
 from optuna_treeucb.core._options import fresh_seed
 
 _Class = TypeVar("_Class", bound=type)
+_Init = TypeVar("_Init", bound=Callable[..., Any])
 
 
 class Face:
@@ -31,9 +34,11 @@ class Face:
 
     One instance per wrapper class, made at import.  It is the one intake of the wrapper's
     keyword options (:meth:`options`), renders them in the wrapper's docstring
-    (:meth:`document`) and makes its seeds (:meth:`fresh_seed`), so that both wrappers accept,
-    reject, default and document every option of :data:`~optuna_treeucb.core.OPTIONS` alike,
-    and reads its results (:meth:`result`) by the core's rule.
+    (:meth:`document`), keeps their former names working for a while
+    (:meth:`accept_former_names`) and makes its seeds (:meth:`fresh_seed`), so that both
+    wrappers accept, reject, default and document every option of
+    :data:`~optuna_treeucb.core.OPTIONS` alike, and reads its results (:meth:`result`) by the
+    core's rule.
 
     Args:
         name:
@@ -41,8 +46,9 @@ class Face:
         notes:
             The wrapper's own sentences on some options, by the core's option names, added to
             their entries in its docstring.
-        aliases:
-            Whether the wrapper also takes the options' aliases (Ray's ``n_startup``).
+        former_names:
+            Whether the wrapper still takes the options' former names, deprecated (Ray's
+            ``n_startup`` for ``n_startup_trials``); ``TreeUCBSampler`` never took them.
     """
 
     def __init__(
@@ -50,11 +56,11 @@ class Face:
         name: Literal["TreeUCBSampler", "TreeUCBSearch"],
         notes: Mapping[str, str] | None = None,
         *,
-        aliases: bool = True,
+        former_names: bool = True,
     ) -> None:
         self.name = name
         self.notes = dict(notes or {})
-        self.aliases = aliases
+        self.former_names = former_names
 
     @property
     def defaults(self) -> dict[str, Any]:
@@ -64,8 +70,19 @@ class Face:
     def document(self, cls: _Class) -> _Class:
         """Class decorator: render the options into the ``Args:`` section of ``cls``'s
         docstring, at its marker line, with this wrapper's defaults and notes."""
-        decorated: _Class = document_options(self.name, self.notes)(cls)
+        document = document_options(self.name, self.notes, former_names=self.former_names)
+        decorated: _Class = document(cls)
         return decorated
+
+    def accept_former_names(self, init: _Init) -> _Init:
+        """Decorator of the wrapper's ``__init__``: with ``former_names``, an option given by
+        its former name (``n_startup``) is passed on by its name (``n_startup_trials``) after
+        a ``FutureWarning``; both names given raise a TypeError naming both.  Without
+        ``former_names``, ``init`` unchanged (a former name is then an unknown option)."""
+        if not self.former_names:
+            return init
+        renaming: _Init = accept_former_names(self.name)(init)
+        return renaming
 
     def options(self, given: Mapping[str, Any]) -> tuple[dict[str, Any], int]:
         """The wrapper's keyword options as :class:`~optuna_treeucb.core.TreeUCB` takes them,
@@ -80,11 +97,11 @@ class Face:
             And the seed given, or a fresh one when it is ``None``.
 
         Raises:
-            TypeError: If an option is unknown (naming the closest one), given twice (by a name
-                and an alias), or of the wrong type.
+            TypeError: If an option is unknown (naming the closest one, or the option's name
+                for a former one) or of the wrong type.
             ValueError: If an option is out of range.
         """
-        options, seed = face_options(self.name, given, aliases=self.aliases)
+        options, seed = face_options(self.name, given)
         return options, fresh_seed() if seed is None else seed
 
     @staticmethod

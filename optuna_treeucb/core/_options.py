@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import numbers
 import re
@@ -15,6 +16,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 from typing import Literal
+from typing import TypeVar
+from typing import cast
 from typing import get_args
 
 import numpy as np
@@ -52,8 +55,8 @@ class Option:
         applies: When it has an effect: ``"always"`` or a condition such as ``rule="refit"``.
         low, high, closed: Bounds of a number (``None``: unbounded), which of them belong to
             the range; ``none``: ``None`` is allowed too.
-        wrapper_name, aliases: The name in ``TreeUCBSampler`` and ``TreeUCBSearch`` if it
-            differs, and further names ``TreeUCBSearch`` accepts.
+        former_names: Names the option had before, which ``TreeUCB`` and ``TreeUCBSearch``
+            still take, with a ``FutureWarning`` (:func:`accept_former_names`).
         core_only: The wrappers set it themselves (from the study or ``mode``).
         wrapper_default: The wrappers' default, when it differs from the core's.
     """
@@ -68,8 +71,7 @@ class Option:
     closed: Closed = "both"
     choices: tuple[str, ...] = ()
     none: bool = False
-    wrapper_name: str | None = None
-    aliases: tuple[str, ...] = ()
+    former_names: tuple[str, ...] = ()
     core_only: bool = False
     wrapper_default: Any = _SAME
 
@@ -78,11 +80,6 @@ class Option:
         if wrapper and self.wrapper_default is not _SAME:
             return self.wrapper_default
         return self.default
-
-    @property
-    def face_name(self) -> str:
-        """The name in ``TreeUCBSampler`` and ``TreeUCBSearch``."""
-        return self.wrapper_name or self.name
 
     def allowed(self) -> str:
         """What is allowed, in words: ``"a float in (0, 1) or None"``."""
@@ -225,14 +222,13 @@ _OPTIONS = (
         low=0.0,
     ),
     Option(
-        "n_startup",
+        "n_startup_trials",
         "int",
         10,
         doc="Observations drawn uniformly at random before the tree is used; raise it for "
         "many parameters or a rugged objective, lower it for a small budget.",
         low=0,
-        wrapper_name="n_startup_trials",
-        aliases=("n_startup",),
+        former_names=("n_startup",),
     ),
     Option(
         "pruned",
@@ -288,41 +284,28 @@ OPTIONS: Mapping[str, Option] = MappingProxyType({o.name: o for o in _OPTIONS})
 
 
 def validate_options(
-    owner: str, options: Mapping[str, Any], *, wrapper: bool = False, aliases: bool = True
+    owner: str, options: Mapping[str, Any], *, wrapper: bool = False
 ) -> dict[str, Any]:
-    """The ``options`` given to ``owner`` (named in every error), checked, by the core's names.
+    """The ``options`` given to ``owner`` (named in every error), checked.
 
-    With ``wrapper`` the names are the wrappers' (with ``aliases``, their aliases too).  An
-    option that has no effect warns.
+    With ``wrapper`` the options the wrappers set themselves (``direction``) are not taken.
+    An option that has no effect warns.  A former name is not taken here: the front doors
+    that still take one rename it first (:func:`accept_former_names`).
 
     Raises:
-        TypeError: If an option is unknown, given twice (by a name and an alias), or of the
-            wrong type.
+        TypeError: If an option is unknown or of the wrong type.
         ValueError: If an option is out of range.
     """
-    names = {  # every accepted name -> its option
-        name: o
-        for o in OPTIONS.values()
-        if not (wrapper and o.core_only)
-        for name in ((o.face_name, *(o.aliases if aliases else ())) if wrapper else (o.name,))
-    }
+    names = {o.name: o for o in OPTIONS.values() if not (wrapper and o.core_only)}
     out: dict[str, Any] = {}
-    given: dict[str, str] = {}  # core name -> the name the user gave
     for key, value in options.items():
         option = names.get(key)
         if option is None:
-            raise _unknown(owner, key, names, wrapper)
-        if option.name in given:
-            keep = option.face_name if wrapper else option.name
-            raise TypeError(
-                f"{owner} got both {given[option.name]!r} and {key!r}, which name the same "
-                f"option. Give only {keep!r}."
-            )
-        given[option.name] = key
-        out[option.name] = option.check(owner, key, value)
+            raise _unknown(owner, key, list(names))
+        out[key] = option.check(owner, key, value)
     for name in ignored_options(out, wrapper=wrapper):
         warnings.warn(
-            f"{owner} ignores {given[name]}={out[name]!r}: it has an effect only when "
+            f"{owner} ignores {name}={out[name]!r}: it has an effect only when "
             f"{OPTIONS[name].applies}. Remove it, or set that option too.",
             UserWarning,
             stacklevel=3,
@@ -330,24 +313,60 @@ def validate_options(
     return out
 
 
-def _unknown(owner: str, key: Any, names: Mapping[str, Option], wrapper: bool) -> TypeError:
-    """The error for an option ``key`` that ``owner`` does not take (``names``: those it
-    takes): the closest name, or the one ``owner`` uses when ``key`` is another face's."""
-    known = [o.face_name if wrapper else o.name for o in dict.fromkeys(names.values())]
-    own = {o.name: o.face_name if wrapper else o.name for o in names.values()}
-    elsewhere = {n: o for o in OPTIONS.values() for n in (o.name, o.face_name, *o.aliases)}
-    other = elsewhere.get(key) if isinstance(key, str) else None
-    if other is not None and other.name in own:  # e.g. TreeUCBSampler(n_startup=5)
-        right = own[other.name]
-        faces = ["TreeUCB"] if key == other.name else []
-        faces += ["TreeUCBSampler"] if key == other.face_name else []
-        faces += ["TreeUCBSearch"] if key in (other.face_name, *other.aliases) else []
-        why = " (Optuna's name)" if wrapper and right != other.name else ""
-        where = " and ".join(faces)
-        hint = f" {owner} takes it as {right!r}{why}; {key!r} is its name in {where}."
+def _unknown(owner: str, key: Any, known: list[str]) -> TypeError:
+    """The error for an option ``key`` that ``owner`` does not take (``known``: those it
+    takes): the closest name, or the option's name when ``key`` is a former one."""
+    former = {name: o for o in OPTIONS.values() for name in o.former_names}
+    option = former.get(key) if isinstance(key, str) else None
+    if option is not None and option.name in known:  # e.g. TreeUCBSampler(n_startup=5)
+        hint = (
+            f" {owner} takes it as {option.name!r}; {key!r} is its former name (deprecated in "
+            "TreeUCB and TreeUCBSearch, never taken by TreeUCBSampler)."
+        )
     else:
         hint = _did_you_mean(str(key), known)
     return TypeError(f"{owner} got an unexpected option {key!r}.{hint} The options are {known!r}.")
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def accept_former_names(owner: str) -> Callable[[_F], _F]:
+    """Decorator of ``owner``'s ``__init__``: an option given by a former name (``n_startup``)
+    is passed on by its name (``n_startup_trials``) after a ``FutureWarning`` that names it,
+    as Optuna keeps a renamed argument working for a while.
+
+    Raises:
+        TypeError: If both names of an option are given, or the value has the wrong type.
+        ValueError: If the value is out of range (the errors name the former name given).
+    """
+    renamed = {name: o for o in OPTIONS.values() for name in o.former_names}
+
+    def decorate(init: _F) -> _F:
+        @functools.wraps(init)
+        def renaming(*args: Any, **kwargs: Any) -> Any:
+            for former in [key for key in kwargs if key in renamed]:
+                option = renamed[former]
+                if option.name in kwargs:
+                    raise TypeError(
+                        f"{owner} got both {option.name!r} and {former!r}, which name the same "
+                        f"option ({former!r} is its former name, deprecated). Give only "
+                        f"{option.name!r}."
+                    )
+                value = option.check(owner, former, kwargs.pop(former))
+                warnings.warn(
+                    f"The {former!r} parameter of {owner} is deprecated and will be removed in "
+                    f"a future version: it was renamed {option.name!r}. Pass "
+                    f"{option.name}={value!r} instead.",
+                    FutureWarning,
+                    stacklevel=2,
+                )
+                kwargs[option.name] = value
+            return init(*args, **kwargs)
+
+        return cast(_F, renaming)
+
+    return decorate
 
 
 def _has_effect(option: Option, options: Mapping[str, Any]) -> bool:
@@ -376,19 +395,17 @@ def ignored_options(options: Mapping[str, Any], *, wrapper: bool = False) -> lis
     ]
 
 
-def face_options(
-    owner: str, given: Mapping[str, Any], *, aliases: bool = True
-) -> tuple[dict[str, Any], int | None]:
+def face_options(owner: str, given: Mapping[str, Any]) -> tuple[dict[str, Any], int | None]:
     """A face's keyword options as the core takes them, and the seed given (``None``: none).
 
-    The one intake of both faces: :func:`validate_options` with the wrappers' names (errors
-    name ``owner``), the options without effect dropped (they warned), then the wrappers'
+    The one intake of both faces: :func:`validate_options` for a wrapper (errors name
+    ``owner``), the options without effect dropped (they warned), then the wrappers'
     defaults for the others.
 
     Returns:
-        The core's options by its names, ``seed`` excluded, and the seed.
+        The core's options, ``seed`` excluded, and the seed.
     """
-    options = validate_options(owner, given, wrapper=True, aliases=aliases)
+    options = validate_options(owner, given, wrapper=True)
     for name in ignored_options(options, wrapper=True):  # warned about: not passed on
         del options[name]
     merged = {**face_defaults(wrapper=True), **options}
@@ -403,10 +420,9 @@ def options_table() -> str:
         "|---|---|---|---|---|",
     ]
     for o in OPTIONS.values():
-        notes = [f"`{o.name}` in `TreeUCB`"] if o.face_name != o.name else []
-        notes += [f"alias `{alias}` in `TreeUCBSearch`" for alias in o.aliases]
+        notes = [f"formerly `{former}`, deprecated" for former in o.former_names]
         notes += ["`TreeUCB` only"] if o.core_only else []
-        name = f"`{o.face_name}`" + (f" ({'; '.join(notes)})" if notes else "")
+        name = f"`{o.name}`" + (f" ({'; '.join(notes)})" if notes else "")
         applies = "always" if o.applies == "always" else f"`{o.applies}`"
         default = f"`{o.default!r}`"
         if o.default_of(True) != o.default:
@@ -430,9 +446,12 @@ def _allowed_rst(option: Option) -> str:
 FaceName = Literal["TreeUCB", "TreeUCBSampler", "TreeUCBSearch"]
 
 
-def option_args(face: FaceName, extra: Mapping[str, str] | None = None) -> list[str]:
+def option_args(
+    face: FaceName, extra: Mapping[str, str] | None = None, *, former_names: bool = True
+) -> list[str]:
     """The ``Args:`` entries of the options of ``face``: a name line, then the indented text;
-    ``extra``: the face's own sentences, by the core's option name."""
+    ``extra``: the face's own sentences, by option name; ``former_names``: whether ``face``
+    still takes the options' former names (deprecated)."""
     wrapper = face != "TreeUCB"
     lines: list[str] = []
     for o in OPTIONS.values():
@@ -442,11 +461,9 @@ def option_args(face: FaceName, extra: Mapping[str, str] | None = None) -> list[
         if o.applies != "always":
             text.append(f"It has an effect only when ``{o.applies}``.")
         text.append(f"Allowed: {_allowed_rst(o)}; default: ``{o.default_of(wrapper)!r}``.")
-        if wrapper and o.face_name != o.name:
-            text.append(f"``{o.name}`` in ``TreeUCB``.")
-        if face == "TreeUCBSearch" and o.aliases:
-            text.append(" ".join(f"``{a}`` is an alias." for a in o.aliases))
-        lines.append(f"{o.face_name if wrapper else o.name}:")
+        if former_names:
+            text += [f"``{former}`` is its former name, deprecated." for former in o.former_names]
+        lines.append(f"{o.name}:")
         lines += textwrap.wrap(" ".join(text), 84, initial_indent="    ", subsequent_indent="    ")
     return lines
 
@@ -455,7 +472,7 @@ _Documented = Any  # a class whose docstring holds ARGS_MARKER
 
 
 def document_options(
-    face: FaceName, extra: Mapping[str, str] | None = None
+    face: FaceName, extra: Mapping[str, str] | None = None, *, former_names: bool = True
 ) -> Callable[[_Documented], _Documented]:
     """Class decorator: replace the :data:`ARGS_MARKER` line of the docstring by
     :func:`option_args` at the marker's indentation (a docstring stripped by ``-OO`` stays
@@ -468,7 +485,8 @@ def document_options(
         match = re.search(rf"^( *){re.escape(ARGS_MARKER)}$", doc, flags=re.M)
         assert match is not None, f"{cls.__name__}'s docstring lacks the options marker"
         indent = match.group(1)
-        entries = "\n".join(indent + line for line in option_args(face, extra))
+        args = option_args(face, extra, former_names=former_names)
+        entries = "\n".join(indent + line for line in args)
         cls.__doc__ = doc[: match.start()] + entries + doc[match.end() :]
         return cls
 

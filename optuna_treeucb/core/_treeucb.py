@@ -6,6 +6,7 @@ import functools
 import logging
 import math
 import threading
+import warnings
 from collections.abc import Callable
 from collections.abc import Hashable
 from collections.abc import Mapping
@@ -44,6 +45,7 @@ from optuna_treeucb.core._options import Index
 from optuna_treeucb.core._options import PrunedRule
 from optuna_treeucb.core._options import Rule
 from optuna_treeucb.core._options import Sampling
+from optuna_treeucb.core._options import accept_former_names
 from optuna_treeucb.core._options import as_directions
 from optuna_treeucb.core._options import document_options
 from optuna_treeucb.core._options import fresh_seed
@@ -130,6 +132,7 @@ class TreeUCB:
             print(bandit.best_params)
     """
 
+    @accept_former_names("TreeUCB")
     def __init__(
         self,
         space: UnitCube | Sequence[ParamSpec] | int,
@@ -140,7 +143,7 @@ class TreeUCB:
         index: Index = "hoeffding",
         C: float = 0.01,
         M: float = 0.1,
-        n_startup: int = 10,
+        n_startup_trials: int = 10,
         pruned: PrunedRule = "last_value",
         max_budget: float | None = None,
         sampling: Sampling = "uniform",
@@ -161,7 +164,7 @@ class TreeUCB:
         self.index: Index = opts["index"]
         self.C: float = opts["C"]
         self.M: float = opts["M"]
-        self.n_startup: int = opts["n_startup"]
+        self.n_startup_trials: int = opts["n_startup_trials"]
         self.pruned: PrunedRule = opts["pruned"]
         self.max_budget: float | None = opts["max_budget"]
         self.sampling: Sampling = opts["sampling"]
@@ -179,7 +182,7 @@ class TreeUCB:
             self._inbox: InBoxSampler = Uniform()
         else:
             kind = TrustRegion if self.sampling == "trust_region" else LocalGP
-            self._inbox = kind(self.space, self.n_startup, self.discrete)
+            self._inbox = kind(self.space, self.n_startup_trials, self.discrete)
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
@@ -189,6 +192,8 @@ class TreeUCB:
     def __setstate__(self, state: dict[str, Any]) -> None:
         state.setdefault("_key_seed", state["seed"] if state["seed"] is not None else fresh_seed())
         state.setdefault("_furthest", -math.inf)
+        if "n_startup" in state:  # pickled before the option was renamed
+            state["n_startup_trials"] = state.pop("n_startup")
         self.__dict__.update(state)
         self._lock = threading.RLock()
 
@@ -264,10 +269,22 @@ class TreeUCB:
         return self._obs.X[self._obs.best("best_x")].copy()
 
     @property
+    def n_startup(self) -> int:
+        """Deprecated (``FutureWarning``): the former name of :attr:`n_startup_trials`."""
+        warnings.warn(
+            "TreeUCB.n_startup is deprecated and will be removed in a future version: it was "
+            "renamed TreeUCB.n_startup_trials. Read n_startup_trials instead.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self.n_startup_trials
+
+    @property
     @_serialised
     def in_startup(self) -> bool:
-        """Whether the next point is uniform: until ``n_startup`` values (at least 1) are told."""
-        return self.n_observations < max(self.n_startup, 1)
+        """Whether the next point is uniform: until ``n_startup_trials`` values (at least 1) are
+        told."""
+        return self.n_observations < max(self.n_startup_trials, 1)
 
     @property
     @_serialised

@@ -116,7 +116,7 @@ def test_embed_puts_any_two_choices_at_distance_one() -> None:
 # -- inside TreeUCB ----------------------------------------------------------------------------
 @pytest.mark.parametrize("sampling", ["local_gp", "trust_region"])
 def test_asks_are_legal_values_on_their_bin_centres(sampling: str) -> None:
-    bandit = TreeUCB(MIXED, seed=0, n_startup=8, sampling=sampling, discrete="region")  # type: ignore[arg-type]
+    bandit = TreeUCB(MIXED, seed=0, n_startup_trials=8, sampling=sampling, discrete="region")  # type: ignore[arg-type]
     for _ in range(30):
         params = bandit.ask()
         bandit.tell(params, _mixed(params))
@@ -183,7 +183,7 @@ def test_the_discrete_region_reaches_as_far_as_the_trust_region() -> None:
 
 
 def test_contexts_are_kept_under_region() -> None:
-    bandit = TreeUCB(MIXED, seed=1, n_startup=5, sampling="local_gp", discrete="region")
+    bandit = TreeUCB(MIXED, seed=1, n_startup_trials=5, sampling="local_gp", discrete="region")
     for t in range(30):
         ctx = {"c": "abcde"[t % 5], "k": t % 31}
         params = bandit.ask(ctx)
@@ -211,8 +211,8 @@ def test_region_is_reproducible_and_pickles_mid_run() -> None:
             out.append(sorted(params.items()))
         return out
 
-    a = TreeUCB(MIXED, seed=4, n_startup=6, sampling="local_gp", discrete="region")
-    b = TreeUCB(MIXED, seed=4, n_startup=6, sampling="local_gp", discrete="region")
+    a = TreeUCB(MIXED, seed=4, n_startup_trials=6, sampling="local_gp", discrete="region")
+    b = TreeUCB(MIXED, seed=4, n_startup_trials=6, sampling="local_gp", discrete="region")
     assert run(a, 20) == run(b, 20)
     clone = pickle.loads(pickle.dumps(a))
     assert clone.discrete == "region"

@@ -14,7 +14,7 @@ from optuna_treeucb.core._options import face_defaults
 
 def test_options_are_the_cores_names_with_the_faces_defaults_and_a_seed() -> None:
     options, seed = Face("TreeUCBSearch").options({"seed": 3, "n_startup_trials": 4})
-    expected = face_defaults(wrapper=True) | {"n_startup": 4}
+    expected = face_defaults(wrapper=True) | {"n_startup_trials": 4}
     del expected["seed"]
     assert seed == 3 and options == expected
     _, fresh = Face("TreeUCBSearch").options({})
@@ -24,7 +24,7 @@ def test_options_are_the_cores_names_with_the_faces_defaults_and_a_seed() -> Non
 
 def test_options_errors_name_the_face_and_the_closest_option() -> None:
     with pytest.raises(TypeError, match="TreeUCBSampler got an unexpected option 'n_startup'"):
-        Face("TreeUCBSampler", aliases=False).options({"n_startup": 4})
+        Face("TreeUCBSampler", former_names=False).options({"n_startup": 4})
     with pytest.raises(ValueError, match="'C' parameter of TreeUCBSearch must be a float >= 0"):
         Face("TreeUCBSearch").options({"C": -1.0})
 
@@ -37,10 +37,24 @@ def test_document_renders_every_face_option_with_the_faces_notes() -> None:
             <the options: rendered from optuna_treeucb.core.OPTIONS at import>
         """
 
-    doc = Face("TreeUCBSampler", {"C": "A note of the face."}).document(Wrapper).__doc__
+    face = Face("TreeUCBSampler", {"C": "A note of the face."}, former_names=False)
+    doc = face.document(Wrapper).__doc__
     assert doc is not None and "A note of the face." in doc
     for option in OPTIONS.values():
-        assert (f"{option.face_name}:" in doc) != option.core_only, option.name
+        assert (f"{option.name}:" in doc) != option.core_only, option.name
+    assert "former name" not in doc  # the sampler never took them
+
+
+def test_accept_former_names_renames_with_a_future_warning_only_where_asked() -> None:
+    def init(**kwargs: object) -> dict[str, object]:
+        return kwargs
+
+    renaming = Face("TreeUCBSearch").accept_former_names(init)
+    with pytest.warns(FutureWarning, match="'n_startup' parameter of TreeUCBSearch is deprec"):
+        assert renaming(n_startup=3, C=0.5) == {"n_startup_trials": 3, "C": 0.5}
+    with pytest.raises(TypeError, match="TreeUCBSearch got both 'n_startup_trials' and 'n_st"):
+        renaming(n_startup=3, n_startup_trials=3)
+    assert Face("TreeUCBSampler", former_names=False).accept_former_names(init) is init
 
 
 @pytest.mark.parametrize(

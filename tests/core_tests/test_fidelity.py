@@ -17,7 +17,7 @@ INF = math.inf
 
 
 def _run(pruned: str, budget_kw: dict[str, object], n: int = 40) -> np.ndarray:
-    bandit = TreeUCB(3, seed=1, pruned=pruned, n_startup=5)  # type: ignore[arg-type]
+    bandit = TreeUCB(3, seed=1, pruned=pruned, n_startup_trials=5)  # type: ignore[arg-type]
     points = []
     for _ in range(n):
         x = bandit.ask_x()
@@ -184,7 +184,7 @@ def test_last_value_rule_mixes_the_budgets_on_the_same_data() -> None:
 
 
 def test_a_larger_step_told_changes_every_context_and_refits_the_partition() -> None:
-    bandit = TreeUCB(2, seed=0, pruned="context", n_startup=4)
+    bandit = TreeUCB(2, seed=0, pruned="context", n_startup_trials=4)
     for i in range(20):
         bandit.tell_x(bandit.ask_x(), float(i % 7), budget=1 + i % 3)  # steps 1..3
     before = bandit.fit_leaves()

@@ -68,7 +68,7 @@ def test_a_parallel_bandit_does_not_halve_on_failures_drawn_before_its_best() ->
     values = [float(v) for v in range(10)] + [-1.0] * 6
 
     def run(n_pending: int) -> float:
-        bandit = TreeUCB(2, seed=0, sampling="trust_region", n_startup=10)
+        bandit = TreeUCB(2, seed=0, sampling="trust_region", n_startup_trials=10)
         held = [bandit.ask_x() for _ in range(n_pending)]
         for v in values:
             bandit.tell_x(bandit.ask_x(), v)
@@ -238,12 +238,12 @@ OPTIMUM = np.array([0.53, 0.5])
 @pytest.mark.parametrize("sampling", SAMPLINGS)
 def test_only_the_trust_region_gets_to_an_optimum_across_the_box_edge(sampling: str) -> None:
     # 40 observations of -|x - OPTIMUM|^2 outside a disc around the optimum, so that the box
-    # of the best observation ends 0.047 short of it (seed 10); n_startup=40 keeps the trust
+    # of the best observation ends 0.047 short of it (seed 10); n_startup_trials=40 keeps the trust
     # region at its initial side
     rng = np.random.default_rng(10)
     X = rng.random((200, 2))
     X = X[np.linalg.norm(X - OPTIMUM, axis=1) > 0.08][:40]
-    bandit = TreeUCB(2, seed=0, n_startup=40, sampling=sampling)  # type: ignore[arg-type]
+    bandit = TreeUCB(2, seed=0, n_startup_trials=40, sampling=sampling)  # type: ignore[arg-type]
     bandit.tell_many(X, -np.sum((X - OPTIMUM) ** 2, axis=1))
     stats = bandit.fit_leaves()
     b = int(np.argmax(stats.index))
@@ -270,7 +270,7 @@ def test_only_the_trust_region_gets_to_an_optimum_across_the_box_edge(sampling: 
 @pytest.mark.parametrize("index", ["hoeffding", "soft_gp"])
 def test_contexts_are_respected(sampling: str, index: str) -> None:
     space = [ParamSpec("x", "float", low=0.0, high=1.0), ParamSpec("c", "int", low=0, high=3)]
-    bandit = TreeUCB(space, seed=0, n_startup=4, sampling=sampling, index=index)  # type: ignore[arg-type]
+    bandit = TreeUCB(space, seed=0, n_startup_trials=4, sampling=sampling, index=index)  # type: ignore[arg-type]
     for t in range(40):
         c = t % 4
         p = bandit.ask({"c": c})

@@ -166,7 +166,7 @@ def test_local_gp_draws_approach_a_rotated_optimum_faster_than_uniform() -> None
 def test_local_gp_centre_is_the_best_posterior_mean_under_noise() -> None:
     # one box (no splits): a lucky value far from the optimum is the best raw value, but the
     # trust region is centred on the best posterior mean, near the optimum 0.5
-    bandit = TreeUCB(2, seed=0, sampling="local_gp", n_startup=5)
+    bandit = TreeUCB(2, seed=0, sampling="local_gp", n_startup_trials=5)
     bandit.partition = RefitPartition(2, min_impurity_decrease=1e9, cap_gamma=None)
     rng = np.random.default_rng(0)
     X = rng.random((60, 2))
@@ -219,7 +219,7 @@ def test_local_gp_keeps_discrete_columns_and_contexts() -> None:
         ParamSpec("y", "float", low=0.0, high=1.0),
         ParamSpec("k", "int", low=0, high=3),
     ]
-    bandit = TreeUCB(space, seed=0, n_startup=5, sampling="local_gp")
+    bandit = TreeUCB(space, seed=0, n_startup_trials=5, sampling="local_gp")
     for t in range(40):
         p = bandit.ask({"k": t % 4})
         assert p["k"] == t % 4 and 0.0 <= p["x"] <= 1.0
@@ -227,7 +227,7 @@ def test_local_gp_keeps_discrete_columns_and_contexts() -> None:
 
 
 def test_local_gp_handles_infinite_and_constant_values() -> None:
-    bandit = TreeUCB(2, seed=0, sampling="local_gp", n_startup=3)
+    bandit = TreeUCB(2, seed=0, sampling="local_gp", n_startup_trials=3)
     for t in range(20):
         x = bandit.ask_x()
         bandit.tell_x(x, -math.inf if t % 3 == 0 else 1.0)
@@ -280,7 +280,7 @@ def _ask_with_candidates(
 ) -> tuple[TreeUCB, np.ndarray]:
     """A bandit on a float and an int, told values until an ask scores ``make(bandit)``."""
     space = [ParamSpec("x", "float", low=0.0, high=1.0), ParamSpec("k", "int", low=0, high=4)]
-    bandit = TreeUCB(space, seed=0, n_startup=5, sampling="local_gp")
+    bandit = TreeUCB(space, seed=0, n_startup_trials=5, sampling="local_gp")
     used = []
 
     def candidates(*args: object) -> np.ndarray:
@@ -318,7 +318,7 @@ def test_local_gp_draws_in_the_box_when_every_candidate_repeats_a_point(
 def test_local_gp_repeats_a_point_when_the_box_has_no_other() -> None:
     # a single value: nothing new to ask, and no error
     bandit = TreeUCB(
-        [ParamSpec("k", "int", low=3, high=3)], seed=0, n_startup=1, sampling="local_gp"
+        [ParamSpec("k", "int", low=3, high=3)], seed=0, n_startup_trials=1, sampling="local_gp"
     )
     for _ in range(5):
         bandit.tell(bandit.ask(), 1.0)
@@ -327,11 +327,11 @@ def test_local_gp_repeats_a_point_when_the_box_has_no_other() -> None:
 
 def test_local_gp_draws_are_a_function_of_the_data() -> None:
     # a core told the same observations at once draws what the core asked along the way draws
-    bandit = TreeUCB(3, seed=0, n_startup=5, sampling="local_gp")
+    bandit = TreeUCB(3, seed=0, n_startup_trials=5, sampling="local_gp")
     for _ in range(33):
         x = bandit.ask_x()
         bandit.tell_x(x, -float(np.sum((x - 0.3) ** 2)))
-    rebuilt = TreeUCB(3, seed=0, n_startup=5, sampling="local_gp")
+    rebuilt = TreeUCB(3, seed=0, n_startup_trials=5, sampling="local_gp")
     rebuilt.tell_many(bandit.X, bandit.values)
     for seed in range(5):
         bandit.reseed(seed)

@@ -101,7 +101,7 @@ def test_allowed_values_in_words() -> None:
     )
     assert Option("a", "float", 1.0, "", low=0, closed="right").allowed() == "a float > 0"
     assert OPTIONS["C"].allowed() == "a float >= 0"
-    assert OPTIONS["n_startup"].allowed() == "an int >= 0"
+    assert OPTIONS["n_startup_trials"].allowed() == "an int >= 0"
     assert OPTIONS["rule"].allowed() == "one of ['refit', 'incremental']"
 
 
@@ -130,12 +130,12 @@ def test_treeucb_rejects_every_bad_value(name: str, value: Any, error: type[Exce
         ({"seed": 1.0}, TypeError),
         ({"C": True}, TypeError),  # was ValueError
         ({"M": "x"}, TypeError),  # was ValueError
-        ({"n_startup": 2.0}, TypeError),  # was ValueError
-        ({"n_startup": "x"}, TypeError),
+        ({"n_startup_trials": 2.0}, TypeError),  # was ValueError
+        ({"n_startup_trials": "x"}, TypeError),
         ({"rule": 1}, TypeError),  # was ValueError
         ({"C": math.inf}, ValueError),
         ({"M": 10**400}, ValueError),  # beyond a double
-        ({"n_startup": -(10**400)}, ValueError),
+        ({"n_startup_trials": -(10**400)}, ValueError),
     ],
 )
 def test_treeucb_bad_values_raise_by_kind(kwargs: dict[str, Any], error: type) -> None:
@@ -146,7 +146,7 @@ def test_treeucb_bad_values_raise_by_kind(kwargs: dict[str, Any], error: type) -
 
 
 def test_huge_ints_are_compared_exactly() -> None:
-    opts = {"n_startup": 10**400}
+    opts = {"n_startup_trials": 10**400}
     assert validate_options("TreeUCB", opts) == opts
     with pytest.raises(ValueError, match="'seed'"):
         validate_options("TreeUCB", {"seed": 10**400})
@@ -161,9 +161,9 @@ def test_seeds_in_range_are_accepted_as_plain_ints(seed: Any) -> None:
 def test_values_are_normalised_to_plain_python() -> None:
     context = {"pruned": "context"}  # max_budget has an effect only then
     opts = validate_options(
-        "TreeUCB", {"C": np.float32(0.5), "n_startup": np.int64(3), "M": 1, **context}
+        "TreeUCB", {"C": np.float32(0.5), "n_startup_trials": np.int64(3), "M": 1, **context}
     )
-    assert opts == {"C": 0.5, "n_startup": 3, "M": 1.0, **context}
+    assert opts == {"C": 0.5, "n_startup_trials": 3, "M": 1.0, **context}
     assert [type(v) for v in opts.values()] == [float, int, float, str]
     assert validate_options("TreeUCB", {"max_budget": np.int32(27), **context}) == {
         "max_budget": 27.0,
@@ -176,7 +176,7 @@ def test_unknown_option_suggests_the_closest_name() -> None:
         TypeError, match=r"TreeUCBX got an unexpected option 'n_statup'\. Did you "
     ):
         validate_options("TreeUCBX", {"n_statup": 3})
-    with pytest.raises(TypeError, match=r"Did you mean 'n_startup'\?.*'sampling'"):
+    with pytest.raises(TypeError, match=r"Did you mean 'n_startup_trials'\?.*'sampling'"):
         validate_options("TreeUCBX", {"n_statup": 3})
     with pytest.raises(TypeError, match=r"Did you mean 'C'\?"):
         validate_options("TreeUCBX", {"c": 0.1})
@@ -206,28 +206,61 @@ def test_a_choice_far_from_every_value_gets_no_suggestion() -> None:
     assert str(err.value).endswith("Got 'bogus' instead.")
 
 
-def test_the_wrappers_name_given_to_the_core_says_the_cores_name() -> None:
+def test_the_former_name_works_with_a_future_warning_that_names_the_new_one() -> None:
+    with pytest.warns(
+        FutureWarning,
+        match=r"'n_startup' parameter of TreeUCB is deprecated.*"
+        r"renamed 'n_startup_trials'\. Pass n_startup_trials=3 instead",
+    ):
+        bandit = TreeUCB(2, n_startup=3)
+    assert bandit.n_startup_trials == 3
+    with pytest.warns(FutureWarning, match=r"TreeUCB\.n_startup is deprecated.*n_startup_trials"):
+        assert bandit.n_startup == 3
+    with pytest.raises(AttributeError):
+        bandit.n_startup = 4  # type: ignore[misc]
+
+
+def test_a_bandit_pickled_under_the_former_name_loads_under_the_new_one() -> None:
+    bandit = TreeUCB(2, seed=0, n_startup_trials=3)
+    state = bandit.__getstate__()
+    state["n_startup"] = state.pop("n_startup_trials")  # as pickled before the rename
+    loaded = TreeUCB.__new__(TreeUCB)
+    loaded.__setstate__(state)
+    assert loaded.n_startup_trials == 3 and "n_startup" not in vars(loaded)
+
+
+def test_both_names_of_an_option_raise_a_type_error_naming_both() -> None:
     with pytest.raises(
         TypeError,
-        match=r"TreeUCB got an unexpected option 'n_startup_trials'\. TreeUCB takes it as "
-        r"'n_startup'; 'n_startup_trials' is its name in TreeUCBSampler and TreeUCBSearch\.",
+        match=r"TreeUCB got both 'n_startup_trials' and 'n_startup', which name the same "
+        r"option \('n_startup' is its former name, deprecated\)\. Give only 'n_startup_trials'\.",
     ):
-        TreeUCB(2, n_startup_trials=3)
+        TreeUCB(2, n_startup_trials=10, n_startup=3)  # the default given explicitly
 
 
-def test_wrapper_names() -> None:
-    assert validate_options("W", {"n_startup_trials": 3}, wrapper=True) == {"n_startup": 3}
-    assert validate_options("W", {"n_startup": 3}, wrapper=True) == {"n_startup": 3}
+@pytest.mark.parametrize(
+    ("value", "error"), [(-1, ValueError), ("x", TypeError), (2.0, TypeError)]
+)
+def test_a_bad_value_by_the_former_name_names_it(value: Any, error: type[Exception]) -> None:
+    with pytest.raises(error) as err:
+        TreeUCB(2, n_startup=value)
+    assert_names(err, "TreeUCB", "n_startup", value)
+
+
+def test_wrapper_options() -> None:
+    assert validate_options("W", {"n_startup_trials": 3}, wrapper=True) == {"n_startup_trials": 3}
     with pytest.raises(TypeError, match="'n_startup_trials'"):
         validate_options("W", {"n_startup_trials": 1.5}, wrapper=True)
-    with pytest.raises(TypeError, match="W got both 'n_startup' and 'n_startup_trials'"):
-        validate_options("W", {"n_startup": 3, "n_startup_trials": 3}, wrapper=True)
     with pytest.raises(TypeError, match="unexpected option 'direction'"):
         validate_options("W", {"direction": "minimize"}, wrapper=True)
-    with pytest.raises(TypeError, match="unexpected option 'n_startup_trials'"):
-        validate_options("TreeUCB", {"n_startup_trials": 3})
-    with pytest.raises(TypeError, match="W got an unexpected option 'n_startup'. W takes it as"):
-        validate_options("W", {"n_startup": 3}, wrapper=True, aliases=False)
+    # a former name is renamed at the front doors that still take it, not here
+    with pytest.raises(
+        TypeError,
+        match=r"W got an unexpected option 'n_startup'\. W takes it as 'n_startup_trials'; "
+        r"'n_startup' is its former name \(deprecated in TreeUCB and TreeUCBSearch, never taken "
+        r"by TreeUCBSampler\)\. The options are \[",
+    ):
+        validate_options("W", {"n_startup": 3}, wrapper=True)
 
 
 # -- the README's table ---------------------------------------------------------------------------
@@ -235,7 +268,10 @@ def test_options_table_has_one_row_per_option() -> None:
     lines = options_table().splitlines()
     assert len(lines) == 2 + len(OPTIONS)
     assert lines[2].startswith("| `seed` | `None` | an int in [0, 2**32) or None |")
-    assert any(line.startswith("| `n_startup_trials` (`n_startup` in `TreeUCB`") for line in lines)
+    assert any(
+        line.startswith("| `n_startup_trials` (formerly `n_startup`, deprecated) | `10` |")
+        for line in lines
+    )
     assert all(line.count(" | ") == 4 for line in lines[2:])
 
 
@@ -311,12 +347,12 @@ def test_face_options_is_the_one_intake_of_both_faces() -> None:
     from optuna_treeucb.core._options import face_options
 
     options, seed = face_options("TreeUCBSearch", {"seed": 3, "n_startup_trials": 4, "C": 0.5})
-    expected = face_defaults(wrapper=True) | {"n_startup": 4, "C": 0.5}
+    expected = face_defaults(wrapper=True) | {"n_startup_trials": 4, "C": 0.5}
     del expected["seed"]
     assert seed == 3 and options == expected  # keyed by the core's names, the faces' defaults
     assert face_options("TreeUCBSearch", {})[1] is None
     with pytest.raises(TypeError, match="TreeUCBSampler"):
-        face_options("TreeUCBSampler", {"n_startup": 4}, aliases=False)
+        face_options("TreeUCBSampler", {"n_startup": 4})
 
 
 def test_signs_is_the_one_place_a_direction_becomes_a_sign() -> None:

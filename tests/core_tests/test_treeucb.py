@@ -37,21 +37,21 @@ def _run(bandit: TreeUCB, n: int) -> list[dict]:
 @pytest.mark.parametrize("rule", ["refit", "incremental"])
 @pytest.mark.parametrize("index", ["hoeffding", "soft_gp"])
 def test_asks_are_legal_values_and_reproducible(rule: str, index: str) -> None:
-    a = _run(TreeUCB(MIXED, seed=3, rule=rule, index=index, n_startup=5), 40)  # type: ignore[arg-type]
-    b = _run(TreeUCB(MIXED, seed=3, rule=rule, index=index, n_startup=5), 40)  # type: ignore[arg-type]
+    a = _run(TreeUCB(MIXED, seed=3, rule=rule, index=index, n_startup_trials=5), 40)  # type: ignore[arg-type]
+    b = _run(TreeUCB(MIXED, seed=3, rule=rule, index=index, n_startup_trials=5), 40)  # type: ignore[arg-type]
     assert a == b
     for p in a:
         assert -2.0 <= p["x"] <= 2.0 and 1e-4 <= p["lr"] <= 1.0
         assert type(p["k"]) is int and p["k"] in (1, 3, 5, 7, 9)
         assert any(p["act"] is c for c in ("relu", None, True))
-    c = _run(TreeUCB(MIXED, seed=4, rule=rule, index=index, n_startup=5), 40)  # type: ignore[arg-type]
+    c = _run(TreeUCB(MIXED, seed=4, rule=rule, index=index, n_startup_trials=5), 40)  # type: ignore[arg-type]
     assert c != a
 
 
 def test_hoeffding_ask_falls_in_a_box_of_maximal_index() -> None:
     # the paper's rule (the core's default, sampling="uniform"): the point inside the box
     rng = np.random.default_rng(0)
-    bandit = TreeUCB(2, seed=0, n_startup=5)
+    bandit = TreeUCB(2, seed=0, n_startup_trials=5)
     for t in range(60):
         lv = bandit.fit_leaves()
         x = bandit.ask_x()
@@ -70,7 +70,7 @@ def test_the_core_defaults_to_the_papers_bandit() -> None:
 
 
 def test_pending_points_are_counted_and_spread_parallel_asks() -> None:
-    bandit = TreeUCB(2, seed=1, n_startup=4, C=1.0)
+    bandit = TreeUCB(2, seed=1, n_startup_trials=4, C=1.0)
     rng = np.random.default_rng(1)
     for _ in range(40):
         x = bandit.ask_x()
@@ -110,7 +110,7 @@ def test_pending_point_in_an_empty_box_lowers_its_index_and_keeps_its_prior() ->
 
 
 def test_ask_registers_params_pending_until_told() -> None:
-    bandit = TreeUCB(MIXED, seed=0, n_startup=2)
+    bandit = TreeUCB(MIXED, seed=0, n_startup_trials=2)
     p = bandit.ask()
     assert bandit.pending.shape == (1, 4)
     bandit.tell(p, 1.0)  # params decode to grid values: pending is matched on them
@@ -119,7 +119,7 @@ def test_ask_registers_params_pending_until_told() -> None:
 
 @pytest.mark.parametrize("index", ["hoeffding", "soft_gp"])
 def test_context_is_kept_and_the_played_box_contains_it(index: str) -> None:
-    bandit = TreeUCB(MIXED, seed=0, n_startup=5, index=index)  # type: ignore[arg-type]
+    bandit = TreeUCB(MIXED, seed=0, n_startup_trials=5, index=index)  # type: ignore[arg-type]
     _run(bandit, 30)
     for ctx in ({"act": None}, {"k": 9, "x": -2.0}, {"lr": 1.0}):
         p = bandit.ask(context=ctx)
@@ -136,7 +136,7 @@ def test_contextual_treeucb_learns_per_context_optimum() -> None:
             ParamSpec("arm", "float", low=0, high=1),
         ],
         seed=0,
-        n_startup=10,
+        n_startup_trials=10,
     )
     rng = np.random.default_rng(0)
     target = {"low": 0.1, "high": 0.9}
@@ -151,8 +151,8 @@ def test_contextual_treeucb_learns_per_context_optimum() -> None:
 
 
 def test_minimize_f_equals_maximize_minus_f() -> None:
-    a = TreeUCB(MIXED, seed=5, direction="minimize", n_startup=3)
-    b = TreeUCB(MIXED, seed=5, direction="maximize", n_startup=3)
+    a = TreeUCB(MIXED, seed=5, direction="minimize", n_startup_trials=3)
+    b = TreeUCB(MIXED, seed=5, direction="maximize", n_startup_trials=3)
     for _ in range(30):
         pa, pb = a.ask(), b.ask()
         assert pa == pb
@@ -163,7 +163,7 @@ def test_minimize_f_equals_maximize_minus_f() -> None:
 
 
 def test_nan_is_ignored_with_a_warning_and_inf_is_ranked(caplog: pytest.LogCaptureFixture) -> None:
-    bandit = TreeUCB(2, seed=0, n_startup=2)
+    bandit = TreeUCB(2, seed=0, n_startup_trials=2)
     with caplog.at_level(logging.WARNING):
         bandit.tell_x([0.1, 0.1], float("nan"))
     assert "NaN" in caplog.text and bandit.n_observations == 0
@@ -181,7 +181,7 @@ def test_nan_is_ignored_with_a_warning_and_inf_is_ranked(caplog: pytest.LogCaptu
 @pytest.mark.parametrize("rule", ["refit", "incremental"])
 @pytest.mark.parametrize("index", ["hoeffding", "soft_gp"])
 def test_pickle_mid_run_continues_identically(rule: str, index: str) -> None:
-    bandit = TreeUCB(MIXED, seed=2, rule=rule, index=index, n_startup=4)  # type: ignore[arg-type]
+    bandit = TreeUCB(MIXED, seed=2, rule=rule, index=index, n_startup_trials=4)  # type: ignore[arg-type]
     _run(bandit, 25)
     clone = pickle.loads(pickle.dumps(bandit))
     assert _run(clone, 10) == _run(bandit, 10)
@@ -195,8 +195,8 @@ def test_pickle_mid_run_continues_identically(rule: str, index: str) -> None:
         (dict(direction="up"), ValueError, "'direction'"),
         (dict(C=-1.0), ValueError, "'C'.*>= 0"),
         (dict(M=float("nan")), ValueError, "'M'"),
-        (dict(n_startup=-1), ValueError, "'n_startup'"),
-        (dict(n_startup=1.5), TypeError, "'n_startup'"),
+        (dict(n_startup_trials=-1), ValueError, "'n_startup_trials'"),
+        (dict(n_startup_trials=1.5), TypeError, "'n_startup_trials'"),
         (dict(max_budget=0), ValueError, "'max_budget'.*> 0"),
         (dict(sampling="parzen"), ValueError, "'sampling'.*'uniform', 'trust_region'"),
         (dict(c=0.1), TypeError, "unexpected option 'c'. Did you mean 'C'\\?"),
@@ -289,7 +289,7 @@ def test_space_accepts_cube_and_specs() -> None:
 
 
 def test_posterior_is_available_for_plots() -> None:
-    bandit = TreeUCB(1, seed=0, n_startup=3, index="soft_gp")
+    bandit = TreeUCB(1, seed=0, n_startup_trials=3, index="soft_gp")
     for _ in range(30):
         x = bandit.ask_x()
         bandit.tell_x(x, float(np.sin(6 * x[0])))
@@ -343,7 +343,7 @@ def test_regret_falls_on_noisy_lipschitz_functions(rule: str, f, d: int, fmax: f
 
 
 def test_duplicate_pending_points_count_separately() -> None:
-    bandit = TreeUCB(2, seed=0, n_startup=1)
+    bandit = TreeUCB(2, seed=0, n_startup_trials=1)
     bandit.tell_x([0.5, 0.5], 1.0)
     bandit.set_pending([[0.2, 0.2], [0.2, 0.2]])
     assert bandit.fit_leaves().n_pending.sum() == 2
@@ -358,10 +358,10 @@ def test_best_params_are_the_values_as_told() -> None:
     assert bandit.best_params == {"x": 0.2}  # not 0.19999999999999996 from the cube
 
 
-@pytest.mark.parametrize("n_startup", [0, 1, 3])
-def test_in_startup_until_n_startup_values_are_told(n_startup: int) -> None:
-    bandit = TreeUCB(2, seed=0, n_startup=n_startup)
-    for _ in range(max(n_startup, 1)):
+@pytest.mark.parametrize("n_startup_trials", [0, 1, 3])
+def test_in_startup_until_n_startup_values_are_told(n_startup_trials: int) -> None:
+    bandit = TreeUCB(2, seed=0, n_startup_trials=n_startup_trials)
+    for _ in range(max(n_startup_trials, 1)):
         assert bandit.in_startup
         x = bandit.ask_x()
         bandit.tell_x(x, float(x.sum()))
@@ -386,7 +386,7 @@ def test_best_x_is_the_first_best_point_as_best_params(direction: str) -> None:
 @pytest.mark.parametrize("sampling", ["uniform", "local_gp"])
 def test_two_threads_can_ask_and_tell_one_bandit(sampling: str) -> None:
     # unlocked, this raised "The weights and list don't have the same length" or IndexError
-    bandit = TreeUCB(2, seed=0, n_startup=3, sampling=sampling)
+    bandit = TreeUCB(2, seed=0, n_startup_trials=3, sampling=sampling)
     start = threading.Barrier(2)
     errors: list[BaseException] = []
 

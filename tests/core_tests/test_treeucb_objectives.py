@@ -26,8 +26,8 @@ def _run(bandit: TreeUCB, n: int, violation: bool) -> list[np.ndarray]:
 
 @pytest.mark.parametrize("sampling", ["uniform", "local_gp"])
 def test_every_point_feasible_is_the_unconstrained_run_bit_for_bit(sampling: str) -> None:
-    plain = _run(TreeUCB(2, seed=3, sampling=sampling, n_startup=5), 25, violation=False)
-    told = _run(TreeUCB(2, seed=3, sampling=sampling, n_startup=5), 25, violation=True)
+    plain = _run(TreeUCB(2, seed=3, sampling=sampling, n_startup_trials=5), 25, violation=False)
+    told = _run(TreeUCB(2, seed=3, sampling=sampling, n_startup_trials=5), 25, violation=True)
     np.testing.assert_array_equal(np.array(plain), np.array(told))
 
 
@@ -95,8 +95,8 @@ def test_several_objectives_and_violations_run_reproducibly_and_pickle(sampling:
             out.append(x)
         return out
 
-    a = TreeUCB(2, seed=1, sampling=sampling, n_startup=5, direction=["minimize"] * 2)
-    b = TreeUCB(2, seed=1, sampling=sampling, n_startup=5, direction=["minimize"] * 2)
+    a = TreeUCB(2, seed=1, sampling=sampling, n_startup_trials=5, direction=["minimize"] * 2)
+    b = TreeUCB(2, seed=1, sampling=sampling, n_startup_trials=5, direction=["minimize"] * 2)
     run(a, 15)
     run(b, 15)
     c = pickle.loads(pickle.dumps(b))

@@ -14,7 +14,7 @@ from optuna_treeucb.core._observations import Pending
 
 
 def _told(d: int = 2, n: int = 30, seed: int = 0, **options: object) -> TreeUCB:
-    bandit = TreeUCB(d, seed=seed, n_startup=5, **options)  # type: ignore[arg-type]
+    bandit = TreeUCB(d, seed=seed, n_startup_trials=5, **options)  # type: ignore[arg-type]
     rng = np.random.default_rng(seed)
     X = rng.random((n, d))
     bandit.tell_many(X, -np.sum((X - 0.3) ** 2, axis=1))
@@ -132,7 +132,7 @@ def test_a_point_told_as_decoded_parameters_drops_its_pending_point() -> None:
         ParamSpec("k", "int", low=1, high=9),
         ParamSpec("c", "categorical", choices=("a", "b", "c")),
     ]
-    bandit = TreeUCB(space, seed=0, n_startup=5)
+    bandit = TreeUCB(space, seed=0, n_startup_trials=5)
     for _ in range(60):
         x = bandit.ask_x()
         params = bandit.space.decode(x)
@@ -173,7 +173,7 @@ def test_same_counts_as_locating_every_point_on_random_sequences(rule: str, seed
     # at every call.  Random asks, adds (many duplicates on a coarse grid), forgets, tells and
     # replacements must leave the same points and the same counts per box.
     rng = np.random.default_rng(seed)
-    bandit = TreeUCB(2, seed=seed, rule=rule, n_startup=3)  # type: ignore[arg-type]
+    bandit = TreeUCB(2, seed=seed, rule=rule, n_startup_trials=3)  # type: ignore[arg-type]
     reference: list[np.ndarray] = []
 
     def drop(x: np.ndarray) -> None:
@@ -214,7 +214,7 @@ def test_same_counts_as_locating_every_point_on_random_sequences(rule: str, seed
 # -- pending points held by the caller's key (issue 30) ------------------------------------------
 def _grid() -> TreeUCB:
     space = [ParamSpec("k", "int", low=0, high=3), ParamSpec("x", "float", low=0.0, high=1.0)]
-    return TreeUCB(space, seed=0, n_startup=3)
+    return TreeUCB(space, seed=0, n_startup_trials=3)
 
 
 def test_a_told_key_frees_its_own_slot_even_beside_an_equal_point_or_one_in_its_cell() -> None:

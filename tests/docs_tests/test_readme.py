@@ -256,9 +256,7 @@ def test_the_options_summary_names_every_option() -> None:
     summary = README.split("## Options")[1].split("\n## ")[0]
     named = set(re.findall(r"^\| `([a-z_A-Z]+)`(?:, `([a-z_A-Z]+)`)?", summary, flags=re.M))
     names = {n for pair in named for n in pair if n}
-    # the wrappers' name for the start-up trials; the core calls it n_startup
-    faces = {"n_startup_trials" if n == "n_startup" else n for n in OPTIONS}
-    assert names == faces - {"direction"}
+    assert names == set(OPTIONS) - {"direction"}
     assert "python -m optuna_treeucb.core" in summary and "help(TreeUCBSampler)" in summary
     assert TABLE_START not in README and TABLE_END not in README
 

@@ -28,9 +28,7 @@ def _choices(func: Callable[..., Any], name: str) -> tuple[str, ...]:
 @pytest.mark.parametrize("option", STR_OPTIONS, ids=lambda o: o.name)
 @pytest.mark.parametrize("face", [TreeUCB, TreeUCBSampler], ids=lambda f: f.__name__)
 def test_literal_annotation_is_the_options_choices(face: type, option: Any) -> None:
-    assert _choices(face.__init__, option.face_name if face is not TreeUCB else option.name) == (
-        option.choices
-    )
+    assert _choices(face.__init__, option.name) == option.choices
 
 
 def test_direction_literal_is_the_options_choices() -> None:

@@ -25,7 +25,7 @@ OTHER: dict[str, dict[str, Any]] = {
     "index": {"index": "soft_gp"},
     "C": {"C": 0.5},
     "M": {"M": 0.5},
-    "n_startup": {"n_startup": 3},
+    "n_startup_trials": {"n_startup_trials": 3},
     "pruned": {"pruned": "context"},
     "max_budget": {"max_budget": 27.0, "pruned": "context"},
     "sampling": {"sampling": "trust_region"},
@@ -34,16 +34,14 @@ OTHER: dict[str, dict[str, Any]] = {
 
 
 def _sampler_core(options: dict[str, Any]) -> TreeUCB:
-    names = {OPTIONS[k].face_name: v for k, v in options.items()}
-    sampler = TreeUCBSampler(seed=0, **names)
+    sampler = TreeUCBSampler(seed=0, **options)
     study = optuna.create_study(sampler=sampler)
     study.optimize(lambda t: t.suggest_float("x", 0.0, 1.0) ** 2, n_trials=4)
     return sampler.build_model(study)
 
 
 def _searcher_core(options: dict[str, Any]) -> TreeUCB:
-    names = {OPTIONS[k].face_name: v for k, v in options.items()}
-    searcher = TreeUCBSearch({"x": tune.uniform(0.0, 1.0)}, "loss", "min", seed=0, **names)
+    searcher = TreeUCBSearch({"x": tune.uniform(0.0, 1.0)}, "loss", "min", seed=0, **options)
     searcher.suggest("t0")
     core = searcher.model
     assert core is not None
@@ -59,14 +57,15 @@ def test_the_docstring_lists_every_option_with_the_faces_default(face: type) -> 
     entries = args_entries(face.__doc__)
     params = inspect.signature(face).parameters
     for option in FACE_OPTIONS + [OPTIONS["seed"]]:
-        text = entries[option.face_name]
+        text = entries[option.name]
         assert text.startswith(" ".join(option.doc.replace("`", "``").split())), option.name
         default = option.default_of(True)
         assert f"default: ``{default!r}``." in text, option.name
-        if option.face_name in params and params[option.face_name].default is not None:
-            assert params[option.face_name].default == default, option.name
-    assert "``n_startup`` in ``TreeUCB``" in entries["n_startup_trials"]
-    assert ("``n_startup`` is an alias" in entries["n_startup_trials"]) is (face is TreeUCBSearch)
+        if option.name in params and params[option.name].default is not None:
+            assert params[option.name].default == default, option.name
+    # the former name is mentioned where it still works
+    former = "``n_startup`` is its former name, deprecated."
+    assert (former in entries["n_startup_trials"]) is (face is TreeUCBSearch)
     assert "default: ``'local_gp'``" in entries["sampling"]  # the faces optimise
     doc = face.__doc__ or ""
     assert "options table in the README" not in doc and "<the options" not in doc
@@ -97,14 +96,14 @@ def test_a_face_builds_the_core_with_its_own_defaults(core_of: Any) -> None:
     assert core.sampling == "local_gp" != TreeUCB(1).sampling  # the faces optimise
 
 
-# every bad value the table implies, under each face's names (TreeUCBSearch takes aliases too;
-# its n_startup_trials=None is its own default, the core's)
+# every bad value the table implies, under each face's names (TreeUCBSearch takes the former
+# names too, deprecated; its n_startup_trials=None is its own default, the core's)
 BAD = [
     (face, name, value, error)
     for face in ("TreeUCBSampler", "TreeUCBSearch")
     for option in OPTIONS.values()
     if not option.core_only
-    for name in (option.face_name, *(option.aliases if face == "TreeUCBSearch" else ()))
+    for name in (option.name, *(option.former_names if face == "TreeUCBSearch" else ()))
     for value, error in invalid_values(option)
     if (face, name, value) != ("TreeUCBSearch", "n_startup_trials", None)
 ]
@@ -133,8 +132,6 @@ def test_an_unknown_option_names_itself_the_options_and_the_closest(
     face: str, name: str, close: str
 ) -> None:
     # issue #21: TreeUCBSampler(c=0.1) raised Python's bare TypeError
-    if face == "TreeUCB":
-        close = "n_startup" if close == "n_startup_trials" else close
     with pytest.raises(TypeError) as err:
         TreeUCB(1, **{name: 0.1}) if face == "TreeUCB" else _make(face, **{name: 0.1})
     message = str(err.value)
@@ -142,20 +139,29 @@ def test_an_unknown_option_names_itself_the_options_and_the_closest(
     assert f"Did you mean {close!r}?" in message and "The options are [" in message
 
 
-def test_the_sampler_says_its_argument_is_optunas_n_startup_trials() -> None:
+def test_the_sampler_says_its_argument_is_n_startup_trials() -> None:
     # it said "got both 'n_startup_trials' and 'n_startup'", though only one was given
     with pytest.raises(
         TypeError,
         match=r"TreeUCBSampler got an unexpected option 'n_startup'\. TreeUCBSampler takes it "
-        r"as 'n_startup_trials' \(Optuna's name\); 'n_startup' is its name in TreeUCB and "
-        r"TreeUCBSearch\.",
+        r"as 'n_startup_trials'; 'n_startup' is its former name \(deprecated in TreeUCB and "
+        r"TreeUCBSearch, never taken by TreeUCBSampler\)\.",
     ):
         TreeUCBSampler(n_startup=5)
-    # the searcher takes both names ('n_startup' is an alias)
-    searcher = _make("TreeUCBSearch", n_startup=3)
-    assert isinstance(searcher, TreeUCBSearch)
-    searcher.suggest("t0")
-    assert searcher.model is not None and searcher.model.n_startup == 3
+
+
+@pytest.mark.parametrize("face", ["TreeUCB", "TreeUCBSearch"])
+def test_the_former_name_still_works_where_it_did_with_a_future_warning(face: str) -> None:
+    with pytest.warns(FutureWarning, match=rf"'n_startup' parameter of {face} is deprecated.*"):
+        made = TreeUCB(1, n_startup=3) if face == "TreeUCB" else _make(face, n_startup=3)
+    if isinstance(made, TreeUCBSearch):
+        made.suggest("t0")
+        made = made.model
+    assert isinstance(made, TreeUCB) and made.n_startup_trials == 3
+    with pytest.raises(TypeError, match=rf"{face} got both 'n_startup_trials' and 'n_startup'"):
+        TreeUCB(1, n_startup=3, n_startup_trials=3) if face == "TreeUCB" else _make(
+            face, n_startup=3, n_startup_trials=3
+        )
 
 
 @pytest.mark.parametrize("face", ["TreeUCBSampler", "TreeUCBSearch"])

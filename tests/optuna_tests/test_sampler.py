@@ -92,10 +92,10 @@ def test_defaults_are_the_wrappers_defaults_of_the_table() -> None:
     core = inspect.signature(TreeUCB).parameters
     ours = inspect.signature(TreeUCBSampler).parameters
     defaults = {name: o.default_of(True) for name, o in OPTIONS.items() if not o.core_only}
-    assert ours["n_startup_trials"].default == defaults["n_startup"]
+    assert ours["n_startup_trials"].default == defaults["n_startup_trials"]
     shared = set(core) & set(ours)
     # every option of the core is exposed, except those the sampler sets itself
-    assert set(core) - shared == {"space", "direction", "n_startup"}
+    assert set(core) - shared == {"space", "direction"}
     for name in shared - {"unknown"}:
         assert ours[name].default == defaults[name], name
         assert ours[name].kind == inspect.Parameter.KEYWORD_ONLY

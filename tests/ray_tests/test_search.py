@@ -297,7 +297,7 @@ def test_docstring_describes_each_argument_once() -> None:
         ({"n_startup": "x"}, TypeError, r"'n_startup' parameter of TreeUCBSearch"),
         ({"seed": 2**70}, ValueError, rf"'seed' parameter of TreeUCBSearch.*Got {2**70} instead"),
         ({"n_startp": 5}, TypeError, r"'n_startp'\. Did you mean 'n_startup_trials'\?"),
-        ({"n_startup": 1, "n_startup_trials": 2}, TypeError, "both 'n_startup' and"),
+        ({"n_startup": 1, "n_startup_trials": 2}, TypeError, "both 'n_startup_trials' and 'n_s"),
     ],
 )
 def test_option_errors_name_the_searcher(
@@ -307,13 +307,15 @@ def test_option_errors_name_the_searcher(
         TreeUCBSearch(**kwargs)
 
 
-@pytest.mark.parametrize("name", ["n_startup_trials", "n_startup"])
-def test_n_startup_trials_and_its_alias_set_the_start_up(name: str) -> None:
-    searcher = TreeUCBSearch(SPACE, metric="loss", mode="min", seed=0, **{name: 7})
-    assert searcher.model is not None and searcher.model.n_startup == 7
+def test_n_startup_trials_and_its_former_name_set_the_start_up() -> None:
+    searcher = TreeUCBSearch(SPACE, metric="loss", mode="min", seed=0, n_startup_trials=7)
+    assert searcher.model is not None and searcher.model.n_startup_trials == 7
+    with pytest.warns(FutureWarning, match="'n_startup' parameter of TreeUCBSearch is deprecat"):
+        former = TreeUCBSearch(SPACE, metric="loss", mode="min", seed=0, n_startup=7)
+    assert former.model is not None and former.model.n_startup_trials == 7
     default = TreeUCBSearch(SPACE, metric="loss", mode="min", seed=0, n_startup_trials=None)
     assert default.model is not None
-    assert default.model.n_startup == OPTIONS["n_startup"].default
+    assert default.model.n_startup_trials == OPTIONS["n_startup_trials"].default
 
 
 def test_suggest_before_space_or_metric_raises() -> None:

@@ -15,7 +15,7 @@ from ray_treeucb import TreeUCBSearch
 
 def test_a_float_over_the_whole_double_range_is_spread() -> None:
     searcher = TreeUCBSearch(
-        {"w": tune.uniform(-1e308, 1e308)}, metric="loss", mode="min", seed=0, n_startup=5
+        {"w": tune.uniform(-1e308, 1e308)}, metric="loss", mode="min", seed=0, n_startup_trials=5
     )
     rng = np.random.default_rng(0)
     values = []

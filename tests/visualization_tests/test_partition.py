@@ -193,7 +193,7 @@ def test_axes_in_parameter_units_log_int_and_categorical() -> None:
 
 
 def test_slice_of_a_4d_model_tiles_the_square_and_keeps_every_point() -> None:
-    bandit = TreeUCB(4, seed=0, n_startup=5)
+    bandit = TreeUCB(4, seed=0, n_startup_trials=5)
     rng = np.random.default_rng(0)
     for _ in range(80):
         x = bandit.ask_x()
@@ -218,7 +218,7 @@ def test_slice_of_a_4d_model_tiles_the_square_and_keeps_every_point() -> None:
 
 
 def test_slice_of_a_model_with_the_budget_as_context_is_at_the_full_budget() -> None:
-    bandit = TreeUCB(3, seed=0, n_startup=5, pruned="context", max_budget=9)
+    bandit = TreeUCB(3, seed=0, n_startup_trials=5, pruned="context", max_budget=9)
     for i in range(60):
         x = bandit.ask_x()
         step = (1, 3, None)[i % 3]
@@ -262,7 +262,7 @@ def test_default_params_of_a_wide_model_are_the_finest_split(rule: str) -> None:
 def test_plot_bandit_partition_bad_arguments(
     kwargs: dict[str, object], error: type[Exception], match: str
 ) -> None:
-    bandit = TreeUCB(3, seed=0, n_startup=2)
+    bandit = TreeUCB(3, seed=0, n_startup_trials=2)
     bandit.tell_many(np.random.default_rng(0).random((10, 3)), np.arange(10.0))
     with pytest.raises(error, match=match):
         plot_bandit_partition(bandit, ("x0", "x1"), **kwargs)  # type: ignore[arg-type]
@@ -278,7 +278,7 @@ def test_one_parameter_model_is_refused() -> None:
 
 @pytest.mark.parametrize("index", ["hoeffding", "soft_gp"])
 def test_plotting_leaves_the_bandit_untouched_and_predicts_its_next_point(index: str) -> None:
-    bandit = TreeUCB(2, seed=3, index=index, n_startup=4)  # type: ignore[arg-type]
+    bandit = TreeUCB(2, seed=3, index=index, n_startup_trials=4)  # type: ignore[arg-type]
     rng = np.random.default_rng(0)
     for _ in range(30):
         x = bandit.ask_x()
@@ -308,7 +308,7 @@ def test_start_up_has_no_next_box_and_pending_points_are_drawn() -> None:
 
 def test_reward_fn_is_drawn_on_the_parameters_grid() -> None:
     space = [ParamSpec("u", "float", low=0.0, high=2.0), ParamSpec("k", "int", low=0, high=3)]
-    bandit = TreeUCB(space, seed=0, n_startup=3)
+    bandit = TreeUCB(space, seed=0, n_startup_trials=3)
     for _ in range(20):
         p = bandit.ask()
         bandit.tell(p, p["u"] * p["k"])
@@ -358,7 +358,7 @@ def test_next_point_sits_on_the_row_of_its_choice() -> None:
         ParamSpec("units", "int", low=1, high=6),
     ]
     for seed in range(3):
-        bandit = TreeUCB(space, seed=seed, n_startup=5)
+        bandit = TreeUCB(space, seed=seed, n_startup_trials=5)
         for _ in range(30):
             p = bandit.ask()
             bandit.tell(p, -abs(math.log10(p["lr"]) + 2) - choices.index(p["opt"]) - p["units"])
@@ -372,7 +372,7 @@ def test_next_point_sits_on_the_row_of_its_choice() -> None:
 
 
 def test_a_next_box_too_thin_to_see_is_circled() -> None:
-    bandit = TreeUCB(2, seed=0, n_startup=5)  # the paper's draws stay in the played box
+    bandit = TreeUCB(2, seed=0, n_startup_trials=5)  # the paper's draws stay in the played box
     rng = np.random.default_rng(0)
     for _ in range(400):
         x = bandit.ask_x()
