@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from optuna_treeucb.core._objectives import objective_rewards
+from optuna_treeucb.core._options import as_directions
 from optuna_treeucb.core._options import signs
 
 Direction = str | Sequence[str]
@@ -192,11 +193,16 @@ class BranchChooser:
     read in full.
 
     Args:
-        direction: ``"minimize"`` or ``"maximize"``, or one per objective.
+        direction: ``"minimize"`` or ``"maximize"``, or a sequence with one per objective; a
+            sequence of one is the same as its string.
+
+    Attributes:
+        direction: One direction per objective, a tuple (``("minimize",)`` for both
+            ``"minimize"`` and ``["minimize"]``).
     """
 
     def __init__(self, direction: Direction) -> None:
-        self.direction = direction
+        self.direction = as_directions(direction, "BranchChooser")
         self._summaries: dict[Hashable, _Summary] = {}
 
     def choose(
@@ -220,7 +226,7 @@ class BranchChooser:
             rng: The draws' generator.
             subset: ``read(0)`` shows a subset of the log that is not a prefix (no summary).
         """
-        if subset or not isinstance(self.direction, str):
+        if subset or len(self.direction) > 1:
             return self._in_full(read(0), n_arms, rng)
         summary = self._summaries.pop(key, None) or _Summary(BranchStats(n_arms))
         self._summaries[key] = summary  # most recently used last

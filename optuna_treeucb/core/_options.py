@@ -181,7 +181,8 @@ _OPTIONS = (
         "maximize",
         doc="Whether the told values are maximized or minimized: pass `minimize` for losses, "
         "or a list with one per objective for several objectives (the wrappers take it from "
-        "the study or from `mode`).",
+        "the study or from `mode`). A list of one is the same as its string: the attribute "
+        "`direction` holds the string with one objective, a tuple with several.",
         choices=get_args(Direction),
         core_only=True,
     ),
@@ -506,16 +507,18 @@ def splice_table(text: str) -> str:
     return f"{head}\n{options_table()}{text[end:]}"
 
 
-def as_directions(direction: Any) -> tuple[Direction, ...]:
-    """``direction`` as one direction per objective (ValueError/TypeError naming it)."""
+def as_directions(direction: Any, owner: str = "TreeUCB") -> tuple[Direction, ...]:
+    """``direction`` as one direction per objective: a string is one objective, a sequence
+    one per objective (ValueError/TypeError naming ``owner`` and the parameter)."""
+    option = OPTIONS["direction"]
     if isinstance(direction, str) or not isinstance(direction, Sequence):
-        return (OPTIONS["direction"].check("TreeUCB", "direction", direction),)
+        return (option.check(owner, "direction", direction),)
     if len(direction) == 0:
         raise ValueError(
-            "The 'direction' parameter of TreeUCB must be 'maximize', 'minimize' or a "
-            "non-empty sequence of them, one per objective. Got [] instead."
+            f"The 'direction' parameter of {owner} must be 'maximize', 'minimize' or a "
+            f"non-empty sequence of them, one per objective. Got {direction!r} instead."
         )
-    return tuple(OPTIONS["direction"].check("TreeUCB", "direction", d) for d in direction)
+    return tuple(option.check(owner, "direction", d) for d in direction)
 
 
 def signs(direction: Any) -> np.ndarray:

@@ -157,8 +157,9 @@ class TreeUCB:
         del given["directions"]
         opts = validate_options("TreeUCB", {**given, **unknown})
         self.seed: int | None = opts["seed"]
+        # one objective: the string, however it was given ("minimize" or ["minimize"])
         self.direction: Direction | tuple[Direction, ...] = (
-            opts["direction"] if isinstance(direction, str) else directions
+            opts["direction"] if len(directions) == 1 else directions
         )
         self.rule: Rule = opts["rule"]
         self.index: Index = opts["index"]

@@ -161,3 +161,39 @@ def test_the_chooser_folding_a_growing_log_chooses_as_reading_it_in_full(violate
         a = cached.choose("k", 5, read, end, np.random.default_rng(end))
         b = full.choose("k", 5, read, end, np.random.default_rng(end), subset=True)
         assert a == b
+
+
+@pytest.mark.parametrize("violated", [False, True])
+def test_one_direction_in_a_list_chooses_as_the_string(violated: bool) -> None:
+    # a branch of two categorical parameters (2 x 3 combinations) over a growing log: a list of
+    # one direction takes the string's path, folded incrementally until a violation
+    rng = np.random.default_rng(11)
+    log = [
+        ([int(rng.integers(2)), int(rng.integers(3))], float(v), 0.0) for v in rng.normal(size=80)
+    ]
+    if violated:
+        log[30] = (log[30][0], log[30][1], 0.5)
+    plain, listed = BranchChooser("minimize"), BranchChooser(["minimize"])
+    assert plain.direction == listed.direction == ("minimize",)
+    for end in range(1, len(log) + 1):
+
+        def read(start: int, end: int = end) -> list[tuple[list[int], float, float]]:
+            return log[start:end]
+
+        for key in ("k", ("k", "other context")):
+            a = plain.choose_combination(key, [2, 3], read, end, (3, end))
+            b = listed.choose_combination(key, [2, 3], read, end, (3, end))
+            assert a == b and a is not None
+
+
+@pytest.mark.parametrize(
+    ("direction", "error", "match"),
+    [
+        ("up", ValueError, r"'direction' parameter of BranchChooser must be one of .*Got 'up'"),
+        ([], ValueError, r"'direction' parameter of BranchChooser .* non-empty sequence"),
+        (1, TypeError, r"'direction' parameter of BranchChooser must be one of .*Got 1"),
+    ],
+)
+def test_a_bad_direction_names_the_chooser(direction: object, error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        BranchChooser(direction)  # type: ignore[arg-type]

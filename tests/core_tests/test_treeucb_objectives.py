@@ -193,3 +193,29 @@ def test_constraints_are_forgotten_once_a_row_lacks_them_or_has_another_number()
     other.tell_x([0.1], 1.0, violation=1.0)
     other.tell_x([0.2], 1.0, constraints=[1.0])
     assert other.constraints is None
+
+
+@pytest.mark.parametrize(
+    ("sampling", "index"),
+    [("uniform", "hoeffding"), ("local_gp", "hoeffding"), ("uniform", "soft_gp")],
+)
+@pytest.mark.parametrize("direction", ["minimize", "maximize"])
+def test_one_direction_in_a_list_is_the_plain_string(
+    sampling: str, index: str, direction: str
+) -> None:
+    # the faces hand the core one direction per objective, always: a list of one must run the
+    # very bandit the string runs, and read the same
+    runs = []
+    for given in (direction, [direction], (direction,)):
+        bandit = TreeUCB(
+            2, seed=5, direction=given, sampling=sampling, index=index, n_startup_trials=5
+        )  # type: ignore[arg-type]
+        asked = []
+        for i in range(25):
+            params = bandit.ask(key=i)
+            asked.append(params)
+            bandit.tell(params, (params["x0"] - 0.3) ** 2 + params["x1"], key=i)
+        assert bandit.direction == direction  # the string, however it was given
+        assert bandit.values.shape == (25,)
+        runs.append((asked, bandit.rewards().tolist(), bandit.best_params))
+    assert runs[0] == runs[1] == runs[2]
