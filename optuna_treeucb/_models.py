@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from optuna.trial import FrozenTrial
 
 Space = tuple[tuple[str, BaseDistribution], ...]  # (name, distribution), sorted by name
-Direction = str | tuple[str, ...]  # the core's direction: one per objective beyond one
+Direction = tuple[str, ...]  # the core's direction: one per objective, always
 MAX_MODELS_PER_SPACE = 8  # e.g. one per HyperbandPruner bracket
 # A trial's relative sample, shared with other processes through its system attributes (as
 # TPESampler's constant_liar does), in chunks: RDBStorage keeps values under 2046 characters.

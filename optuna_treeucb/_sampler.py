@@ -433,7 +433,7 @@ def _check_own_arguments(
 
 
 def _direction(study: Study) -> Direction:
-    """The core's direction, one per objective beyond one: the one place the sign is decided."""
+    """The core's direction, one per objective (a tuple, also of one): the one place the sign
+    is decided."""
     minimize = StudyDirection.MINIMIZE
-    out = tuple("minimize" if d == minimize else "maximize" for d in study.directions)
-    return out[0] if len(out) == 1 else out
+    return tuple("minimize" if d == minimize else "maximize" for d in study.directions)

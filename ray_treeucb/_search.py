@@ -316,10 +316,10 @@ def _layout(spec: Mapping[str, Any]) -> tuple[list[ParamSpec], _Layout]:
 
 
 def _direction(mode: str | list[str]) -> Any:
-    """The sign of each metric: the one place where Ray's ``mode`` meets the core."""
-    if isinstance(mode, str):
-        return "maximize" if mode == "max" else "minimize"
-    return ["maximize" if m == "max" else "minimize" for m in mode]
+    """The core's direction, one per metric (a list, also of one): the one place where Ray's
+    ``mode`` meets the core."""
+    modes = [mode] if isinstance(mode, str) else mode
+    return ["maximize" if m == "max" else "minimize" for m in modes]
 
 
 def _as_float(value: Any) -> float | None:

@@ -8,9 +8,13 @@ import math
 from typing import Any
 
 import numpy as np
+import pytest
 
+from optuna_treeucb.core import TreeUCB
+from tests.faces_tests.faces import Choice
 from tests.faces_tests.faces import Face
 from tests.faces_tests.faces import Float
+from tests.faces_tests.faces import Int
 
 
 def _bowl(p: dict[str, Any]) -> float:
@@ -79,3 +83,32 @@ def test_when_nothing_is_feasible_the_violation_falls(face: Face) -> None:
         violations.append(1.0 + x**2 + y**2)
         run.tell(trial, x + y, constraints=[violations[-1]])
     assert np.median(violations[80:]) < 1.1  # uniform draws: about 1.6
+
+
+@pytest.mark.parametrize("directions", [["minimize"], ["maximize"]])
+def test_one_objective_reaches_the_core_as_a_list_that_suggests_as_the_string(
+    face: Face, directions: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # both faces hand the core one direction per objective, always; with one objective that
+    # list must suggest exactly what the plain string did
+    space = {"x": Float(-2.0, 2.0), "k": Int(0, 5), "c": Choice(("a", "b", "c"))}
+
+    def objective(p: dict[str, Any]) -> float:
+        return (p["x"] - 0.5) ** 2 + abs(p["k"] - 2) + (p["c"] != "b")
+
+    def run() -> list[dict[str, Any]]:
+        made = face.make(space, directions=directions, seed=0, n_startup_trials=4)
+        return made.run(20, objective)
+
+    init, handed = TreeUCB.__init__, []
+
+    def as_string(core: TreeUCB, *args: Any, direction: Any, **kwargs: Any) -> None:
+        handed.append(direction)
+        plain = direction[0] if not isinstance(direction, str) else direction
+        init(core, *args, direction=plain, **kwargs)
+
+    listed = run()
+    monkeypatch.setattr(TreeUCB, "__init__", as_string)
+    assert run() == listed
+    assert handed and all(list(d) == directions for d in handed)  # a list or tuple, not a str
+    assert all(not isinstance(d, str) for d in handed)

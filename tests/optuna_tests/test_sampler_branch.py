@@ -4,11 +4,15 @@ random points are best (issue #23)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import optuna
 import pytest
 
 from optuna_treeucb import TreeUCBSampler
+from optuna_treeucb.core import BranchChooser
+from optuna_treeucb.core import TreeUCB
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 
@@ -118,3 +122,40 @@ def test_the_cached_branch_rule_chooses_as_the_rule_rereading_every_trial() -> N
     reread = params(optuna.pruners.HyperbandPruner())
     assert cached == reread
     assert len({p["b"] for p in cached[30:]}) > 1
+
+
+@pytest.mark.parametrize("direction", ["minimize", "maximize"])
+def test_one_direction_handed_as_a_list_chooses_branches_as_the_string(
+    direction: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sampler hands the branch chooser and the cores one direction per objective, a tuple
+    also of one; on a conditional space, with a constraint on some trials, that chooses the
+    branches and the points the plain string chose."""
+
+    def objective(trial: optuna.Trial) -> float:
+        value = _branchy(trial, with_lr=True)
+        trial.set_constraint("x0", trial.params.get("x0", 0.0) - 0.8)
+        return value
+
+    def params() -> list[dict[str, object]]:
+        study = optuna.create_study(sampler=_sampler(seed=2), direction=direction)
+        study.optimize(objective, n_trials=50)
+        return [t.params for t in study.trials]
+
+    handed: list[Any] = []
+    core_init, chooser_init = TreeUCB.__init__, BranchChooser.__init__
+
+    def core_as_string(core: TreeUCB, *args: Any, direction: Any, **kwargs: Any) -> None:
+        handed.append(direction)
+        core_init(core, *args, direction=direction[0], **kwargs)
+
+    def chooser_as_string(chooser: BranchChooser, direction: Any) -> None:
+        handed.append(direction)
+        chooser_init(chooser, direction[0])
+
+    listed = params()
+    monkeypatch.setattr(TreeUCB, "__init__", core_as_string)
+    monkeypatch.setattr(BranchChooser, "__init__", chooser_as_string)
+    assert params() == listed
+    assert len({p["b"] for p in listed[5:]}) > 1  # both branches chosen by the rule
+    assert handed and all(d == (direction,) for d in handed)
