@@ -38,6 +38,9 @@ from optuna_treeucb.core._localgp import posterior_mean
 from optuna_treeucb.core._localgp import region_candidates
 from optuna_treeucb.core._localgp import thompson_sample
 from optuna_treeucb.core._localgp import unit_scale
+from optuna_treeucb.core._objectives import HYPERVOLUME_MAX_OBJECTIVES
+from optuna_treeucb.core._objectives import domination_gaps
+from optuna_treeucb.core._objectives import hypervolume_improvements
 from optuna_treeucb.core._options import Discrete
 from optuna_treeucb.core._space import UnitCube
 
@@ -50,6 +53,7 @@ LOCAL_GP_N = 48  # observations nearest to the centre that the local GP is fitte
 LOCAL_GP_CANDIDATES = 128  # Thompson-sampling candidates in the trust region
 LOCAL_GP_PENDING = 32  # pending points in the region the local GP conditions on, at most
 LOCAL_GP_JOINT: int | None = 32  # candidates drawn jointly (best upper bounds); None: all
+REFERENCE_MARGIN = 0.1  # reference point: the front's worst minus this share of its range
 
 
 @dataclass(frozen=True)
@@ -145,6 +149,15 @@ def sample_in(
 
 
 @dataclass(frozen=True)
+class Front:
+    """Objective vectors (p, k) to improve on, larger is better, and a reference point (k,)
+    below them."""
+
+    values: np.ndarray
+    reference: np.ndarray
+
+
+@dataclass(frozen=True)
 class Snapshot:
     """What an in-box sampler sees of the bandit at one ask.
 
@@ -162,6 +175,9 @@ class Snapshot:
         objective: ``indices ->`` the objective's targets there, feasible or not (SCBO's
             objective model; ``None``: ``targets``).
         constraints: Constraint values of each observation, (n, c) (``None``: unknown).
+        objectives: Every objective of each observation, larger is better, (n, k), with
+            several objectives (``None``: one).
+        front: The feasible observations on the first Pareto front, increasing indices.
     """
 
     X: np.ndarray
@@ -179,6 +195,8 @@ class Snapshot:
     violations: np.ndarray | None = None
     objective: Callable[[np.ndarray], np.ndarray] | None = None
     constraints: np.ndarray | None = None
+    objectives: np.ndarray | None = None
+    front: np.ndarray | None = None
 
     def told(self) -> np.ndarray:
         """The sequence the trust region consumes: ``progress``, else ``y``."""
@@ -187,6 +205,12 @@ class Snapshot:
     def constrained(self) -> bool:
         """Whether some observation is infeasible (a positive violation)."""
         return self.violations is not None and bool((self.violations > 0.0).any())
+
+    def several(self) -> bool:
+        """Whether the local GPs model each objective (2 to
+        :data:`~._objectives.HYPERVOLUME_MAX_OBJECTIVES` of them)."""
+        Y = self.objectives
+        return Y is not None and 1 < Y.shape[1] <= HYPERVOLUME_MAX_OBJECTIVES
 
 
 class InBoxSampler(Protocol):
@@ -339,6 +363,8 @@ class LocalGP(TrustRegion):
         gps = self._models(snap, Z, local, dim)
         if snap.constrained():  # SCBO's centre, in the box or not
             center = X[best].copy()
+        elif snap.several():  # MORBO's: the front point of largest contribution in the box
+            center = np.clip(X[best], low, high)
         else:
             own = local[snap.leaf_of[local] == b]
             center = np.clip(X[own[argmax(posterior_mean(gps[0], Z[own]), rng)]], low, high)
@@ -354,8 +380,9 @@ class LocalGP(TrustRegion):
         pend = snap.pending()
         tol = 1e-9  # encoded parameters may differ from the drawn point by rounding
         pend = pend[np.all((pend >= lo - tol) & (pend <= hi + tol), axis=1)][:LOCAL_GP_PENDING]
+        front = self._front(snap, gps, self.features(pend)) if snap.several() else None
         gps = [condition_on_pending(gp, self.features(pend)) for gp in gps]  # kriging believer
-        score = self._score(gps, self.features(cand), rng)
+        score = self._score(gps, self.features(cand), rng, front)
         best_cand = cand[[argmax(score, rng)]]
         if not snap.repeats(best_cand)[0]:
             return best_cand
@@ -366,7 +393,7 @@ class LocalGP(TrustRegion):
             fresh = uni[~snap.repeats(uni)]
             if fresh.shape[0] == 0:  # every value of the box has been tried
                 return best_cand
-        score = self._score(gps, self.features(fresh), rng)
+        score = self._score(gps, self.features(fresh), rng, front)
         return fresh[[argmax(score, rng)]]
 
     @staticmethod
@@ -374,23 +401,63 @@ class LocalGP(TrustRegion):
         """The local GP of the targets; under constraints (a local observation infeasible),
         SCBO's pair instead: the objective's GP and the negated total violation's."""
         v = None if snap.violations is None else snap.violations[local]
-        if v is None or not (v > 0.0).any() or snap.objective is None:
+        if snap.several():  # one GP per objective (TSEMO, MORBO), then the constraints'
+            assert snap.objectives is not None
+            Y = snap.objectives[local]
+            objectives = [fit_gp(Z[local], finite(Y[:, j]), dim=dim) for j in range(Y.shape[1])]
+            if v is None or not (v > 0.0).any():
+                return objectives
+        elif v is None or not (v > 0.0).any() or snap.objective is None:
             return [fit_gp(Z[local], snap.targets(local), dim=dim)]
-        objective = fit_gp(Z[local], snap.objective(local), dim=dim)
+        else:
+            objectives = [fit_gp(Z[local], snap.objective(local), dim=dim)]
         if snap.constraints is None:
-            return [objective, fit_gp(Z[local], -v, dim=dim)]
+            return [*objectives, fit_gp(Z[local], -v, dim=dim)]
         C = snap.constraints[local]
-        return [objective, *(fit_gp(Z[local], -finite(c), dim=dim) for c in C.T)]
+        return [*objectives, *(fit_gp(Z[local], -finite(c), dim=dim) for c in C.T)]
 
     @staticmethod
-    def _score(gps: list[GP], F: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def _front(snap: Snapshot, gps: list[GP], pending: np.ndarray) -> Front:
+        """The front the candidates' hypervolume improvements are measured against: the
+        feasible observations' first front and the posterior means at the pending points
+        (their kriging believers), and its reference point."""
+        assert snap.objectives is not None and snap.front is not None
+        Y = np.column_stack([finite(y) for y in snap.objectives.T])
+        k = Y.shape[1]
+        F = Y[snap.front]
+        if pending.shape[0]:
+            F = np.vstack((F, np.column_stack([posterior_mean(gp, pending) for gp in gps[:k]])))
+        base = F if F.shape[0] else Y
+        span = np.ptp(base, axis=0)
+        span = np.where(span > 0.0, span, np.ptp(Y, axis=0))
+        span = np.where(span > 0.0, span, 1.0)
+        return Front(F, base.min(axis=0) - REFERENCE_MARGIN * span)
+
+    @staticmethod
+    def _score(
+        gps: list[GP], F: np.ndarray, rng: np.random.Generator, front: Front | None = None
+    ) -> np.ndarray:
         """Thompson scores of the candidates ``F`` (m, d'), larger is better: one GP's draw;
         SCBO's with two: the objective's draw where the violation's draw is feasible (<= 0),
-        else, if none is, the negated violation's draw (Eriksson and Poloczek 2021)."""
+        else, if none is, the negated violation's draw (Eriksson and Poloczek 2021).  With
+        several objectives (``front``), the objective's draw is TSEMO's: the hypervolume the
+        drawn objectives add to ``front`` (Bradford et al. 2018), or, where no feasible draw
+        adds any, minus the draw's :func:`~._objectives.domination_gaps`."""
         if len(gps) == 1:
             return thompson_sample(gps[0], F, rng, LOCAL_GP_JOINT)
+        k = 1 if front is None else front.values.shape[1]
         f = thompson_sample(gps[0], F, rng)
-        # the negated violation, or the sum of the negated constraints' positive parts
-        g = -np.sum([np.maximum(-thompson_sample(gp, F, rng), 0.0) for gp in gps[1:]], axis=0)
-        feasible = g >= 0.0
+        if front is not None:
+            S = np.column_stack([f, *(thompson_sample(gp, F, rng) for gp in gps[1:k])])
+        if len(gps) == k:
+            feasible = np.ones(F.shape[0], dtype=bool)
+            g = np.zeros(F.shape[0])
+        else:
+            # the negated violation, or the sum of the negated constraints' positive parts
+            g = -np.sum([np.maximum(-thompson_sample(gp, F, rng), 0.0) for gp in gps[k:]], axis=0)
+            feasible = g >= 0.0
+        if front is not None:
+            f = hypervolume_improvements(S, front.values, front.reference)
+            if not (f[feasible] > 0.0).any():
+                f = -domination_gaps(S, front.values) if front.values.shape[0] else S.sum(axis=1)
         return np.where(feasible, f, -np.inf) if feasible.any() else g

@@ -234,6 +234,50 @@ def hypervolume_contributions(points: np.ndarray, reference: np.ndarray) -> np.n
     return np.asarray(moocore.hv_contributions(points, ref=reference, maximise=True), dtype=float)
 
 
+def dominated(points: np.ndarray, front: np.ndarray) -> np.ndarray:
+    """Whether each row of ``points`` (m, k) is weakly dominated by a row of ``front`` (p, k)
+    (no better in every objective; larger is better), shape (m,)."""
+    out: np.ndarray = np.all(front[None, :, :] >= points[:, None, :], axis=2).any(axis=1)
+    return out
+
+
+def hypervolume_improvements(
+    points: np.ndarray, front: np.ndarray, reference: np.ndarray
+) -> np.ndarray:
+    """The hypervolume each row of ``points`` (m, k) would add to ``front`` (p, k) above
+    ``reference`` (k,), larger is better, shape (m,): ``vol([r, y])`` minus the part of that
+    box the front already dominates, ``HV({min(y, f)})`` (moocore); 0 for a dominated point."""
+    m = points.shape[0]
+    out = np.zeros(m)
+    live = np.all(points > reference, axis=1)
+    if front.shape[0]:
+        front = front[np.all(front > reference, axis=1)]
+    if front.shape[0]:
+        live &= ~dominated(points, front)
+    if not live.any():
+        return out
+    boxes = np.prod(points[live] - reference, axis=1)
+    if front.shape[0] == 0:
+        out[live] = boxes
+        return out
+    import moocore  # imported where first needed: most studies have one objective
+
+    covered = [
+        moocore.hypervolume(np.minimum(front, y), ref=reference, maximise=True)
+        for y in points[live]
+    ]
+    out[live] = np.maximum(boxes - np.asarray(covered, dtype=float), 0.0)
+    return out
+
+
+def domination_gaps(points: np.ndarray, front: np.ndarray) -> np.ndarray:
+    """How much every objective of each row of ``points`` (m, k) must rise for no row of
+    ``front`` (p >= 1, k) to dominate it, larger is worse: ``max_f min_j (f_j - y_j)``, (m,)
+    (<= 0 for a point the front does not dominate)."""
+    out: np.ndarray = np.max(np.min(front[None, :, :] - points[:, None, :], axis=2), axis=1)
+    return out
+
+
 def crowding_distances(points: np.ndarray) -> np.ndarray:
     """NSGA-II's crowding distance of each of distinct finite ``points`` (m, k), shape (m,)."""
     m, k = points.shape

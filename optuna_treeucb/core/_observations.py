@@ -403,6 +403,10 @@ class Observations:
         self._pareto = (pareto, self.n)
         return fronts
 
+    def front_rows(self) -> np.ndarray:
+        """The feasible observations on the first Pareto front, increasing indices."""
+        return np.flatnonzero(self.violations == 0.0)[self._fronts() == 0]
+
     def scores(self) -> np.ndarray:
         """What the in-box samplers rank observations by, larger is better, shape (n,)."""
         return self.rewards() if self.ranked else self.y

@@ -572,6 +572,7 @@ class TreeUCB:
             obs.violations,
             objective,
             obs.constraints,
+            *((obs.Y, obs.front_rows()) if obs.signs.size > 1 else ()),
         )
         ok = containing(stats.low, stats.high, snap.ctx)
         assert ok.any(), "the leaves tile the cube, so some leaf contains the context"

@@ -12,8 +12,10 @@ from optuna_treeucb.core._objectives import ParetoFronts
 from optuna_treeucb.core._objectives import best_feasible
 from optuna_treeucb.core._objectives import constrained_rewards
 from optuna_treeucb.core._objectives import crowding_distances
+from optuna_treeucb.core._objectives import domination_gaps
 from optuna_treeucb.core._objectives import front_indices
 from optuna_treeucb.core._objectives import hypervolume_contributions
+from optuna_treeucb.core._objectives import hypervolume_improvements
 from optuna_treeucb.core._objectives import objective_rewards
 from optuna_treeucb.core._objectives import pareto_ranks
 from optuna_treeucb.core._objectives import pareto_rewards
@@ -120,6 +122,41 @@ def test_hypervolume_contributions_3d_count_unit_cells(seed: int) -> None:
 def test_beyond_three_objectives_the_hypervolume_tie_break_is_the_crowding_distance() -> None:
     Y = np.random.default_rng(0).normal(size=(30, 4))
     np.testing.assert_array_equal(pareto_rewards(Y), pareto_rewards(Y, tie_break="crowding"))
+
+
+def test_hypervolume_improvements_2d_hand_computed() -> None:
+    front = np.array([[1.0, 3.0], [2.0, 2.0], [3.0, 1.0]])  # HV above (0, 0): 6
+    points = np.array([[2.5, 2.5], [2.0, 2.0], [1.5, 1.5], [4.0, 0.5], [-1.0, 5.0], [1.0, 4.0]])
+    hvi = hypervolume_improvements(points, front, np.zeros(2))
+    # (2.5, 2.5) adds [1, 2] x [2, 2.5] and [2, 2.5] x [1, 2.5]: 0.5 + 0.75;
+    # a front point and a dominated point add nothing; (4, 0.5) adds 1 x 0.5; a point below
+    # the reference adds nothing; (1, 4) adds 1 x 1
+    np.testing.assert_allclose(hvi, [1.25, 0.0, 0.0, 0.5, 0.0, 1.0])
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("seed", range(3))
+def test_hypervolume_improvements_are_the_hypervolume_gained(k: int, seed: int) -> None:
+    import moocore
+
+    rng = np.random.default_rng(seed)
+    front = rng.random((7, k))
+    points = rng.random((20, k)) * 1.2
+    ref = np.full(k, 0.0)
+    hv = moocore.hypervolume(front, ref=ref, maximise=True)
+    want = [moocore.hypervolume(np.vstack((front, p)), ref=ref, maximise=True) - hv for p in points]
+    got = hypervolume_improvements(points, front, ref)
+    np.testing.assert_allclose(got, want, atol=1e-12)
+    # with an empty front, the improvement is the box above the reference
+    np.testing.assert_allclose(hypervolume_improvements(points, front[:0], ref), points.prod(1))
+
+
+def test_domination_gaps_hand_computed() -> None:
+    front = np.array([[1.0, 3.0], [3.0, 1.0]])
+    points = np.array([[0.5, 2.0], [2.0, 2.0], [0.0, 0.0]])
+    # (0.5, 2) must rise 0.5 to leave (1, 3)'s dominance; (2, 2) is not dominated: 1 - 2 and
+    # 3 - 2 give -1; (0, 0) must rise 1 (min(1, 3) vs min(3, 1) = 1)
+    np.testing.assert_allclose(domination_gaps(points, front), [0.5, -1.0, 1.0])
 
 
 def test_crowding_distance_hand_computed() -> None:
