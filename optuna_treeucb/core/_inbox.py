@@ -54,6 +54,9 @@ LOCAL_GP_CANDIDATES = 128  # Thompson-sampling candidates in the trust region
 LOCAL_GP_PENDING = 32  # pending points in the region the local GP conditions on, at most
 LOCAL_GP_JOINT: int | None = 32  # candidates drawn jointly (best upper bounds); None: all
 REFERENCE_MARGIN = 0.1  # reference point: the front's worst minus this share of its range
+# with several objectives, one ask in this many proposes by hypervolume improvement (TSEMO);
+# alone, that proposal lost to the Pareto-rank GP; alternated, it led (moo_alternate_tuning.md)
+HYPERVOLUME_EVERY = 2
 
 
 @dataclass(frozen=True)
@@ -207,10 +210,14 @@ class Snapshot:
         return self.violations is not None and bool((self.violations > 0.0).any())
 
     def several(self) -> bool:
-        """Whether the local GPs model each objective (2 to
-        :data:`~._objectives.HYPERVOLUME_MAX_OBJECTIVES` of them)."""
+        """Whether this ask proposes by hypervolume improvement, with a local GP per objective:
+        2 to :data:`~._objectives.HYPERVOLUME_MAX_OBJECTIVES` objectives, on every
+        :data:`HYPERVOLUME_EVERY`-th number of observations (the others by the Pareto-rank
+        reward's GP)."""
         Y = self.objectives
-        return Y is not None and 1 < Y.shape[1] <= HYPERVOLUME_MAX_OBJECTIVES
+        if Y is None or not 1 < Y.shape[1] <= HYPERVOLUME_MAX_OBJECTIVES:
+            return False
+        return Y.shape[0] % HYPERVOLUME_EVERY == HYPERVOLUME_EVERY - 1
 
 
 class InBoxSampler(Protocol):
@@ -330,8 +337,11 @@ class LocalGP(TrustRegion):
     region centred on the one of best posterior mean; pending points are fantasies at the
     posterior mean (kriging believer).  Once an observation is infeasible, SCBO's recipe
     (Eriksson and Poloczek 2021): one region around the best feasible (else least violating)
-    observation of all, a GP of the objective and one per constraint (:meth:`_score`).  A
-    draw that repeats a tried point is drawn again.
+    observation of all, a GP of the objective and one per constraint (:meth:`_score`).  With
+    2 or 3 objectives, every other ask fits a GP per objective instead and takes the candidate
+    whose drawn objectives add the most hypervolume to the front (TSEMO, Bradford et al. 2018),
+    in a region centred on the box's best front point (MORBO, Daulton et al. 2022).  A draw
+    that repeats a tried point is drawn again.
     Asked for ``n > 1`` points (the soft-GP index), it draws as :class:`TrustRegion`.
     """
 

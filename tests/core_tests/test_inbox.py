@@ -12,6 +12,7 @@ from optuna_treeucb.core._inbox import CUBE_SIDE
 from optuna_treeucb.core._inbox import RHO_INIT
 from optuna_treeucb.core._inbox import RHO_MAX
 from optuna_treeucb.core._inbox import RHO_MIN
+from optuna_treeucb.core._inbox import Front
 from optuna_treeucb.core._inbox import LocalGP
 from optuna_treeucb.core._inbox import Snapshot
 from optuna_treeucb.core._inbox import TrustRegion
@@ -21,6 +22,7 @@ from optuna_treeucb.core._inbox import failure_tolerance
 from optuna_treeucb.core._inbox import region_bounds
 from optuna_treeucb.core._inbox import trust_region_replay
 from optuna_treeucb.core._inbox import trust_region_step
+from optuna_treeucb.core._localgp import fit_gp
 
 SAMPLINGS = ["uniform", "trust_region", "local_gp"]
 
@@ -383,3 +385,32 @@ def test_under_constraints_the_local_gp_centres_on_the_best_feasible_point_of_al
     half = CUBE_SIDE * sampler.state.rho / 2
     assert np.all(np.abs(x - X[best]) <= half + 1e-12)
     assert x[0] < 0.5  # outside the played box, near the feasible optimum
+
+
+@pytest.mark.parametrize(
+    ("n", "k", "expected"),
+    [(5, 2, True), (6, 2, False), (7, 3, True), (7, 4, False), (7, 1, False)],
+)
+def test_every_other_ask_proposes_by_hypervolume_with_two_or_three_objectives(
+    n: int, k: int, expected: bool
+) -> None:
+    snap = _snapshot()
+    Y = np.random.default_rng(0).random((n, k))
+    snap = Snapshot(**{**snap.__dict__, "objectives": Y, "front": np.arange(n)})
+    assert snap.several() is expected
+    assert Snapshot(**{**snap.__dict__, "objectives": None}).several() is False
+
+
+def test_the_hypervolume_proposal_fills_the_largest_gap_of_the_front() -> None:
+    # both objectives (maximised) known exactly along x: f1 = x, f2 = 1 - x, a straight front
+    X = np.linspace(0.0, 1.0, 41)[:, None]
+    gps = [fit_gp(X, X[:, 0]), fit_gp(X, 1.0 - X[:, 0])]
+    seen = np.array([0.0, 0.1, 0.2, 0.9, 1.0])
+    front = Front(np.column_stack((seen, 1.0 - seen)), np.array([-0.1, -0.1]))
+    # the gap (0.2, 0.9) gains 0.35 x 0.35 at its middle; (0, 0.1) only 0.05 x 0.05
+    cand = np.array([[0.05], [0.55], [0.95], [0.2]])
+    for seed in range(5):
+        score = LocalGP._score(gps, cand, np.random.default_rng(seed), front)
+        assert int(np.argmax(score)) == 1
+        assert score[1] == pytest.approx(0.35**2, rel=0.05)
+        assert score[3] == pytest.approx(0.0, abs=1e-3)  # a front point adds nothing

@@ -144,7 +144,9 @@ def test_hypervolume_improvements_are_the_hypervolume_gained(k: int, seed: int) 
     points = rng.random((20, k)) * 1.2
     ref = np.full(k, 0.0)
     hv = moocore.hypervolume(front, ref=ref, maximise=True)
-    want = [moocore.hypervolume(np.vstack((front, p)), ref=ref, maximise=True) - hv for p in points]
+    want = [
+        moocore.hypervolume(np.vstack((front, p)), ref=ref, maximise=True) - hv for p in points
+    ]
     got = hypervolume_improvements(points, front, ref)
     np.testing.assert_allclose(got, want, atol=1e-12)
     # with an empty front, the improvement is the box above the reference
