@@ -54,7 +54,7 @@ def test_two_objectives_with_a_constraint(face: Face) -> None:
         n_startup_trials=5,
     )
     params = []
-    for _ in range(25):
+    for _ in range(45):
         trial = run.ask()
         params.append(trial.params)
         run.tell(trial, _zdt1(trial.params), constraints=[0.2 - trial.params["x"]])
@@ -69,8 +69,9 @@ def test_two_objectives_with_a_constraint(face: Face) -> None:
     assert sorted(map(sorted, (p.items() for p in front))) == sorted(
         map(sorted, (p.items() for p in core.front_params))
     )
-    # after start-up feasible points are asked more often than their share of the box, 0.8
-    assert np.mean([p["x"] >= 0.2 for p in params[5:]]) > 0.9
+    # after start-up feasible points are asked more often than their share of the box, 0.8:
+    # 37 or more of 40 would happen with probability 0.03 if they were drawn uniformly
+    assert sum(p["x"] >= 0.2 for p in params[5:]) >= 37
 
 
 def test_when_nothing_is_feasible_the_violation_falls(face: Face) -> None:
