@@ -16,6 +16,7 @@ import numpy as np
 from sklearn.tree import DecisionTreeRegressor
 
 from benchmarks import _harness
+from optuna_treeucb.core import OPTIONS
 from optuna_treeucb.core import TreeUCB
 from optuna_treeucb.core._partition import REFIT_FRACTION
 
@@ -69,8 +70,8 @@ def main(argv: list[str] | None = None) -> None:
     for n in (100, 1_000, 10_000):
         base = baseline(n, 5)
         lines.append(f"| {n} | (baseline) | CART fit | {base * 1e3:.2f} | | 1 |")
-        for rule in ("refit", "incremental"):
-            for index in ("hoeffding", "soft_gp"):
+        for rule in OPTIONS["rule"].choices:
+            for index in OPTIONS["index"].choices:
                 med, mean = measure(n, rule, index, rounds)
                 lines.append(
                     f"| {n} | {rule} | {index} | {med * 1e3:.2f} | {mean * 1e3:.2f} | "

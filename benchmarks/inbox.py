@@ -28,6 +28,7 @@ from benchmarks._report import geomean
 from benchmarks._report import md_table
 from benchmarks._report import paired
 from benchmarks._samplers import parse_options
+from optuna_treeucb.core import OPTIONS
 
 SEED_OFFSET = TUNING_SEED_OFFSET + 100  # paired: tuning seeds the ablation does not use
 
@@ -153,7 +154,7 @@ def main_paired(argv: list[str] | None = None) -> None:
     p.option(
         "--index",
         "hoeffding",
-        choices=("hoeffding", "soft_gp"),
+        choices=OPTIONS["index"].choices,
         help="The core's index option for every setting",
     )
     p.option(
