@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import warnings
 from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -263,12 +262,11 @@ def check_constraints_func(constraints_func: Any) -> Any:
         )
     if constraints_func is not None and int(optuna.__version__.split(".")[0]) >= 5:
         # the warning of TPESampler and GPSampler in Optuna 5, word for word
-        warnings.warn(
+        Face.warn(
             "`constraints_func` has been deprecated in v5.0.0. This feature will be removed "
             "in v7.0.0. See https://github.com/optuna/optuna/releases/tag/v5.0.0. Use "
             "`optuna.trial.Trial.set_constraint` instead.",
             FutureWarning,
-            stacklevel=3,
         )
     return constraints_func
 

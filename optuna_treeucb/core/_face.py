@@ -10,6 +10,7 @@ count as observations (NaN values and unreadable constraints do not).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -24,6 +25,7 @@ from optuna_treeucb.core._options import document_options
 from optuna_treeucb.core._options import face_defaults
 from optuna_treeucb.core._options import face_options
 from optuna_treeucb.core._options import fresh_seed
+from optuna_treeucb.core._options import user_stacklevel
 
 _Class = TypeVar("_Class", bound=type)
 _Init = TypeVar("_Init", bound=Callable[..., Any])
@@ -103,6 +105,12 @@ class Face:
         """
         options, seed = face_options(self.name, given)
         return options, fresh_seed() if seed is None else seed
+
+    @staticmethod
+    def warn(message: str, category: type[Warning] = UserWarning) -> None:
+        """Warn ``message``, pointed at the user's line: the first caller outside these
+        packages, as the options' own warnings are."""
+        warnings.warn(message, category, stacklevel=user_stacklevel())
 
     @staticmethod
     def fresh_seed() -> int:

@@ -193,3 +193,29 @@ def test_an_option_without_effect_warns_once_naming_the_face(face: str) -> None:
     ignored = [w for w in record if "ignores max_budget=27" in str(w.message)]
     assert len(ignored) == 1 and face in str(ignored[0].message)
     assert 'pruned="context"' in str(ignored[0].message)
+
+
+@pytest.mark.parametrize(
+    ("face", "options", "category"),
+    [
+        ("TreeUCB", {"discrete": "region"}, UserWarning),
+        ("TreeUCBSampler", {"max_budget": 27.0}, UserWarning),
+        ("TreeUCBSearch", {"max_budget": 27.0}, UserWarning),
+        ("TreeUCB", {"n_startup": 3}, FutureWarning),
+        ("TreeUCBSearch", {"n_startup": 3}, FutureWarning),
+    ],
+)
+def test_warnings_point_at_the_line_of_the_user_who_gave_the_option(
+    face: str, options: dict[str, Any], category: type[Warning]
+) -> None:
+    # they pointed inside the package (the face's __init__ or the core's option intake), so
+    # a user's warning filters by module and the printed location were of no use to them
+    with pytest.warns(category) as record:
+        TreeUCB(1, **options) if face == "TreeUCB" else _make(face, **options)
+    assert [w.filename for w in record if issubclass(w.category, category)] == [__file__]
+
+
+def test_the_deprecated_constraints_func_warning_points_at_the_users_line() -> None:
+    with pytest.warns(FutureWarning, match="constraints_func") as record:
+        TreeUCBSampler(constraints_func=lambda trial: (0.0,))
+    assert [w.filename for w in record if w.category is FutureWarning] == [__file__]
