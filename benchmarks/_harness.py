@@ -330,6 +330,7 @@ def run_study(job: tuple[str, str, int, int]) -> dict[str, Any]:
         "obs": np.array([t.value for t in study.trials], dtype=float),
         "true": np.array(prob.trues, dtype=float),
         "scale": prob.scale,
+        "seeded": prob.seeded,
         "wall": wall,
         "branches": list(prob.branches),
         "best_branch": prob.best_branch,

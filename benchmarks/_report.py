@@ -180,10 +180,14 @@ def _best_of_observed(obs: np.ndarray, true: np.ndarray) -> np.ndarray:
 
 
 def normalised_regret(results: list[dict[str, Any]]) -> None:
-    """Add ``"regret"`` (shape (n_trials,)) to every result, in place."""
-    by_problem: dict[str, list[dict[str, Any]]] = {}
+    """Add ``"regret"`` (shape (n_trials,)) to every result, in place.  Without a known scale
+    it is relative to the best value of any run of the problem, of the same seed if the seed
+    draws the instance (``"seeded"``: COCO's mixint, whose instances' optima differ: measured
+    against the best of all seeds, most runs carried an offset that pulled log-ratios to 0)."""
+    by_problem: dict[Any, list[dict[str, Any]]] = {}
     for r in results:
-        by_problem.setdefault(r["problem"], []).append(r)
+        key = (r["problem"], r["seed"]) if r.get("seeded", False) else r["problem"]
+        by_problem.setdefault(key, []).append(r)
     for rs in by_problem.values():
         if np.isfinite(rs[0]["scale"]):
             for r in rs:

@@ -68,11 +68,13 @@ class Study:
     """A ready problem: ``objective(trial) -> value`` appends each trial's noiseless value to
     ``trues`` and its branch (``None`` without branches) to ``branches``.  ``scale`` is the
     median regret of a uniform random point (NaN: the regret is relative to the best value any
-    run found); ``best_branch`` is known for the synthetic branch problems."""
+    run found: of the same seed when ``seeded``, the seed drawing the problem's instance);
+    ``best_branch`` is known for the synthetic branch problems."""
 
     name: str
     group: str
     scale: float = math.nan
+    seeded: bool = False
     best_branch: str | None = None
     trues: list[float] = field(default_factory=list)
     branches: list[str | None] = field(default_factory=list)
@@ -253,6 +255,7 @@ def _mixint(s: Study, seed: int) -> Objective:
     fid, dims = s.name.split("-")[1:]
     dim = int(dims[:-1])
     suite, problem = coco_problem("bbob-mixint", int(fid[1:]), dim, seed)
+    s.seeded = True  # each seed is another instance, with its own optimum value
     lower, upper = problem.lower_bounds, problem.upper_bounds
     n_int = problem.number_of_integer_variables
 

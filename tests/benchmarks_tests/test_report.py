@@ -11,6 +11,7 @@ from benchmarks._report import FLOOR
 from benchmarks._report import geomean
 from benchmarks._report import geomean_curve
 from benchmarks._report import mean_ranks
+from benchmarks._report import normalised_regret
 from benchmarks._report import paired
 
 
@@ -55,3 +56,42 @@ def test_mean_ranks_share_ties() -> None:
 
 def test_a_failed_run_ranks_last() -> None:
     np.testing.assert_allclose(mean_ranks(np.array([[np.nan], [2.0], [1.0]])), [3.0, 2.0, 1.0])
+
+
+def _run(sampler: str, seed: int, true: list[float], seeded: bool) -> dict[str, object]:
+    values = np.array(true)
+    return {
+        "sampler": sampler,
+        "problem": "p",
+        "seed": seed,
+        "obs": values,
+        "true": values,
+        "scale": math.nan,
+        "seeded": seeded,
+    }
+
+
+@pytest.mark.parametrize("seeded", [False, True])
+def test_regret_is_against_the_best_of_the_same_instance_when_the_seed_draws_it(
+    seeded: bool,
+) -> None:
+    # seed 1's instance has its optimum 100 higher: against the best of both seeds, its runs
+    # carried an offset of 100 and the log-ratio of its two samplers shrank to nearly 0
+    runs = [
+        _run("A", 0, [3.0, 1.0], seeded),
+        _run("B", 0, [3.0, 2.0], seeded),
+        _run("A", 1, [103.0, 101.0], seeded),
+        _run("B", 1, [103.0, 102.0], seeded),
+    ]
+    normalised_regret(runs)
+    if seeded:  # per seed: best 1 (101), median of all its trials 2.5 (102.5)
+        expected = [[2 / 1.5, 0.0], [2 / 1.5, 1 / 1.5], [2 / 1.5, 0.0], [2 / 1.5, 1 / 1.5]]
+    else:  # one best (1) and one median (52) for both seeds
+        expected = [
+            [2 / 51, 0.0],
+            [2 / 51, 1 / 51],
+            [102 / 51, 100 / 51],
+            [102 / 51, 101 / 51],
+        ]
+    for run, row in zip(runs, expected):
+        np.testing.assert_allclose(run["regret"], row)
