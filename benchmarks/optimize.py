@@ -220,8 +220,9 @@ def main_mixed(argv: list[str] | None = None) -> None:
         "Mixed-integer and conditional spaces (issue #23)",
         f"{len(probs)} problems ({', '.join(probs)}), seeds {seeds.start}-{seeds.stop - 1}, "
         f"{a.trials} trials. Rank: mean over (problem, seed) of the rank among samplers "
-        "(1 = best). Regret: `(v - best of any run) / (median of Random's trials - best)`, "
-        "geometric mean (floored at 1e-6). ",
+        "(1 = best). Regret: `(v - best) / (median - best)`, with the best value of any run "
+        "(of the same seed on mixint, whose seed draws the COCO instance) and the median of "
+        "Random's trials (of all trials without Random), geometric mean (floored at 1e-6). ",
         text
         + "\nWall time of one study, ratio to TPE's in the same run (objective included): "
         + ", ".join(f"{s} {_report.fmt(float(w / base), 2)}" for s, w in walls.items())
