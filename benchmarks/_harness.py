@@ -174,6 +174,39 @@ def seeds(a: argparse.Namespace) -> range:
     return range(a.seed_offset, a.seed_offset + a.seeds)
 
 
+NOISES = {"both": (False, True), "noiseless": (False,), "noisy": (True,)}
+
+
+def bbob_options(p: Parser, dims: Any) -> None:
+    """``--dims``, ``--functions`` and ``--noise``: the BBOB runs of ``inbox`` and ``async``."""
+    p.option("--dims", dims, help="Comma-separated dimensions.")
+    p.option("--functions", help="Comma-separated BBOB ids (all 24; 1, 8, 15, 21 with --quick).")
+    p.option(
+        "--noise", "both", choices=NOISES, help="Which BBOB functions: noiseless, noisy or both."
+    )
+
+
+def bbob_cases(a: argparse.Namespace) -> tuple[list[int], list[int], list[tuple[Any, ...]]]:
+    """The dimensions, the function ids and the ``(fid, dim, noisy, seed)`` runs of
+    :func:`bbob_options`."""
+    dims = [int(v) for v in a.dims.split(",")]
+    fids = [1, 8, 15, 21] if a.quick else list(_problems.FUNCTION_IDS)
+    fids = [int(v) for v in a.functions.split(",")] if a.functions else fids
+    cases = [(f, d, nz, s) for d in dims for f in fids for nz in NOISES[a.noise] for s in seeds(a)]
+    return dims, fids, cases
+
+
+def bbob_name(fid: int, dim: int, noisy: bool) -> str:
+    """The registry's name of a BBOB function, e.g. ``bbob-f08-5d-noisy``."""
+    return f"bbob-f{fid:02d}-{dim}d" + ("-noisy" if noisy else "")
+
+
+def alternating(names: Sequence[str], repeats: int) -> list[tuple[int, str]]:
+    """``(repeat, name)`` in the order timed runs take: the names forward on even repeats and
+    backward on odd ones, so that neither always runs first."""
+    return [(r, n) for r in range(repeats) for n in (names if r % 2 == 0 else names[::-1])]
+
+
 # -- results --------------------------------------------------------------------------------------
 def results_dir(out: Path | str | None = None) -> Path:
     """``out``, else ``$TREEUCB_BENCHMARK_RESULTS``, else the scratch folder (created)."""

@@ -38,17 +38,13 @@ SAMPLERS = ("TreeUCB", LIAR, "TPE[constant_liar=False]", "Random")
 
 
 def run_one(job: tuple[str, int, int, bool, int, int, int]) -> dict[str, Any]:
-    """One asynchronous study; per finished trial (in finishing order) the normalised regret.
-
-    Returns:
-        A dict with ``regret`` (shape (n_trials,)), ``max_running`` (the most ``RUNNING``
-        trials the study held at once) and ``wall`` (seconds).
-    """
+    """One asynchronous study: per finished trial (in finishing order) the normalised
+    ``regret``, the most trials it held ``RUNNING`` at once and its ``wall`` time (s)."""
     import optuna
 
     _harness.quiet()
     sampler_name, fid, dim, noisy, seed, W, n_trials = job
-    name = f"bbob-f{fid:02d}-{dim}d" + ("-noisy" if noisy else "")
+    name = _harness.bbob_name(fid, dim, noisy)
     fn = _problems.function(name, seed)
     order = np.random.default_rng([seed, fid, dim, int(noisy), W, 17])
     study = optuna.create_study(sampler=make_sampler(sampler_name, seed))
@@ -76,16 +72,8 @@ def run_one(job: tuple[str, int, int, bool, int, int, int]) -> dict[str, Any]:
                 best_obs, best_true = obs, true
             regret[finished] = max(best_true, 0.0) / fn.median_random
             finished += 1
-    return {
-        "sampler": sampler_name,
-        "problem": name,
-        "noisy": noisy,
-        "seed": seed,
-        "W": W,
-        "regret": regret,
-        "max_running": max_running,
-        "wall": time.perf_counter() - t0,
-    }
+    out = {"sampler": sampler_name, "problem": name, "noisy": noisy, "seed": seed, "W": W}
+    return {**out, "regret": regret, "max_running": max_running, "wall": time.perf_counter() - t0}
 
 
 def report(
@@ -97,21 +85,17 @@ def report(
     text = ""
     for n in checkpoints:
         R = {
-            W: np.array(
-                [[keyed[(s, p, sd, W)]["regret"][n - 1] for p, sd in cells] for s in samplers]
-            )
+            W: [[keyed[(s, *c, W)]["regret"][n - 1] for c in cells] for s in samplers]
             for W in workers
         }
+        R = {W: np.array(v) for W, v in R.items()}
         ranks = {W: mean_ranks(R[W]) for W in workers}
         rows = []
         for i, s in enumerate(samplers):
-            row = [s]
-            row += [fmt(geomean(R[W][i])) for W in workers]
+            ratios = [paired(R[W][i], R[workers[0]][i]) for W in workers[1:]]
+            row = [s, *[fmt(geomean(R[W][i])) for W in workers]]
             row += [fmt(float(ranks[W][i]), 3) for W in workers]
-            for W in workers[1:]:
-                st = paired(R[W][i], R[workers[0]][i])
-                row.append(f"{fmt(st.ratio)} ({st})")
-            rows.append(row)
+            rows.append(row + [f"{fmt(st.ratio)} ({st})" for st in ratios])
         header = ["sampler", *[f"{what} W={W}" for what in ("regret", "rank") for W in workers]]
         header += [f"ratio W={W}/W={workers[0]} (log ± s.e.)" for W in workers[1:]]
         text += f"\n### After {n} finished trials\n\n" + md_table(header, rows)
@@ -140,13 +124,8 @@ def plot(
         for s in samplers:
             gm = geomean_curve([r["regret"] for r in results if r["sampler"] == s and r["W"] == W])
             panels[f"W = {W} running"][s] = (np.arange(1, gm.size + 1), gm)
-    plot_panels(
-        panels,
-        path,
-        xlabel="finished trials",
-        ylabel="normalised regret (geo. mean)",
-        sharey=True,
-    )
+    ylabel = "normalised regret (geo. mean)"
+    plot_panels(panels, path, xlabel="finished trials", ylabel=ylabel, sharey=True)
 
 
 def _samplers_of(results: list[dict[str, Any]], command: str) -> str:
@@ -169,69 +148,45 @@ def main(argv: list[str] | None = None) -> None:
         load=None,
     )
     p.option("--workers", "1,8,32", help="Comma-separated W; the first is the base.")
-    p.option("--dims", "5", help="Comma-separated dimensions.")
-    p.option("--functions", help="Comma-separated BBOB ids (all 24; 1, 8, 15, 21 with --quick).")
-    p.option(
-        "--noise",
-        "both",
-        choices=("both", "noiseless", "noisy"),
-        help="Which BBOB functions: noiseless, noisy or both.",
-    )
+    _harness.bbob_options(p, "5")
     a = p.parse(argv, stamp=False)
     samplers = split_names(a.samplers) or list(SAMPLERS)
     require_packages(samplers, "async")
     print(_harness.stamp_core(), flush=True)
     workers = [int(v) for v in a.workers.split(",")]
-    dims = [int(v) for v in a.dims.split(",")]
-    quick_fids = [1, 8, 15, 21] if a.quick else list(_problems.FUNCTION_IDS)
-    fids = [int(v) for v in a.functions.split(",")] if a.functions else quick_fids
-    noises = {"both": (False, True), "noiseless": (False,), "noisy": (True,)}[a.noise]
+    dims, fids, cases = _harness.bbob_cases(a)
     n_trials = a.trials
     seeds = list(_harness.seeds(a))
-    cases = [(f, d, nz, s) for d in dims for f in fids for nz in noises for s in seeds]
-    jobs = [
-        (smp, *case[:3], case[3], W, n_trials)
-        for smp in samplers
-        for W in workers
-        for case in cases
-    ]
+    jobs = [(smp, *case, W, n_trials) for smp in samplers for W in workers for case in cases]
     results = _harness.pmap(run_one, jobs, a.jobs)
     for r in results:
         r["command"] = a.command_line
-    want = {(f"bbob-f{f:02d}-{d}d" + ("-noisy" if nz else ""), s) for f, d, nz, s in cases}
-    _harness.save_and_load(
-        a,
-        results,
-        samplers,
-        lambda r: (
+    want = {(_harness.bbob_name(f, d, nz), s) for f, d, nz, s in cases}
+
+    def keep(r: dict[str, Any]) -> bool:
+        return (
             (r["problem"], r["seed"]) in want
             and r["W"] in workers
             and r["regret"].size >= n_trials
-        ),
-    )
+        )
+
+    _harness.save_and_load(a, results, samplers, keep)
     loaded = sorted({r["command"] for r in results} - {a.command_line})
     checkpoints = _harness.checkpoints(n_trials)
     out = _harness.results_dir(a.out)
     plot(results, samplers, workers, str(out / f"{a.name}.png"))
-    runs = {
-        (s, W): [r for r in results if r["sampler"] == s and r["W"] == W]
-        for s in samplers
-        for W in workers
-    }
-    conc = md_table(
-        ["sampler", *[f"W={W}" for W in workers]],
-        [
-            [s, *[f"{min(r['max_running'] for r in runs[(s, W)])}" for W in workers]]
+
+    def per_w(cell: Any) -> str:  # a table of one figure per sampler and W
+        mine = {
+            (s, W): [r for r in results if (r["sampler"], r["W"]) == (s, W)]
             for s in samplers
-        ],
-    )
-    walls = md_table(
-        ["sampler", *[f"W={W}" for W in workers]],
-        [
-            [s, *[fmt(float(np.mean([r["wall"] for r in runs[(s, W)]]))) for W in workers]]
-            for s in samplers
-        ],
-    )
+            for W in workers
+        }
+        rows = [[s, *(cell(mine[(s, W)]) for W in workers)] for s in samplers]
+        return md_table(["sampler", *[f"W={W}" for W in workers]], rows)
+
+    conc = per_w(lambda mine: str(min(r["max_running"] for r in mine)))
+    walls = per_w(lambda mine: fmt(float(np.mean([r["wall"] for r in mine]))))
     _harness.finish(
         a,
         f"Parallel quality: W trials running at once ({a.mode} mode)",
