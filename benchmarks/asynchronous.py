@@ -19,19 +19,9 @@ import numpy as np
 
 from benchmarks import _harness
 from benchmarks import _problems
+from benchmarks import _report
+from benchmarks import _samplers
 from benchmarks._harness import Quick
-from benchmarks._report import FLOOR
-from benchmarks._report import Curve
-from benchmarks._report import fmt
-from benchmarks._report import geomean
-from benchmarks._report import geomean_curve
-from benchmarks._report import md_table
-from benchmarks._report import mean_ranks
-from benchmarks._report import paired
-from benchmarks._report import plot_panels
-from benchmarks._samplers import make_sampler
-from benchmarks._samplers import require_packages
-from benchmarks._samplers import split_names
 
 LIAR = "TPE[constant_liar=True]"
 SAMPLERS = ("TreeUCB", LIAR, "TPE[constant_liar=False]", "Random")
@@ -47,7 +37,7 @@ def run_one(job: tuple[str, int, int, bool, int, int, int]) -> dict[str, Any]:
     name = _harness.bbob_name(fid, dim, noisy)
     fn = _problems.function(name, seed)
     order = np.random.default_rng([seed, fid, dim, int(noisy), W, 17])
-    study = optuna.create_study(sampler=make_sampler(sampler_name, seed))
+    study = optuna.create_study(sampler=_samplers.make_sampler(sampler_name, seed))
     running: list[tuple[Any, np.ndarray]] = []
     regret = np.empty(n_trials)
     best_obs, best_true = np.inf, np.inf
@@ -89,27 +79,27 @@ def report(
             for W in workers
         }
         R = {W: np.array(v) for W, v in R.items()}
-        ranks = {W: mean_ranks(R[W]) for W in workers}
+        ranks = {W: _report.mean_ranks(R[W]) for W in workers}
         rows = []
         for i, s in enumerate(samplers):
-            ratios = [paired(R[W][i], R[workers[0]][i]) for W in workers[1:]]
-            row = [s, *[fmt(geomean(R[W][i])) for W in workers]]
-            row += [fmt(float(ranks[W][i]), 3) for W in workers]
-            rows.append(row + [f"{fmt(st.ratio)} ({st})" for st in ratios])
+            ratios = [_report.paired(R[W][i], R[workers[0]][i]) for W in workers[1:]]
+            row = [s, *[_report.fmt(_report.geomean(R[W][i])) for W in workers]]
+            row += [_report.fmt(float(ranks[W][i]), 3) for W in workers]
+            rows.append(row + [f"{_report.fmt(st.ratio)} ({st})" for st in ratios])
         header = ["sampler", *[f"{what} W={W}" for what in ("regret", "rank") for W in workers]]
         header += [f"ratio W={W}/W={workers[0]} (log ± s.e.)" for W in workers[1:]]
-        text += f"\n### After {n} finished trials\n\n" + md_table(header, rows)
+        text += f"\n### After {n} finished trials\n\n" + _report.md_table(header, rows)
         tree = [s for s in samplers if s.startswith("TreeUCB")]
         if LIAR in samplers and tree:
             prow = []
             for s in tree:
                 for W in workers:
-                    st = paired(R[W][samplers.index(s)], R[W][samplers.index(LIAR)])
-                    prow.append([s, str(W), str(st.n), str(st), fmt(st.win, 3)])
+                    st = _report.paired(R[W][samplers.index(s)], R[W][samplers.index(LIAR)])
+                    prow.append([s, str(W), str(st.n), str(st), _report.fmt(st.win, 3)])
             text += (
                 f"\n{', '.join(tree)} against {LIAR} after {n} finished trials (paired "
                 "log-ratio of the regret; negative is better than TPE):\n\n"
-                + md_table(["sampler", "W", "runs", "log-ratio ± s.e.", "win rate"], prow)
+                + _report.md_table(["sampler", "W", "runs", "log-ratio ± s.e.", "win rate"], prow)
             )
     return text
 
@@ -118,14 +108,16 @@ def plot(
     results: list[dict[str, Any]], samplers: list[str], workers: list[int], path: str
 ) -> None:
     """Regret (geometric mean over problems and seeds) vs finished trials, one panel per W."""
-    panels: dict[str, dict[str, Curve]] = {}
+    panels: dict[str, dict[str, _report.Curve]] = {}
     for W in workers:
         panels[f"W = {W} running"] = {}
         for s in samplers:
-            gm = geomean_curve([r["regret"] for r in results if r["sampler"] == s and r["W"] == W])
+            gm = _report.geomean_curve(
+                [r["regret"] for r in results if r["sampler"] == s and r["W"] == W]
+            )
             panels[f"W = {W} running"][s] = (np.arange(1, gm.size + 1), gm)
     ylabel = "normalised regret (geo. mean)"
-    plot_panels(panels, path, xlabel="finished trials", ylabel=ylabel, sharey=True)
+    _report.plot_panels(panels, path, xlabel="finished trials", ylabel=ylabel, sharey=True)
 
 
 def _samplers_of(results: list[dict[str, Any]], command: str) -> str:
@@ -150,8 +142,8 @@ def main(argv: list[str] | None = None) -> None:
     p.option("--workers", "1,8,32", help="Comma-separated W; the first is the base.")
     _harness.bbob_options(p, "5")
     a = p.parse(argv, stamp=False)
-    samplers = split_names(a.samplers) or list(SAMPLERS)
-    require_packages(samplers, "async")
+    samplers = _samplers.split_names(a.samplers) or list(SAMPLERS)
+    _samplers.require_packages(samplers, "async")
     print(_harness.stamp_core(), flush=True)
     workers = [int(v) for v in a.workers.split(",")]
     dims, fids, cases = _harness.bbob_cases(a)
@@ -183,10 +175,10 @@ def main(argv: list[str] | None = None) -> None:
             for W in workers
         }
         rows = [[s, *(cell(mine[(s, W)]) for W in workers)] for s in samplers]
-        return md_table(["sampler", *[f"W={W}" for W in workers]], rows)
+        return _report.md_table(["sampler", *[f"W={W}" for W in workers]], rows)
 
     conc = per_w(lambda mine: str(min(r["max_running"] for r in mine)))
-    walls = per_w(lambda mine: fmt(float(np.mean([r["wall"] for r in mine]))))
+    walls = per_w(lambda mine: _report.fmt(float(np.mean([r["wall"] for r in mine]))))
     _harness.finish(
         a,
         f"Parallel quality: W trials running at once ({a.mode} mode)",
@@ -196,9 +188,9 @@ def main(argv: list[str] | None = None) -> None:
         f"trials, W in {workers} trials kept running through `study.ask()` / `study.tell()` "
         "of an in-memory study, finished in a seeded random order (the same for every "
         "sampler); samplers with default options (seed only). Regret: geometric mean of the "
-        f"normalised regret (floored at {FLOOR:g}). Rank: mean over (problem, seed) of the rank "
-        "among samplers at that W (1 = best). Ratio: geometric mean over (problem, seed) of "
-        "regret(W) / regret(W=1), with the mean log-ratio ± its standard error. ",
+        f"normalised regret (floored at {_report.FLOOR:g}). Rank: mean over (problem, seed) of "
+        "the rank among samplers at that W (1 = best). Ratio: geometric mean over (problem, "
+        "seed) of regret(W) / regret(W=1), with the mean log-ratio ± its standard error. ",
         report(results, samplers, workers, checkpoints)
         + "\nThe fewest trials seen `RUNNING` at once at the fullest moment of a run (every "
         "run reaches W):\n\n"

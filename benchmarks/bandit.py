@@ -18,17 +18,12 @@ from typing import Any
 import numpy as np
 
 from benchmarks import _harness
+from benchmarks import _report
 from benchmarks._harness import Method
 from benchmarks._harness import Quick
 from benchmarks._harness import run_bandit
 from benchmarks._problems import FUNCTIONS
 from benchmarks._problems import TUNING_SEED_OFFSET
-from benchmarks._report import Curve
-from benchmarks._report import fmt
-from benchmarks._report import geomean
-from benchmarks._report import md_table
-from benchmarks._report import mean_ranks
-from benchmarks._report import plot_panels
 from benchmarks._samplers import require
 
 
@@ -105,30 +100,35 @@ def summarise(
         k: float(np.std(v, ddof=1) / np.sqrt(len(v))) if len(v) > 1 else 0.0 for k, v in by.items()
     }
     ranks = dict(
-        zip(labels, mean_ranks(np.array([[mean[(lab, f)] for f in functions] for lab in labels])))
+        zip(
+            labels,
+            _report.mean_ranks(np.array([[mean[(lab, f)] for f in functions] for lab in labels])),
+        )
     )
-    gm = {lab: geomean(mean[(lab, f)] for f in functions) for lab in labels}
+    gm = {lab: _report.geomean(mean[(lab, f)] for f in functions) for lab in labels}
     rows = []
     for lab in sorted(labels, key=lambda lab: gm[lab]):
-        cells = [f"{fmt(mean[(lab, f)])} ± {fmt(se[(lab, f)], 2)}" for f in functions]
+        cells = [
+            f"{_report.fmt(mean[(lab, f)])} ± {_report.fmt(se[(lab, f)], 2)}" for f in functions
+        ]
         rows.append(
             [
                 lab,
                 *cells,
-                fmt(gm[lab]),
-                fmt(float(ranks[lab]), 2),
-                fmt(1e3 * float(np.mean(secs[lab]))),
+                _report.fmt(gm[lab]),
+                _report.fmt(float(ranks[lab]), 2),
+                _report.fmt(1e3 * float(np.mean(secs[lab]))),
             ]
         )
     header = ["method", *functions, "geo. mean", "mean rank", "ms / round"]
-    return md_table(header, rows), gm
+    return _report.md_table(header, rows), gm
 
 
 def plot(
     results: list[dict[str, Any]], labels: list[str], functions: list[str], path: str
 ) -> None:
     """Cumulative regret curves (mean over seeds), one panel per function."""
-    panels: dict[str, dict[str, Curve]] = {}
+    panels: dict[str, dict[str, _report.Curve]] = {}
     for f in functions:
         panels[f] = {}
         for lab in labels:
@@ -136,7 +136,7 @@ def plot(
             if curves:
                 mean = np.mean(curves, axis=0)
                 panels[f][lab] = (np.arange(1, mean.size + 1), mean)
-    plot_panels(panels, path, xlabel="round", ylabel="cumulative regret")
+    _report.plot_panels(panels, path, xlabel="round", ylabel="cumulative regret")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -179,7 +179,8 @@ def main(argv: list[str] | None = None) -> None:
     tuned_note = (
         "\nConstants of the tuned PyXAB rows (per function, best mean regret on "
         f"{len(tseeds)} tuning seeds {TUNING_SEED_OFFSET}+, "
-        "disjoint from the report seeds):\n\n" + md_table(["algorithm", *functions], choice)
+        "disjoint from the report seeds):\n\n"
+        + _report.md_table(["algorithm", *functions], choice)
     )
     write_report(results, a, T, n_seeds, functions, tuned_note)
 
@@ -208,8 +209,8 @@ def write_report(
         "functions; time per round (ask + tell). ",
         "\n"
         + table
-        + f"\nBest PyXAB row by geometric mean: {best_pyxab[1]} ({fmt(best_pyxab[0])}); "
-        f"TreeUCB (default): {fmt(gm['TreeUCB (default)'])}.\n"
+        + f"\nBest PyXAB row by geometric mean: {best_pyxab[1]} ({_report.fmt(best_pyxab[0])}); "
+        f"TreeUCB (default): {_report.fmt(gm['TreeUCB (default)'])}.\n"
         + tuned_note
         + f"\n![cumulative regret]({stem}.png)\n",
         stem,

@@ -20,11 +20,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import _harness
-from benchmarks._report import Curve
-from benchmarks._report import fmt
-from benchmarks._report import md_table
-from benchmarks._report import paired
-from benchmarks._report import plot_panels
+from benchmarks import _report
 from benchmarks._samplers import make_sampler
 from benchmarks._samplers import make_searcher
 from benchmarks._samplers import require
@@ -295,7 +291,7 @@ def _mean_se(values: np.ndarray) -> str:
     if np.isnan(values).any():
         return "-"
     se = values.std(ddof=1) / np.sqrt(values.size) if values.size > 1 else 0.0
-    return f"{fmt(float(values.mean()))} ± {fmt(float(se))}"
+    return f"{_report.fmt(float(values.mean()))} ± {_report.fmt(float(se))}"
 
 
 def plot(
@@ -313,7 +309,7 @@ def plot(
     trial.
     """
     grid = np.linspace(0.0, fulls * T, 121)[1:]
-    panels: dict[str, dict[str, Curve]] = {}
+    panels: dict[str, dict[str, _report.Curve]] = {}
     for pruner in pruners:
         panels[f"{task}, pruner: {pruner}"] = curves = {}
         for sampler in _samplers(pruner, task):
@@ -327,7 +323,7 @@ def plot(
             ok = ~np.isnan(runs).any(axis=0)
             mean[ok] = np.maximum(runs[:, ok], RESOLUTION).mean(axis=0)
             curves[sampler] = (grid / T, mean)
-    plot_panels(
+    _report.plot_panels(
         panels,
         path,
         xlabel="resource spent (full trainings)",
@@ -413,7 +409,7 @@ def main(argv: list[str] | None = None) -> None:
                     frac: np.array([regret_at(log, frac * budget, best) for log in runs])
                     for frac in FRACTIONS
                 }
-                st = paired(reg[1.0], base, floor=RESOLUTION)
+                st = _report.paired(reg[1.0], base, floor=RESOLUTION)
                 n_complete = np.mean(
                     [len(logs[(task, pruner, sampler, s, a.fulls)]) for s in seeds]
                 )
@@ -431,8 +427,9 @@ def main(argv: list[str] | None = None) -> None:
         png = f"{name}_{task}.png"
         plot(logs, task, pruners, seeds, a.fulls, best, _harness.results_dir(a.out) / png)
         sections.append(
-            f"## {task} ({len(seeds)} seeds {seeds[0]}+, best final value {fmt(best, 4)})\n\n"
-            + md_table(header, rows)
+            f"## {task} ({len(seeds)} seeds {seeds[0]}+, best final value "
+            f"{_report.fmt(best, 4)})\n\n"
+            + _report.md_table(header, rows)
             + f"\n![regret against resource, {task}]({png})\n"
         )
     setting = (

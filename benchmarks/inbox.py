@@ -17,15 +17,11 @@ from typing import Any
 import numpy as np
 
 from benchmarks import _harness
+from benchmarks import _report
 from benchmarks._harness import Quick
 from benchmarks._problems import ABLATION_FUNCTIONS
 from benchmarks._problems import ABLATION_NOISES
 from benchmarks._problems import TUNING_SEED_OFFSET
-from benchmarks._report import FLOOR
-from benchmarks._report import fmt
-from benchmarks._report import geomean
-from benchmarks._report import md_table
-from benchmarks._report import paired
 from benchmarks._samplers import parse_options
 from optuna_treeucb.core import OPTIONS
 
@@ -42,11 +38,13 @@ def report(labels: list[str], res: np.ndarray, groups: list[str], checkpoints: l
         for i, label in enumerate(labels):
             for g in [*sorted(set(groups), key=lambda g: (int(g.split("d")[0]), g)), "overall"]:
                 sel = np.ones(garr.size, bool) if g == "overall" else garr == g
-                st = paired(res[i, sel, n - 1], res[0, sel, n - 1])
+                st = _report.paired(res[i, sel, n - 1], res[0, sel, n - 1])
                 name = label + (" (baseline)" if i == 0 else "")
-                rows.append([name, g, str(st.n), fmt(geomean(res[i, sel, n - 1])), str(st)])
-                rows[-1].append(fmt(st.win, 3))
-        text += f"\n### After {n} trials\n\n" + md_table(header, rows)
+                rows.append(
+                    [name, g, str(st.n), _report.fmt(_report.geomean(res[i, sel, n - 1])), str(st)]
+                )
+                rows[-1].append(_report.fmt(st.win, 3))
+        text += f"\n### After {n} trials\n\n" + _report.md_table(header, rows)
     return text
 
 
@@ -85,7 +83,7 @@ def main(argv: list[str] | None = None) -> None:
         f"seeds {a.seed_offset}-{a.seed_offset + a.seeds - 1} (BBOB instances "
         f"{'1-3, tuning' if a.seed_offset < 1000 else '4-15, report'}), {a.trials} trials, "
         "core ask/tell. A negative log-ratio is lower regret than the baseline on the same "
-        f"runs (regrets floored at {FLOOR:g}). ",
+        f"runs (regrets floored at {_report.FLOOR:g}). ",
         report(labels, res, groups, _harness.checkpoints(a.trials)),
     )
 
@@ -156,11 +154,19 @@ def main_paired(argv: list[str] | None = None) -> None:
     rows = []
     noisy = np.array([nz > 0 for (_, _, nz) in instances for _ in seeds])
     for i, (C, M, smp, extra) in enumerate(a.settings):
-        st = paired(res[i], res[0])
+        st = _report.paired(res[i], res[0])
         label = f"C={C:g} M={M:g}" + (f" sampling={smp}" if smp else "")
         label += "".join(f" {k}={v}" for k, v in extra.items()) + (" (baseline)" if i == 0 else "")
-        by_noise = [str(paired(res[i, sel], res[0, sel])) for sel in (~noisy, noisy)]
-        rows.append([label, fmt(geomean(res[i])), str(st), fmt(st.win, 3), *by_noise])
+        by_noise = [str(_report.paired(res[i, sel], res[0, sel])) for sel in (~noisy, noisy)]
+        rows.append(
+            [
+                label,
+                _report.fmt(_report.geomean(res[i])),
+                str(st),
+                _report.fmt(st.win, 3),
+                *by_noise,
+            ]
+        )
     header = ["setting", "norm. regret (geo. mean)", "log-ratio to baseline ± s.e.", "win rate"]
     header += [f"log-ratio {noise}" for noise in ("noiseless", "noisy")]
     _harness.finish(
@@ -169,7 +175,7 @@ def main_paired(argv: list[str] | None = None) -> None:
         f"Optimisation suite of the ablation ({len(instances)} instances x {a.seeds} seeds "
         f"{SEED_OFFSET}+, {a.trials} trials); a negative log-ratio is lower regret than the "
         "baseline on the same instances. ",
-        "\n" + md_table(header, rows),
+        "\n" + _report.md_table(header, rows),
         a.name or "paired_" + a.index,
     )
 

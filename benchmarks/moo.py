@@ -22,11 +22,9 @@ import optuna
 from benchmarks import _harness
 from benchmarks import _problems
 from benchmarks import _report
+from benchmarks import _samplers
 from benchmarks._harness import Quick
 from benchmarks._problems import Box
-from benchmarks._samplers import make_sampler
-from benchmarks._samplers import make_searcher
-from benchmarks._samplers import require
 
 # Optuna >= 5 stores constraints per trial (Trial.set_constraint) and deprecates
 # constraints_func, which Optuna 4 needs
@@ -93,7 +91,7 @@ def run_one(job: tuple[str, str, str, int, int]) -> dict[str, Any]:
     fixed = {}
     if problem.n_constraints and not SET_CONSTRAINT:
         fixed["constraints_func"] = _stored_constraints
-    sampler = make_sampler(SAMPLERS[sampler_name], seed, **fixed)
+    sampler = _samplers.make_sampler(SAMPLERS[sampler_name], seed, **fixed)
     study = optuna.create_study(directions=["minimize"] * problem.n_objectives, sampler=sampler)
     wall = _harness.optimize(study, objective, n_trials)
     G = np.array(Gs).reshape(len(Gs), problem.n_constraints)
@@ -117,7 +115,7 @@ def ray_searcher(name: str, problem: Box, seed: int) -> Any:
     space = {f"x{i}": tune.uniform(lo, hi) for i, (lo, hi) in _box(problem)}
     metric = [f"f{j}" for j in range(problem.n_objectives)]
     many = problem.n_objectives > 1
-    return make_searcher(
+    return _samplers.make_searcher(
         RAY_SEARCHERS[name],
         seed,
         space=space,
@@ -374,7 +372,7 @@ def run(mode: str, argv: list[str] | None = None) -> None:
         f"{list(RAY_SEARCHERS)} (one process).",
     )
     a = p.parse(argv, stamp=False)
-    require("pymoo", "the ZDT/DTLZ and G-series problems", mode)
+    _samplers.require("pymoo", "the ZDT/DTLZ and G-series problems", mode)
     ray = a.backend == "ray"
     known_samplers = list(RAY_SEARCHERS if ray else SAMPLERS)
     given = (
@@ -393,9 +391,9 @@ def run(mode: str, argv: list[str] | None = None) -> None:
         if name not in known:
             p.error(f"unknown problem {name!r}; use some of {known}")
     if "GP" in samplers:
-        require("torch", "GPSampler", mode, extra="gp")
+        _samplers.require("torch", "GPSampler", mode, extra="gp")
     if any(pr in _problems.GROUPS[coco] for pr in problems):
-        require("cocoex", f"COCO's {coco} suite", mode)
+        _samplers.require("cocoex", f"COCO's {coco} suite", mode)
     print(_harness.stamp_core(), flush=True)
     seeds = _harness.seeds(a)
     jobs = [(mode, s, pr, seed, a.trials) for pr in problems for seed in seeds for s in samplers]

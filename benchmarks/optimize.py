@@ -21,9 +21,8 @@ import numpy as np
 from benchmarks import _harness
 from benchmarks import _problems
 from benchmarks import _report
+from benchmarks import _samplers
 from benchmarks._harness import Quick
-from benchmarks._samplers import require_packages
-from benchmarks._samplers import split_names
 
 SAMPLERS = (
     "TreeUCB",
@@ -109,10 +108,10 @@ def main(argv: list[str] | None = None) -> None:
     p = _parser("optimize", __doc__, "fewer problems and no GPSampler", Quick(200, 100), None)
     p.option("--gp", False, action="store_true", help="Include GPSampler in quick mode.")
     a = p.parse(argv, stamp=False)
-    samplers = split_names(a.samplers or ",".join(SAMPLERS))
+    samplers = _samplers.split_names(a.samplers or ",".join(SAMPLERS))
     if not a.samplers:
         samplers = [s for s in samplers if s != "GP" or a.gp or not a.quick]
-    require_packages(samplers, "optimize")
+    _samplers.require_packages(samplers, "optimize")
     probs = (
         _problems.select(a.problems, kinds=("function", "mixed", "sklearn"))
         if a.problems
@@ -199,8 +198,8 @@ def main_mixed(argv: list[str] | None = None) -> None:
         "mixed", main_mixed.__doc__, quick="2 problems", trials=Quick(200, 30), samplers=samplers
     )
     a = p.parse(argv, stamp=False)
-    samplers = split_names(a.samplers)
-    require_packages(samplers, "mixed")  # unknown names fail now
+    samplers = _samplers.split_names(a.samplers)
+    _samplers.require_packages(samplers, "mixed")  # unknown names fail now
     default = (
         ["branch-3", "pipe-wine"]
         if a.quick

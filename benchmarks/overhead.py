@@ -18,14 +18,9 @@ from typing import Any
 import numpy as np
 
 from benchmarks import _harness
+from benchmarks import _report
+from benchmarks import _samplers
 from benchmarks._harness import Quick
-from benchmarks._report import Curve
-from benchmarks._report import fmt
-from benchmarks._report import md_table
-from benchmarks._report import plot_panels
-from benchmarks._samplers import make_sampler
-from benchmarks._samplers import require_packages
-from benchmarks._samplers import split_names
 
 DIM = 5
 SAMPLER_NAMES = (
@@ -90,7 +85,7 @@ def measure(
     rng = np.random.default_rng(n)
     X = rng.uniform(-5.0, 5.0, size=(n, DIM))
     values = values_of(X, objectives)
-    sampler = make_sampler(name, 0)
+    sampler = _samplers.make_sampler(name, 0)
     study = optuna.create_study(sampler=sampler, directions=["minimize"] * objectives)
     study.add_trials(
         [
@@ -140,8 +135,8 @@ def main(argv: list[str] | None = None) -> None:
         help="Comma-separated numbers of finished trials",
     )
     a = p.parse(argv, stamp=False)
-    names = split_names(a.samplers)
-    require_packages(names, "overhead")
+    names = _samplers.split_names(a.samplers)
+    _samplers.require_packages(names, "overhead")
     out = _harness.results_dir(a.out)
     print(_harness.stamp_core(), flush=True)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
@@ -175,15 +170,15 @@ def main(argv: list[str] | None = None) -> None:
                 cells.append("-")
                 continue
             ratio = f" ({per[(name, n)] / tpe:.2g}x)" if tpe else ""
-            cells.append(f"{fmt(1e3 * per[(name, n)])}{ratio}")
-        tree_cold = fmt(1e3 * cold[("TreeUCB", n)]) if ("TreeUCB", n) in cold else "-"
+            cells.append(f"{_report.fmt(1e3 * per[(name, n)])}{ratio}")
+        tree_cold = _report.fmt(1e3 * cold[("TreeUCB", n)]) if ("TreeUCB", n) in cold else "-"
         rows.append([str(n), *cells, tree_cold])
     header = ["finished trials", *[f"{s} ms (x TPE)" for s in names], "TreeUCB cold ms"]
-    curves: dict[str, Curve] = {}
+    curves: dict[str, _report.Curve] = {}
     for name in names:
         ns = [n for n in sizes if (name, n) in per]
         curves[name] = (ns, [1e3 * per[(name, n)] for n in ns])
-    plot_panels(
+    _report.plot_panels(
         {"5-D, continuous": curves},
         out / f"{a.name}.png",
         xlabel="finished trials",
@@ -199,7 +194,7 @@ def main(argv: list[str] | None = None) -> None:
         f"to TPE at the same size, same process), 5-D continuous space, max({k}, n/10) timed "
         "trials after n finished trials were added; '-' = not run (a trial exceeded "
         f"{limit:g} s at a smaller size). 'cold' = first trial, caches built from scratch. ",
-        "\n" + md_table(header, rows) + f"\n![{a.name}]({a.name}.png)\n",
+        "\n" + _report.md_table(header, rows) + f"\n![{a.name}]({a.name}.png)\n",
     )
 
 

@@ -19,13 +19,9 @@ import numpy as np
 
 from benchmarks import _harness
 from benchmarks import _report
+from benchmarks import _samplers
 from benchmarks._harness import Quick
 from benchmarks._problems import _functions as _bbob
-from benchmarks._samplers import make_searcher
-from benchmarks._samplers import require
-from benchmarks._samplers import require_packages
-from benchmarks._samplers import searcher_owns_space
-from benchmarks._samplers import split_names
 
 SEARCHERS = (
     "TreeUCBSearch",
@@ -91,9 +87,9 @@ def run_one(name: str, problem: str, seed: int, n_trials: int) -> dict[str, Any]
     fid, dim, noisy = _bbob.parse(problem)
     bbob = _bbob.BBOBFunction(fid, dim, seed, noisy)
     # a searcher that owns the space gets it, metric and mode at construction, Tune none
-    owns_space = searcher_owns_space(name)
+    owns_space = _samplers.searcher_owns_space(name)
     given = {"space": space(dim), "metric": "loss", "mode": "min"} if owns_space else {}
-    search_alg = _harness.timed(make_searcher(name, seed, budget=n_trials, **given))
+    search_alg = _harness.timed(_samplers.make_searcher(name, seed, budget=n_trials, **given))
     out: dict[str, Any] = {"sampler": name, "problem": problem, "seed": seed, "error": ""}
     out["group"] = "bbob-noisy" if noisy else f"bbob-{dim}d"
     out["scale"] = bbob.median_random
@@ -151,10 +147,10 @@ def main(argv: list[str] | None = None) -> None:
     p.option("--searchers", help="Comma-separated subset of the searchers.")
     p.option("--no-plot", False, action="store_true", help="Write the table only.")
     a = p.parse(argv, stamp=False)
-    require("ray.tune", "the Tune runs", "ray_compare")
-    require("ioh", "the BBOB functions", "ray_compare")
-    names = split_names(a.searchers) if a.searchers else list(SEARCHERS)
-    require_packages(names, "ray_compare", searchers=True)
+    _samplers.require("ray.tune", "the Tune runs", "ray_compare")
+    _samplers.require("ioh", "the BBOB functions", "ray_compare")
+    names = _samplers.split_names(a.searchers) if a.searchers else list(SEARCHERS)
+    _samplers.require_packages(names, "ray_compare", searchers=True)
     problems = (
         a.problems.split(",") if a.problems else list(QUICK_PROBLEMS if a.quick else PROBLEMS)
     )
