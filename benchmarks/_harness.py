@@ -513,49 +513,41 @@ def start_ray() -> None:
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
 
 
+class Clock:
+    """Times the calls of ``obj``'s ``methods``: ``calls`` lists each call's seconds and
+    ``seconds`` (also set on ``obj``) adds them up."""
+
+    def __init__(self, obj: Any, *methods: str) -> None:
+        self.obj, self.calls, self.seconds = obj, [], 0.0
+        obj.seconds = 0.0
+        for name in methods:
+            setattr(obj, name, self._timed(getattr(obj, name)))
+
+    def _timed(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.calls.append(time.perf_counter() - start)
+                self.seconds += self.calls[-1]
+                self.obj.seconds = self.seconds
+
+        return timed
+
+
 def timed(searcher: Any, max_concurrent: int = 1) -> Any:
-    """The search algorithm Tune gets, adding up in its ``seconds`` attribute the time spent
-    in the searcher: ``suggest`` + ``on_trial_complete`` of a ``Searcher`` wrapped in
+    """The search algorithm Tune gets, its ``seconds`` the time spent in the searcher
+    (:class:`Clock`): ``suggest`` + ``on_trial_complete`` of a ``Searcher`` wrapped in
     ``ConcurrencyLimiter(searcher, max_concurrent)``, ``next_trial`` of a
     ``BasicVariantGenerator`` (its only per-trial work; it keeps its own limit)."""
     from ray.tune.search import ConcurrencyLimiter
     from ray.tune.search import SearchAlgorithm
 
     if isinstance(searcher, SearchAlgorithm):  # BasicVariantGenerator is no Searcher
-        generator: Any = searcher
-        original = generator.next_trial
-        generator.seconds = 0.0
-
-        def next_trial() -> Any:
-            start = time.perf_counter()
-            try:
-                return original()
-            finally:
-                generator.seconds += time.perf_counter() - start
-
-        generator.next_trial = next_trial
-        return generator
-
-    class TimedLimiter(ConcurrencyLimiter):
-        seconds = 0.0
-
-        def suggest(self, trial_id: str) -> Any:
-            start = time.perf_counter()
-            try:
-                return super().suggest(trial_id)
-            finally:
-                self.seconds += time.perf_counter() - start
-
-        def on_trial_complete(
-            self, trial_id: str, result: dict[str, Any] | None = None, error: bool = False
-        ) -> None:
-            start = time.perf_counter()
-            try:
-                super().on_trial_complete(trial_id, result=result, error=error)
-            finally:
-                self.seconds += time.perf_counter() - start
-
-    return TimedLimiter(searcher, max_concurrent=max_concurrent)
+        return Clock(searcher, "next_trial").obj
+    limiter = ConcurrencyLimiter(searcher, max_concurrent=max_concurrent)
+    return Clock(limiter, "suggest", "on_trial_complete").obj
 
 
 def fit_tuner(

@@ -10,10 +10,7 @@ Usage::
 
 from __future__ import annotations
 
-import time
 import warnings
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
@@ -39,25 +36,6 @@ _HOOKS = (
     "before_trial",
     "after_trial",
 )
-
-
-class _Clock:
-    """Accumulates the time spent in the wrapped methods of one sampler."""
-
-    def __init__(self, sampler: Any) -> None:
-        self.total = 0.0
-        for hook in _HOOKS:
-            setattr(sampler, hook, self._wrap(getattr(sampler, hook)))
-
-    def _wrap(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        def timed(*args: Any, **kwargs: Any) -> Any:
-            t0 = time.perf_counter()
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                self.total += time.perf_counter() - t0
-
-        return timed
 
 
 def values_of(X: np.ndarray, objectives: int) -> np.ndarray:
@@ -97,14 +75,14 @@ def measure(
             for x, v in zip(X, values, strict=True)
         ]
     )
-    clock = _Clock(sampler)
+    clock = _harness.Clock(sampler, *_HOOKS)
     times = []
     for _ in range(1 + max(k, n // 10)):
-        before = clock.total
+        before = clock.seconds
         trial = study.ask()
         x = np.array([trial.suggest_float(f"x{i}", -5.0, 5.0) for i in range(DIM)])
         study.tell(trial, np.atleast_1d(values_of(x, objectives)).tolist())
-        times.append(clock.total - before)
+        times.append(clock.seconds - before)
         if len(times) >= 3 and sum(times) > budget:
             break
     return times[0], float(np.mean(times[1:]))
