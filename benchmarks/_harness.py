@@ -207,6 +207,13 @@ def alternating(names: Sequence[str], repeats: int) -> list[tuple[int, str]]:
     return [(r, n) for r in range(repeats) for n in (names if r % 2 == 0 else names[::-1])]
 
 
+def known(p: argparse.ArgumentParser, what: str, given: Sequence[str], allowed: Any) -> None:
+    """Exit with a usage error naming the first of ``given`` that is not in ``allowed``."""
+    for g in given:
+        if g not in allowed:
+            p.error(f"unknown {what} {g!r}; use some of {list(allowed)}")
+
+
 # -- results --------------------------------------------------------------------------------------
 def results_dir(out: Path | str | None = None) -> Path:
     """``out``, else ``$TREEUCB_BENCHMARK_RESULTS``, else the scratch folder (created)."""
@@ -267,12 +274,8 @@ def load_runs(paths: str, keep: Callable[[dict[str, Any]], bool]) -> list[dict[s
 
 
 def core_version() -> str:
-    """The commit of the repository and a hash of the core's sources as they were imported.
-
-    The core may change while a benchmark runs; this names the version measured.  Call it
-    (and import the core) in the parent process before forking workers, so that every worker
-    runs the same code.
-    """
+    """The commit and a hash of the core's sources as imported: the version measured (call
+    it in the parent process before forking workers, so that every worker runs that code)."""
     import optuna_treeucb.core as core
 
     root = Path(core.__file__).resolve().parents[2]
@@ -370,12 +373,9 @@ def run_study(job: tuple[str, str, int, int]) -> dict[str, Any]:
 
 
 def core_regret(job: tuple[dict[str, Any], str, int, int]) -> np.ndarray:
-    """Normalised simple regret after each trial of the core's ask/tell ``(options, function,
-    seed, n_trials)`` on a function of :func:`benchmarks._problems.function` ([-5, 5]^d,
-    minimised).  The recommended point is the trial with the best *observed* value; its
-    noiseless regret is divided by the median regret of a uniform random point.  Returns
-    shape (n_trials,).
-    """
+    """Normalised simple regret, shape (n_trials,), of the core's ask/tell ``(options,
+    function, seed, n_trials)`` on a function of :func:`benchmarks._problems.function`: the
+    noiseless regret of the best *observed* trial over that of a median random point."""
     from optuna_treeucb.core import TreeUCB
 
     options, name, seed, n_trials = job
@@ -497,11 +497,8 @@ def run_bandit(job: tuple[Method, str, int, int, float]) -> dict[str, Any]:
 
 # -- Ray Tune -------------------------------------------------------------------------------------
 def start_ray() -> None:
-    """A local 2-CPU Ray without the dashboard, once per process (kept if already running).
-
-    Also turns Tune's per-trial CSV, JSON and TensorBoard loggers off (they would be most of a
-    zero-cost trial) and with them the warning that the results cannot read their files.
-    """
+    """A local 2-CPU Ray without the dashboard, once per process, with Tune's per-trial file
+    loggers off (most of a zero-cost trial) and the warning that follows from that."""
     import logging
 
     import ray
@@ -559,11 +556,8 @@ def fit_tuner(
     **tune_config: Any,
 ) -> tuple[Any, float]:
     """One ``tune.Tuner`` run on the local Ray (:func:`start_ray`), in a throwaway folder,
-    with ``reuse_actors=True``; ``run_config`` and ``tune_config`` add to Tune's configs.
-
-    Returns:
-        Tune's ``ResultGrid`` and the wall time of ``Tuner.fit`` (s).
-    """
+    with ``reuse_actors=True`` and ``run_config`` and ``tune_config`` added to Tune's configs;
+    returns Tune's ``ResultGrid`` and the wall time of ``Tuner.fit`` (s)."""
     from ray import tune
 
     start_ray()

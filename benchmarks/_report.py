@@ -68,15 +68,8 @@ def paired(
 
 
 def mean_ranks(values: np.ndarray) -> np.ndarray:
-    """Mean rank of each method (rows) over runs (columns); ties share their mean rank, and a
-    failed run (NaN) ranks last.
-
-    Args:
-        values: shape (n_methods, n_runs), lower is better.
-
-    Returns:
-        shape (n_methods,), values in [1, n_methods].
-    """
+    """Mean rank (in [1, n_methods]) of each method over runs, ``values`` of shape
+    (n_methods, n_runs), lower is better; ties share their mean rank, a NaN ranks last."""
     filled = np.nan_to_num(np.asarray(values, dtype=float), nan=np.inf)
     return rankdata(filled, axis=0).mean(axis=1)  # type: ignore[no-any-return]
 
