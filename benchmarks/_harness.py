@@ -409,41 +409,24 @@ class Method:
     algo: str = ""
 
 
-class _Player:
-    """Uniform interface: ``ask() -> x in [0, 1]^d`` and ``tell(x, y)`` (maximise y)."""
+def _player(method: Method, dim: int, T: int, seed: int) -> tuple[Any, Any]:
+    """``ask(t) -> x in [0, 1]^d`` and ``tell(t, x, y)`` (maximise y) of round ``t`` >= 1."""
+    if method.kind == "treeucb":
+        from optuna_treeucb.core import TreeUCB
 
-    def __init__(self, method: Method, dim: int, T: int, seed: int) -> None:
-        self.kind = method.kind
-        self.t = 0
-        self.bandit: Any = None
-        if method.kind == "treeucb":
-            from optuna_treeucb.core import TreeUCB
-
-            self.bandit = TreeUCB(dim, seed=seed, **method.options)
-        elif method.kind == "pyxab":
-            # PyXAB's BinaryPartition draws split dimensions from the global NumPy RNG; seed it
-            # (in this worker only) so that the baselines are reproducible.
-            np.random.seed(seed)  # noqa: NPY002
-            self.bandit = _make_pyxab(method.algo, dim, T, method.options)
-        elif method.kind == "random":
-            self.rng = np.random.default_rng([seed, 3])
-            self.dim = dim
-        else:
-            raise ValueError(f"Unknown method kind {method.kind!r}.")
-
-    def ask(self) -> np.ndarray:
-        self.t += 1
-        if self.kind == "treeucb":
-            return self.bandit.ask_x()
-        if self.kind == "pyxab":
-            return np.clip(np.array(self.bandit.pull(self.t), dtype=float), 0.0, 1.0)
-        return self.rng.random(self.dim)
-
-    def tell(self, x: np.ndarray, y: float) -> None:
-        if self.kind == "treeucb":
-            self.bandit.tell_x(x, y)
-        elif self.kind == "pyxab":
-            self.bandit.receive_reward(self.t, y)
+        bandit = TreeUCB(dim, seed=seed, **method.options)
+        return lambda t: bandit.ask_x(), lambda t, x, y: bandit.tell_x(x, y)
+    if method.kind == "pyxab":
+        # PyXAB's BinaryPartition draws split dimensions from the global NumPy RNG; seed it
+        # (in this worker only) so that the baselines are reproducible.
+        np.random.seed(seed)  # noqa: NPY002
+        algo = _make_pyxab(method.algo, dim, T, method.options)
+        ask = lambda t: np.clip(np.array(algo.pull(t), dtype=float), 0.0, 1.0)  # noqa: E731
+        return ask, lambda t, x, y: algo.receive_reward(t, y)
+    if method.kind == "random":
+        rng = np.random.default_rng([seed, 3])
+        return lambda t: rng.random(dim), lambda t, x, y: None
+    raise ValueError(f"Unknown method kind {method.kind!r}.")
 
 
 def _make_pyxab(algo: str, dim: int, T: int, options: dict[str, Any]) -> Any:
@@ -477,22 +460,33 @@ def run_bandit(job: tuple[Method, str, int, int, float]) -> dict[str, Any]:
     try:
         problem = _problems.BanditProblem(_problems.FUNCTIONS[fname], seed)
         noise_draws = np.random.default_rng([seed, 11]).normal(0.0, noise, size=T)
-        player = _Player(method, problem.dim, T, seed)
+        ask, tell = _player(method, problem.dim, T, seed)
         regret = np.empty(T)
         spent = 0.0
         for t in range(T):
             t0 = time.perf_counter()
-            x = player.ask()
+            x = ask(t + 1)
             spent += time.perf_counter() - t0
             v = problem.value(x)
             regret[t] = 1.0 - v
             t0 = time.perf_counter()
-            player.tell(x, v + float(noise_draws[t]))
+            tell(t + 1, x, v + float(noise_draws[t]))
             spent += time.perf_counter() - t0
     except Exception as exc:  # a baseline's bug must not lose the other runs
         print(f"FAILED {method.label} on {fname} seed {seed}: {exc!r}", flush=True)
         return {**out, "cum": np.full(T, np.nan), "sec_per_round": np.nan}
     return {**out, "cum": np.cumsum(regret), "sec_per_round": spent / T}
+
+
+def final_regrets(results: list[dict[str, Any]]) -> tuple[dict[Any, list[float]], dict[Any, Any]]:
+    """The cumulative regrets at T of :func:`run_bandit`'s results by (label, function), and
+    their seconds per round by label."""
+    final: dict[tuple[str, str], list[float]] = {}
+    secs: dict[str, list[float]] = {}
+    for r in results:
+        final.setdefault((r["label"], r["function"]), []).append(float(r["cum"][-1]))
+        secs.setdefault(r["label"], []).append(r["sec_per_round"])
+    return final, secs
 
 
 # -- Ray Tune -------------------------------------------------------------------------------------

@@ -81,11 +81,7 @@ def main(argv: list[str] | None = None) -> None:
         for s in seeds
     ]
     b_res = _harness.pmap(_harness.run_bandit, bandit_jobs, a.jobs)
-    b_mean: dict[tuple[str, str], list[float]] = {}
-    b_time: dict[str, list[float]] = {}
-    for r in b_res:
-        b_mean.setdefault((r["label"], r["function"]), []).append(float(r["cum"][-1]))
-        b_time.setdefault(r["label"], []).append(r["sec_per_round"])
+    b_mean, b_time = _harness.final_regrets(b_res)
     b_gm = {
         label: _report.geomean(float(np.mean(b_mean[(label, f)])) for f in functions)
         for label, _ in configs
