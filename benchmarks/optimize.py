@@ -82,20 +82,10 @@ def _run(
 
 def _parser(command: str, doc: str | None, quick: str, trials: Quick, samplers: str | None) -> Any:
     """The parser of ``optimize`` and ``mixed``: the same common options, in the same order."""
+    runs = {"seeds": Quick(5, 2), "seed_offset": 0, "problems": None, "samplers": samplers}
+    saved = {"save": None, "load": None, "paired": None}
     return _harness.make_parser(
-        command,
-        doc,
-        quick=quick,
-        trials=trials,
-        seeds=Quick(5, 2),
-        seed_offset=0,
-        problems=None,
-        samplers=samplers,
-        jobs=1,
-        name=command,
-        save=None,
-        load=None,
-        paired=None,
+        command, doc, quick=quick, trials=trials, **runs, jobs=1, name=command, **saved
     )
 
 

@@ -133,10 +133,8 @@ def main(argv: list[str] | None = None) -> None:
                 continue
             c, m = measure(name, n, k, objectives=a.objectives)
             per[(name, n)], cold[(name, n)] = m, c
-            print(
-                f"n={n:6d} {name:8s} cold {c * 1e3:9.2f} ms  per trial {m * 1e3:9.2f} ms",
-                flush=True,
-            )
+            line = f"n={n:6d} {name:8s} cold {c * 1e3:9.2f} ms  per trial {m * 1e3:9.2f} ms"
+            print(line, flush=True)
             if max(c, m) > limit:
                 alive.discard(name)
     rows = []
@@ -156,14 +154,9 @@ def main(argv: list[str] | None = None) -> None:
     for name in names:
         ns = [n for n in sizes if (name, n) in per]
         curves[name] = (ns, [1e3 * per[(name, n)] for n in ns])
-    _report.plot_panels(
-        {"5-D, continuous": curves},
-        out / f"{a.name}.png",
-        xlabel="finished trials",
-        ylabel="ms inside the sampler per trial",
-        xlog=True,
-        marker="o",
-    )
+    labels = {"xlabel": "finished trials", "ylabel": "ms inside the sampler per trial"}
+    path = out / f"{a.name}.png"
+    _report.plot_panels({"5-D, continuous": curves}, path, xlog=True, marker="o", **labels)
     what = "two objectives (spheres around 1 and -1)" if a.objectives == 2 else "one objective"
     _harness.finish(
         a,
