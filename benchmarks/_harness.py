@@ -509,7 +509,8 @@ class Clock:
     ``seconds`` (also set on ``obj``) adds them up."""
 
     def __init__(self, obj: Any, *methods: str) -> None:
-        self.obj, self.calls, self.seconds = obj, [], 0.0
+        self.obj, self.seconds = obj, 0.0
+        self.calls: list[float] = []
         obj.seconds = 0.0
         for name in methods:
             setattr(obj, name, self._timed(getattr(obj, name)))

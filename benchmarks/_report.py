@@ -124,7 +124,7 @@ def plot_panels(
     columns = min(3, len(labels))
     legend_rows = -(-len(labels) // columns)
     size = (9, 3.4 * rows + 0.3 * legend_rows + 0.4)
-    options = {"squeeze": False, "sharey": sharey, "layout": "constrained"}
+    options: dict[str, Any] = {"squeeze": False, "sharey": sharey, "layout": "constrained"}
     fig, grid = plt.subplots(rows, cols, figsize=size, **options)
     axes = list(grid.flat)
     for ax in axes[len(panels) :]:

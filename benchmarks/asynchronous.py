@@ -73,12 +73,12 @@ def report(
     keyed = {(r["sampler"], r["problem"], r["seed"], r["W"]): r for r in results}
     cells = sorted({(r["problem"], r["seed"]) for r in results})
     text = ""
+
+    def regrets(W: int, n: int) -> np.ndarray:  # (samplers, cells) after n finished trials
+        return np.array([[keyed[(s, *c, W)]["regret"][n - 1] for c in cells] for s in samplers])
+
     for n in checkpoints:
-        R = {
-            W: [[keyed[(s, *c, W)]["regret"][n - 1] for c in cells] for s in samplers]
-            for W in workers
-        }
-        R = {W: np.array(v) for W, v in R.items()}
+        R = {W: regrets(W, n) for W in workers}
         ranks = {W: _report.mean_ranks(R[W]) for W in workers}
         rows = []
         for i, s in enumerate(samplers):

@@ -154,9 +154,9 @@ def main(argv: list[str] | None = None) -> None:
     for name in names:
         ns = [n for n in sizes if (name, n) in per]
         curves[name] = (ns, [1e3 * per[(name, n)] for n in ns])
-    labels = {"xlabel": "finished trials", "ylabel": "ms inside the sampler per trial"}
-    path = out / f"{a.name}.png"
-    _report.plot_panels({"5-D, continuous": curves}, path, xlog=True, marker="o", **labels)
+    path, ylabel = out / f"{a.name}.png", "ms inside the sampler per trial"
+    panels, xlabel = {"5-D, continuous": curves}, "finished trials"
+    _report.plot_panels(panels, path, xlabel=xlabel, ylabel=ylabel, xlog=True, marker="o")
     what = "two objectives (spheres around 1 and -1)" if a.objectives == 2 else "one objective"
     _harness.finish(
         a,

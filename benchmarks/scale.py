@@ -100,10 +100,8 @@ def throughput(
         go = str(Path(tmp) / "go")
         optuna.create_study(study_name="scale", storage=_storage(kind, path))
         cmd = [sys.executable, "-m", "benchmarks.scale", WORKER, kind, path, sampler_name]
-        pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}
-        procs = [
-            subprocess.Popen([*cmd, str(i), str(per_proc), go], **pipes) for i in range(n_procs)
-        ]
+        pipe, argvs = subprocess.PIPE, [[*cmd, str(i), str(per_proc), go] for i in range(n_procs)]
+        procs = [subprocess.Popen(v, stdout=pipe, stderr=pipe, text=True) for v in argvs]
         deadline = time.time() + 600  # imports and load_study, off the clock
         while time.time() < deadline and not all(
             Path(f"{go}.ready{i}").exists() or procs[i].poll() is not None for i in range(n_procs)
@@ -128,12 +126,12 @@ def throughput(
     points = [tuple(sorted(t.params.items())) for t in complete]
     wall = max(r["end"] for r in reports) - min(r["start"] for r in reports) if reports else 0
     cpu = sum(r["cpu"] for r in reports)
-    out = {"rate": len(complete) / wall if wall > 0 else 0.0}
-    out["cpu_ms"] = 1e3 * cpu / len(complete) if complete else 0.0
-    out["lost"] = n_procs * per_proc - len(complete)
-    out["running"] = sum(t.state == state.RUNNING for t in trials)
-    out["duplicates"] = len(points) - len(set(points))
-    return {**out, "errors": errors + sum(t.state == state.FAIL for t in trials)}
+    res = {"rate": len(complete) / wall if wall > 0 else 0.0}
+    res["cpu_ms"] = 1e3 * cpu / len(complete) if complete else 0.0
+    res["lost"] = n_procs * per_proc - len(complete)
+    res["running"] = sum(t.state == state.RUNNING for t in trials)
+    res["duplicates"] = len(points) - len(set(points))
+    return {**res, "errors": errors + sum(t.state == state.FAIL for t in trials)}
 
 
 # the process part's defects: key of throughput()'s result -> column
@@ -258,7 +256,7 @@ def sampler_cost(
     from optuna.distributions import FloatDistribution
     from optuna.distributions import IntDistribution
 
-    dists = {"x": FloatDistribution(-5.0, 5.0), "y": FloatDistribution(-5.0, 5.0)}
+    dists: dict[str, Any] = {"x": FloatDistribution(-5.0, 5.0), "y": FloatDistribution(-5.0, 5.0)}
     dists["lr"] = FloatDistribution(1e-5, 1.0, log=True)
     dists.update(k=IntDistribution(1, 64), c=CategoricalDistribution(["a", "b", "c"]))
     rng = np.random.default_rng(0)

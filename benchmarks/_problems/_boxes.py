@@ -36,6 +36,7 @@ ZDT_REFERENCE = 11.0  # BoTorch's ZDT reference point, in every objective
 DTLZ_REFERENCE = 1.1
 GRAMACY_OPTIMUM = 0.5997880520010306
 ZDT3_FRONT_POINTS = 200_000
+ZDT_HYPERVOLUMES = {"zdt1": 121.0 - 1.0 / 3.0, "zdt2": 121.0 - 2.0 / 3.0}  # zdt3: computed
 DIGITS_EPOCHS = 15
 DIGITS_BUDGET = 1000  # parameters, digits-mlp-budget
 DIGITS_REFERENCE = (1.0, 4.5)  # validation error, log10 of the parameter count
@@ -156,8 +157,7 @@ def moo_problem(name: str) -> Box:
         ref = np.full(3, DTLZ_REFERENCE)
     else:
         pm = get_problem(base, n_var=d)
-        hv = {"zdt1": 121.0 - 1.0 / 3.0, "zdt2": 121.0 - 2.0 / 3.0}.get(base)
-        hv = hv or _zdt3_hypervolume()
+        hv = ZDT_HYPERVOLUMES.get(base) or _zdt3_hypervolume()
         ref = np.full(2, ZDT_REFERENCE)
     return _from_pymoo(name, pm, hv, ref)
 
