@@ -174,6 +174,46 @@ def seeds(a: argparse.Namespace) -> range:
     return range(a.seed_offset, a.seed_offset + a.seeds)
 
 
+NOISES = {"both": (False, True), "noiseless": (False,), "noisy": (True,)}
+
+
+def bbob_options(p: Parser, dims: Any) -> None:
+    """``--dims``, ``--functions`` and ``--noise``: the BBOB runs of ``inbox`` and ``async``."""
+    p.option("--dims", dims, help="Comma-separated dimensions.")
+    p.option("--functions", help="Comma-separated BBOB ids (all 24; 1, 8, 15, 21 with --quick).")
+    p.option(
+        "--noise", "both", choices=NOISES, help="Which BBOB functions: noiseless, noisy or both."
+    )
+
+
+def bbob_cases(a: argparse.Namespace) -> tuple[list[int], list[int], list[tuple[Any, ...]]]:
+    """The dimensions, the function ids and the ``(fid, dim, noisy, seed)`` runs of
+    :func:`bbob_options`."""
+    dims = [int(v) for v in a.dims.split(",")]
+    fids = [1, 8, 15, 21] if a.quick else list(_problems.FUNCTION_IDS)
+    fids = [int(v) for v in a.functions.split(",")] if a.functions else fids
+    cases = [(f, d, nz, s) for d in dims for f in fids for nz in NOISES[a.noise] for s in seeds(a)]
+    return dims, fids, cases
+
+
+def bbob_name(fid: int, dim: int, noisy: bool) -> str:
+    """The registry's name of a BBOB function, e.g. ``bbob-f08-5d-noisy``."""
+    return f"bbob-f{fid:02d}-{dim}d" + ("-noisy" if noisy else "")
+
+
+def alternating(names: Sequence[str], repeats: int) -> list[tuple[int, str]]:
+    """``(repeat, name)`` in the order timed runs take: the names forward on even repeats and
+    backward on odd ones, so that neither always runs first."""
+    return [(r, n) for r in range(repeats) for n in (names if r % 2 == 0 else names[::-1])]
+
+
+def known(p: argparse.ArgumentParser, what: str, given: Sequence[str], allowed: Any) -> None:
+    """Exit with a usage error naming the first of ``given`` that is not in ``allowed``."""
+    for g in given:
+        if g not in allowed:
+            p.error(f"unknown {what} {g!r}; use some of {list(allowed)}")
+
+
 # -- results --------------------------------------------------------------------------------------
 def results_dir(out: Path | str | None = None) -> Path:
     """``out``, else ``$TREEUCB_BENCHMARK_RESULTS``, else the scratch folder (created)."""
@@ -234,12 +274,8 @@ def load_runs(paths: str, keep: Callable[[dict[str, Any]], bool]) -> list[dict[s
 
 
 def core_version() -> str:
-    """The commit of the repository and a hash of the core's sources as they were imported.
-
-    The core may change while a benchmark runs; this names the version measured.  Call it
-    (and import the core) in the parent process before forking workers, so that every worker
-    runs the same code.
-    """
+    """The commit and a hash of the core's sources as imported: the version measured (call
+    it in the parent process before forking workers, so that every worker runs that code)."""
     import optuna_treeucb.core as core
 
     root = Path(core.__file__).resolve().parents[2]
@@ -338,12 +374,9 @@ def run_study(job: tuple[str, str, int, int]) -> dict[str, Any]:
 
 
 def core_regret(job: tuple[dict[str, Any], str, int, int]) -> np.ndarray:
-    """Normalised simple regret after each trial of the core's ask/tell ``(options, function,
-    seed, n_trials)`` on a function of :func:`benchmarks._problems.function` ([-5, 5]^d,
-    minimised).  The recommended point is the trial with the best *observed* value; its
-    noiseless regret is divided by the median regret of a uniform random point.  Returns
-    shape (n_trials,).
-    """
+    """Normalised simple regret, shape (n_trials,), of the core's ask/tell ``(options,
+    function, seed, n_trials)`` on a function of :func:`benchmarks._problems.function`: the
+    noiseless regret of the best *observed* trial over that of a median random point."""
     from optuna_treeucb.core import TreeUCB
 
     options, name, seed, n_trials = job
@@ -377,41 +410,24 @@ class Method:
     algo: str = ""
 
 
-class _Player:
-    """Uniform interface: ``ask() -> x in [0, 1]^d`` and ``tell(x, y)`` (maximise y)."""
+def _player(method: Method, dim: int, T: int, seed: int) -> tuple[Any, Any]:
+    """``ask(t) -> x in [0, 1]^d`` and ``tell(t, x, y)`` (maximise y) of round ``t`` >= 1."""
+    if method.kind == "treeucb":
+        from optuna_treeucb.core import TreeUCB
 
-    def __init__(self, method: Method, dim: int, T: int, seed: int) -> None:
-        self.kind = method.kind
-        self.t = 0
-        self.bandit: Any = None
-        if method.kind == "treeucb":
-            from optuna_treeucb.core import TreeUCB
-
-            self.bandit = TreeUCB(dim, seed=seed, **method.options)
-        elif method.kind == "pyxab":
-            # PyXAB's BinaryPartition draws split dimensions from the global NumPy RNG; seed it
-            # (in this worker only) so that the baselines are reproducible.
-            np.random.seed(seed)  # noqa: NPY002
-            self.bandit = _make_pyxab(method.algo, dim, T, method.options)
-        elif method.kind == "random":
-            self.rng = np.random.default_rng([seed, 3])
-            self.dim = dim
-        else:
-            raise ValueError(f"Unknown method kind {method.kind!r}.")
-
-    def ask(self) -> np.ndarray:
-        self.t += 1
-        if self.kind == "treeucb":
-            return self.bandit.ask_x()
-        if self.kind == "pyxab":
-            return np.clip(np.array(self.bandit.pull(self.t), dtype=float), 0.0, 1.0)
-        return self.rng.random(self.dim)
-
-    def tell(self, x: np.ndarray, y: float) -> None:
-        if self.kind == "treeucb":
-            self.bandit.tell_x(x, y)
-        elif self.kind == "pyxab":
-            self.bandit.receive_reward(self.t, y)
+        bandit = TreeUCB(dim, seed=seed, **method.options)
+        return lambda t: bandit.ask_x(), lambda t, x, y: bandit.tell_x(x, y)
+    if method.kind == "pyxab":
+        # PyXAB's BinaryPartition draws split dimensions from the global NumPy RNG; seed it
+        # (in this worker only) so that the baselines are reproducible.
+        np.random.seed(seed)  # noqa: NPY002
+        algo = _make_pyxab(method.algo, dim, T, method.options)
+        ask = lambda t: np.clip(np.array(algo.pull(t), dtype=float), 0.0, 1.0)  # noqa: E731
+        return ask, lambda t, x, y: algo.receive_reward(t, y)
+    if method.kind == "random":
+        rng = np.random.default_rng([seed, 3])
+        return lambda t: rng.random(dim), lambda t, x, y: None
+    raise ValueError(f"Unknown method kind {method.kind!r}.")
 
 
 def _make_pyxab(algo: str, dim: int, T: int, options: dict[str, Any]) -> Any:
@@ -445,17 +461,17 @@ def run_bandit(job: tuple[Method, str, int, int, float]) -> dict[str, Any]:
     try:
         problem = _problems.BanditProblem(_problems.FUNCTIONS[fname], seed)
         noise_draws = np.random.default_rng([seed, 11]).normal(0.0, noise, size=T)
-        player = _Player(method, problem.dim, T, seed)
+        ask, tell = _player(method, problem.dim, T, seed)
         regret = np.empty(T)
         spent = 0.0
         for t in range(T):
             t0 = time.perf_counter()
-            x = player.ask()
+            x = ask(t + 1)
             spent += time.perf_counter() - t0
             v = problem.value(x)
             regret[t] = 1.0 - v
             t0 = time.perf_counter()
-            player.tell(x, v + float(noise_draws[t]))
+            tell(t + 1, x, v + float(noise_draws[t]))
             spent += time.perf_counter() - t0
     except Exception as exc:  # a baseline's bug must not lose the other runs
         print(f"FAILED {method.label} on {fname} seed {seed}: {exc!r}", flush=True)
@@ -463,13 +479,21 @@ def run_bandit(job: tuple[Method, str, int, int, float]) -> dict[str, Any]:
     return {**out, "cum": np.cumsum(regret), "sec_per_round": spent / T}
 
 
+def final_regrets(results: list[dict[str, Any]]) -> tuple[dict[Any, list[float]], dict[Any, Any]]:
+    """The cumulative regrets at T of :func:`run_bandit`'s results by (label, function), and
+    their seconds per round by label."""
+    final: dict[tuple[str, str], list[float]] = {}
+    secs: dict[str, list[float]] = {}
+    for r in results:
+        final.setdefault((r["label"], r["function"]), []).append(float(r["cum"][-1]))
+        secs.setdefault(r["label"], []).append(r["sec_per_round"])
+    return final, secs
+
+
 # -- Ray Tune -------------------------------------------------------------------------------------
 def start_ray() -> None:
-    """A local 2-CPU Ray without the dashboard, once per process (kept if already running).
-
-    Also turns Tune's per-trial CSV, JSON and TensorBoard loggers off (they would be most of a
-    zero-cost trial) and with them the warning that the results cannot read their files.
-    """
+    """A local 2-CPU Ray without the dashboard, once per process, with Tune's per-trial file
+    loggers off (most of a zero-cost trial) and the warning that follows from that."""
     import logging
 
     import ray
@@ -481,49 +505,42 @@ def start_ray() -> None:
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
 
 
+class Clock:
+    """Times the calls of ``obj``'s ``methods``: ``calls`` lists each call's seconds and
+    ``seconds`` (also set on ``obj``) adds them up."""
+
+    def __init__(self, obj: Any, *methods: str) -> None:
+        self.obj, self.seconds = obj, 0.0
+        self.calls: list[float] = []
+        obj.seconds = 0.0
+        for name in methods:
+            setattr(obj, name, self._timed(getattr(obj, name)))
+
+    def _timed(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.calls.append(time.perf_counter() - start)
+                self.seconds += self.calls[-1]
+                self.obj.seconds = self.seconds
+
+        return timed
+
+
 def timed(searcher: Any, max_concurrent: int = 1) -> Any:
-    """The search algorithm Tune gets, adding up in its ``seconds`` attribute the time spent
-    in the searcher: ``suggest`` + ``on_trial_complete`` of a ``Searcher`` wrapped in
+    """The search algorithm Tune gets, its ``seconds`` the time spent in the searcher
+    (:class:`Clock`): ``suggest`` + ``on_trial_complete`` of a ``Searcher`` wrapped in
     ``ConcurrencyLimiter(searcher, max_concurrent)``, ``next_trial`` of a
     ``BasicVariantGenerator`` (its only per-trial work; it keeps its own limit)."""
     from ray.tune.search import ConcurrencyLimiter
     from ray.tune.search import SearchAlgorithm
 
     if isinstance(searcher, SearchAlgorithm):  # BasicVariantGenerator is no Searcher
-        generator: Any = searcher
-        original = generator.next_trial
-        generator.seconds = 0.0
-
-        def next_trial() -> Any:
-            start = time.perf_counter()
-            try:
-                return original()
-            finally:
-                generator.seconds += time.perf_counter() - start
-
-        generator.next_trial = next_trial
-        return generator
-
-    class TimedLimiter(ConcurrencyLimiter):
-        seconds = 0.0
-
-        def suggest(self, trial_id: str) -> Any:
-            start = time.perf_counter()
-            try:
-                return super().suggest(trial_id)
-            finally:
-                self.seconds += time.perf_counter() - start
-
-        def on_trial_complete(
-            self, trial_id: str, result: dict[str, Any] | None = None, error: bool = False
-        ) -> None:
-            start = time.perf_counter()
-            try:
-                super().on_trial_complete(trial_id, result=result, error=error)
-            finally:
-                self.seconds += time.perf_counter() - start
-
-    return TimedLimiter(searcher, max_concurrent=max_concurrent)
+        return Clock(searcher, "next_trial").obj
+    limiter = ConcurrencyLimiter(searcher, max_concurrent=max_concurrent)
+    return Clock(limiter, "suggest", "on_trial_complete").obj
 
 
 def fit_tuner(
@@ -535,11 +552,8 @@ def fit_tuner(
     **tune_config: Any,
 ) -> tuple[Any, float]:
     """One ``tune.Tuner`` run on the local Ray (:func:`start_ray`), in a throwaway folder,
-    with ``reuse_actors=True``; ``run_config`` and ``tune_config`` add to Tune's configs.
-
-    Returns:
-        Tune's ``ResultGrid`` and the wall time of ``Tuner.fit`` (s).
-    """
+    with ``reuse_actors=True`` and ``run_config`` and ``tune_config`` added to Tune's configs;
+    returns Tune's ``ResultGrid`` and the wall time of ``Tuner.fit`` (s)."""
     from ray import tune
 
     start_ray()

@@ -44,18 +44,9 @@ def _is_root() -> bool:
 
 
 class LocalPostgres:
-    """A throwaway PostgreSQL server in a temporary folder, on a Unix socket only.
-
-    Args:
-        durable: Write to disk as a real server does (``fsync``, synchronous commits), as the
-            scale benchmark needs; ``False`` for a test, whose data nobody keeps.
-
-    Attributes:
-        url: SQLAlchemy URL of its ``postgres`` database, for ``optuna.storages.RDBStorage``.
-
-    Raises:
-        RuntimeError: If :func:`missing` names something missing.
-    """
+    """A throwaway server whose ``url`` (SQLAlchemy) names its ``postgres`` database;
+    ``durable=False`` (a test) turns ``fsync`` and synchronous commits off.  Raises
+    ``RuntimeError`` if :func:`missing` names something missing."""
 
     def __init__(self, *, durable: bool = True) -> None:
         reason = missing()

@@ -68,15 +68,8 @@ def paired(
 
 
 def mean_ranks(values: np.ndarray) -> np.ndarray:
-    """Mean rank of each method (rows) over runs (columns); ties share their mean rank, and a
-    failed run (NaN) ranks last.
-
-    Args:
-        values: shape (n_methods, n_runs), lower is better.
-
-    Returns:
-        shape (n_methods,), values in [1, n_methods].
-    """
+    """Mean rank (in [1, n_methods]) of each method over runs, ``values`` of shape
+    (n_methods, n_runs), lower is better; ties share their mean rank, a NaN ranks last."""
     filled = np.nan_to_num(np.asarray(values, dtype=float), nan=np.inf)
     return rankdata(filled, axis=0).mean(axis=1)  # type: ignore[no-any-return]
 
@@ -130,14 +123,9 @@ def plot_panels(
     rows = -(-len(panels) // cols)
     columns = min(3, len(labels))
     legend_rows = -(-len(labels) // columns)
-    fig, grid = plt.subplots(
-        rows,
-        cols,
-        figsize=(9, 3.4 * rows + 0.3 * legend_rows + 0.4),
-        squeeze=False,
-        sharey=sharey,
-        layout="constrained",
-    )
+    size = (9, 3.4 * rows + 0.3 * legend_rows + 0.4)
+    options: dict[str, Any] = {"squeeze": False, "sharey": sharey, "layout": "constrained"}
+    fig, grid = plt.subplots(rows, cols, figsize=size, **options)
     axes = list(grid.flat)
     for ax in axes[len(panels) :]:
         ax.remove()
@@ -156,13 +144,8 @@ def plot_panels(
     for ax in grid[:, 0]:
         ax.set_ylabel(ylabel)
     handles = {h.get_label(): h for ax in axes for h in ax.get_lines()}
-    fig.legend(
-        [handles[label] for label in labels],
-        labels,
-        loc="outside lower center",
-        ncol=columns,
-        fontsize=10,
-    )
+    lines = [handles[label] for label in labels]
+    fig.legend(lines, labels, loc="outside lower center", ncol=columns, fontsize=10)
     fig.savefig(path, dpi=100)
     plt.close(fig)
 
@@ -236,14 +219,8 @@ def rank_tables(
             win = "-"
             if reference in samplers:
                 win = fmt(paired(values[i], values[samplers.index(reference)]).win, 2)
-            rows.append(
-                [
-                    samplers[i],
-                    *[fmt(float(ranks[g][i]), 3) for g in cols],
-                    *[fmt(geomean(values[i, sel[g]])) for g in cols],
-                    win,
-                ]
-            )
+            row = [samplers[i], *[fmt(float(ranks[g][i]), 3) for g in cols]]
+            rows.append([*row, *[fmt(geomean(values[i, sel[g]])) for g in cols], win])
         header = ["sampler", *[f"{what} {g}" for what in ("rank", "regret") for g in cols]]
         header.append(f"win rate vs {reference}")
         text += f"\n### After {n} trials\n\n" + md_table(header, rows)

@@ -27,17 +27,10 @@ from optuna.trial import TrialState
 
 @dataclass(frozen=True)
 class Entry:
-    """How to build one registered sampler or searcher.
-
-    Args:
-        build: ``build(seed, context, **options)``; ``context`` holds what a searcher may need
-            besides its options (``space``, ``metric``, ``mode``, ``budget``,
-            ``max_concurrent``), empty for an Optuna sampler.
-        package: The module it imports beyond the test extra, if any.
-        extra: The extra of ``pyproject.toml`` that installs ``package``.
-        owns_space: A searcher that needs the space at construction; Tune then gets no
-            ``param_space``.
-    """
+    """How to build one registered sampler or searcher: ``build(seed, context, **options)``,
+    ``context`` holding what a searcher needs besides its options (empty for a sampler); the
+    ``package`` it imports beyond the test extra and the ``extra`` that installs it; whether
+    it ``owns_space`` (takes the space at construction, and Tune no ``param_space``)."""
 
     build: Callable[..., Any]
     package: str | None = None

@@ -17,16 +17,13 @@ from typing import Any
 import numpy as np
 
 from benchmarks import _harness
+from benchmarks import _report
 from benchmarks._harness import Method
 from benchmarks._harness import Quick
 from benchmarks._problems import ABLATION_FUNCTIONS
 from benchmarks._problems import ABLATION_NOISES
 from benchmarks._problems import FUNCTIONS
 from benchmarks._problems import TUNING_SEED_OFFSET
-from benchmarks._report import fmt
-from benchmarks._report import geomean
-from benchmarks._report import md_table
-from benchmarks._report import mean_ranks
 
 C_GRID = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0)
 M_GRID = (0.0, 0.01, 0.03, 0.1, 1.0)
@@ -84,13 +81,9 @@ def main(argv: list[str] | None = None) -> None:
         for s in seeds
     ]
     b_res = _harness.pmap(_harness.run_bandit, bandit_jobs, a.jobs)
-    b_mean: dict[tuple[str, str], list[float]] = {}
-    b_time: dict[str, list[float]] = {}
-    for r in b_res:
-        b_mean.setdefault((r["label"], r["function"]), []).append(float(r["cum"][-1]))
-        b_time.setdefault(r["label"], []).append(r["sec_per_round"])
+    b_mean, b_time = _harness.final_regrets(b_res)
     b_gm = {
-        label: geomean(float(np.mean(b_mean[(label, f)])) for f in functions)
+        label: _report.geomean(float(np.mean(b_mean[(label, f)])) for f in functions)
         for label, _ in configs
     }
 
@@ -108,10 +101,10 @@ def main(argv: list[str] | None = None) -> None:
     }
     # rank of each configuration per (instance, seed), averaged
     mat = np.stack([o_vals[label] for label, _ in configs])  # (n_configs, per)
-    o_rank = mean_ranks(mat)
+    o_rank = _report.mean_ranks(mat)
     noisy = np.array([nz > 0 for (_, _, nz) in instances for _ in seeds])
-    o_gm = {label: geomean(o_vals[label]) for label, _ in configs}
-    o_gm_noisy = {label: geomean(o_vals[label][noisy]) for label, _ in configs}
+    o_gm = {label: _report.geomean(o_vals[label]) for label, _ in configs}
+    o_gm_noisy = {label: _report.geomean(o_vals[label][noisy]) for label, _ in configs}
 
     # combined score: mean of the two ranks (bandit geo-mean rank, optimisation mean rank)
     b_order = np.array([b_gm[label] for label, _ in configs]).argsort().argsort() + 1.0
@@ -123,12 +116,12 @@ def main(argv: list[str] | None = None) -> None:
         rows.append(
             [
                 label,
-                fmt(b_gm[label]),
-                fmt(1e3 * float(np.mean(b_time[label]))),
-                fmt(o_gm[label]),
-                fmt(o_gm_noisy[label]),
-                fmt(float(o_rank[i]), 3),
-                fmt(float(combined[i]), 3),
+                _report.fmt(b_gm[label]),
+                _report.fmt(1e3 * float(np.mean(b_time[label]))),
+                _report.fmt(o_gm[label]),
+                _report.fmt(o_gm_noisy[label]),
+                _report.fmt(float(o_rank[i]), 3),
+                _report.fmt(float(combined[i]), 3),
             ]
         )
     header = ["configuration", f"bandit cum. regret T={T} (geo. mean)", "ms / round"]
@@ -139,7 +132,9 @@ def main(argv: list[str] | None = None) -> None:
         cells = []
         for M in M_GRID:
             lab = f"C={C:g} M={M:g}"
-            cells.append(f"{fmt(b_gm[lab])} / {fmt(o_gm[lab])}" if lab in b_gm else "-")
+            cells.append(
+                f"{_report.fmt(b_gm[lab])} / {_report.fmt(o_gm[lab])}" if lab in b_gm else "-"
+            )
         cm_rows.append([f"C={C:g}", *cells])
     _harness.finish(
         a,
@@ -154,9 +149,9 @@ def main(argv: list[str] | None = None) -> None:
         f"seeds ({TUNING_SEED_OFFSET}+), disjoint from the report seeds of the other benchmarks. "
         "Lower is better everywhere. Sorted by the mean of the two ranks. ",
         "\n"
-        + md_table(header, rows)
+        + _report.md_table(header, rows)
         + "\n## C x M grid (bandit cum. regret / optimisation norm. regret, geometric means)\n\n"
-        + md_table(["", *(f"M={M:g}" for M in M_GRID)], cm_rows),
+        + _report.md_table(["", *(f"M={M:g}" for M in M_GRID)], cm_rows),
     )
 
 

@@ -19,39 +19,25 @@ import numpy as np
 
 from benchmarks import _harness
 from benchmarks import _problems
+from benchmarks import _report
+from benchmarks import _samplers
 from benchmarks._harness import Quick
-from benchmarks._report import FLOOR
-from benchmarks._report import Curve
-from benchmarks._report import fmt
-from benchmarks._report import geomean
-from benchmarks._report import geomean_curve
-from benchmarks._report import md_table
-from benchmarks._report import mean_ranks
-from benchmarks._report import paired
-from benchmarks._report import plot_panels
-from benchmarks._samplers import make_sampler
-from benchmarks._samplers import require_packages
-from benchmarks._samplers import split_names
 
 LIAR = "TPE[constant_liar=True]"
 SAMPLERS = ("TreeUCB", LIAR, "TPE[constant_liar=False]", "Random")
 
 
 def run_one(job: tuple[str, int, int, bool, int, int, int]) -> dict[str, Any]:
-    """One asynchronous study; per finished trial (in finishing order) the normalised regret.
-
-    Returns:
-        A dict with ``regret`` (shape (n_trials,)), ``max_running`` (the most ``RUNNING``
-        trials the study held at once) and ``wall`` (seconds).
-    """
+    """One asynchronous study: per finished trial (in finishing order) the normalised
+    ``regret``, the most trials it held ``RUNNING`` at once and its ``wall`` time (s)."""
     import optuna
 
     _harness.quiet()
     sampler_name, fid, dim, noisy, seed, W, n_trials = job
-    name = f"bbob-f{fid:02d}-{dim}d" + ("-noisy" if noisy else "")
+    name = _harness.bbob_name(fid, dim, noisy)
     fn = _problems.function(name, seed)
     order = np.random.default_rng([seed, fid, dim, int(noisy), W, 17])
-    study = optuna.create_study(sampler=make_sampler(sampler_name, seed))
+    study = optuna.create_study(sampler=_samplers.make_sampler(sampler_name, seed))
     running: list[tuple[Any, np.ndarray]] = []
     regret = np.empty(n_trials)
     best_obs, best_true = np.inf, np.inf
@@ -76,16 +62,8 @@ def run_one(job: tuple[str, int, int, bool, int, int, int]) -> dict[str, Any]:
                 best_obs, best_true = obs, true
             regret[finished] = max(best_true, 0.0) / fn.median_random
             finished += 1
-    return {
-        "sampler": sampler_name,
-        "problem": name,
-        "noisy": noisy,
-        "seed": seed,
-        "W": W,
-        "regret": regret,
-        "max_running": max_running,
-        "wall": time.perf_counter() - t0,
-    }
+    out = {"sampler": sampler_name, "problem": name, "noisy": noisy, "seed": seed, "W": W}
+    return {**out, "regret": regret, "max_running": max_running, "wall": time.perf_counter() - t0}
 
 
 def report(
@@ -95,37 +73,33 @@ def report(
     keyed = {(r["sampler"], r["problem"], r["seed"], r["W"]): r for r in results}
     cells = sorted({(r["problem"], r["seed"]) for r in results})
     text = ""
+
+    def regrets(W: int, n: int) -> np.ndarray:  # (samplers, cells) after n finished trials
+        return np.array([[keyed[(s, *c, W)]["regret"][n - 1] for c in cells] for s in samplers])
+
     for n in checkpoints:
-        R = {
-            W: np.array(
-                [[keyed[(s, p, sd, W)]["regret"][n - 1] for p, sd in cells] for s in samplers]
-            )
-            for W in workers
-        }
-        ranks = {W: mean_ranks(R[W]) for W in workers}
+        R = {W: regrets(W, n) for W in workers}
+        ranks = {W: _report.mean_ranks(R[W]) for W in workers}
         rows = []
         for i, s in enumerate(samplers):
-            row = [s]
-            row += [fmt(geomean(R[W][i])) for W in workers]
-            row += [fmt(float(ranks[W][i]), 3) for W in workers]
-            for W in workers[1:]:
-                st = paired(R[W][i], R[workers[0]][i])
-                row.append(f"{fmt(st.ratio)} ({st})")
-            rows.append(row)
+            ratios = [_report.paired(R[W][i], R[workers[0]][i]) for W in workers[1:]]
+            row = [s, *[_report.fmt(_report.geomean(R[W][i])) for W in workers]]
+            row += [_report.fmt(float(ranks[W][i]), 3) for W in workers]
+            rows.append(row + [f"{_report.fmt(st.ratio)} ({st})" for st in ratios])
         header = ["sampler", *[f"{what} W={W}" for what in ("regret", "rank") for W in workers]]
         header += [f"ratio W={W}/W={workers[0]} (log ± s.e.)" for W in workers[1:]]
-        text += f"\n### After {n} finished trials\n\n" + md_table(header, rows)
+        text += f"\n### After {n} finished trials\n\n" + _report.md_table(header, rows)
         tree = [s for s in samplers if s.startswith("TreeUCB")]
         if LIAR in samplers and tree:
             prow = []
             for s in tree:
                 for W in workers:
-                    st = paired(R[W][samplers.index(s)], R[W][samplers.index(LIAR)])
-                    prow.append([s, str(W), str(st.n), str(st), fmt(st.win, 3)])
+                    st = _report.paired(R[W][samplers.index(s)], R[W][samplers.index(LIAR)])
+                    prow.append([s, str(W), str(st.n), str(st), _report.fmt(st.win, 3)])
             text += (
                 f"\n{', '.join(tree)} against {LIAR} after {n} finished trials (paired "
                 "log-ratio of the regret; negative is better than TPE):\n\n"
-                + md_table(["sampler", "W", "runs", "log-ratio ± s.e.", "win rate"], prow)
+                + _report.md_table(["sampler", "W", "runs", "log-ratio ± s.e.", "win rate"], prow)
             )
     return text
 
@@ -134,19 +108,16 @@ def plot(
     results: list[dict[str, Any]], samplers: list[str], workers: list[int], path: str
 ) -> None:
     """Regret (geometric mean over problems and seeds) vs finished trials, one panel per W."""
-    panels: dict[str, dict[str, Curve]] = {}
+    panels: dict[str, dict[str, _report.Curve]] = {}
     for W in workers:
         panels[f"W = {W} running"] = {}
         for s in samplers:
-            gm = geomean_curve([r["regret"] for r in results if r["sampler"] == s and r["W"] == W])
+            gm = _report.geomean_curve(
+                [r["regret"] for r in results if r["sampler"] == s and r["W"] == W]
+            )
             panels[f"W = {W} running"][s] = (np.arange(1, gm.size + 1), gm)
-    plot_panels(
-        panels,
-        path,
-        xlabel="finished trials",
-        ylabel="normalised regret (geo. mean)",
-        sharey=True,
-    )
+    ylabel = "normalised regret (geo. mean)"
+    _report.plot_panels(panels, path, xlabel="finished trials", ylabel=ylabel, sharey=True)
 
 
 def _samplers_of(results: list[dict[str, Any]], command: str) -> str:
@@ -169,69 +140,45 @@ def main(argv: list[str] | None = None) -> None:
         load=None,
     )
     p.option("--workers", "1,8,32", help="Comma-separated W; the first is the base.")
-    p.option("--dims", "5", help="Comma-separated dimensions.")
-    p.option("--functions", help="Comma-separated BBOB ids (all 24; 1, 8, 15, 21 with --quick).")
-    p.option(
-        "--noise",
-        "both",
-        choices=("both", "noiseless", "noisy"),
-        help="Which BBOB functions: noiseless, noisy or both.",
-    )
+    _harness.bbob_options(p, "5")
     a = p.parse(argv, stamp=False)
-    samplers = split_names(a.samplers) or list(SAMPLERS)
-    require_packages(samplers, "async")
+    samplers = _samplers.split_names(a.samplers) or list(SAMPLERS)
+    _samplers.require_packages(samplers, "async")
     print(_harness.stamp_core(), flush=True)
     workers = [int(v) for v in a.workers.split(",")]
-    dims = [int(v) for v in a.dims.split(",")]
-    quick_fids = [1, 8, 15, 21] if a.quick else list(_problems.FUNCTION_IDS)
-    fids = [int(v) for v in a.functions.split(",")] if a.functions else quick_fids
-    noises = {"both": (False, True), "noiseless": (False,), "noisy": (True,)}[a.noise]
+    dims, fids, cases = _harness.bbob_cases(a)
     n_trials = a.trials
     seeds = list(_harness.seeds(a))
-    cases = [(f, d, nz, s) for d in dims for f in fids for nz in noises for s in seeds]
-    jobs = [
-        (smp, *case[:3], case[3], W, n_trials)
-        for smp in samplers
-        for W in workers
-        for case in cases
-    ]
+    jobs = [(smp, *case, W, n_trials) for smp in samplers for W in workers for case in cases]
     results = _harness.pmap(run_one, jobs, a.jobs)
     for r in results:
         r["command"] = a.command_line
-    want = {(f"bbob-f{f:02d}-{d}d" + ("-noisy" if nz else ""), s) for f, d, nz, s in cases}
-    _harness.save_and_load(
-        a,
-        results,
-        samplers,
-        lambda r: (
+    want = {(_harness.bbob_name(f, d, nz), s) for f, d, nz, s in cases}
+
+    def keep(r: dict[str, Any]) -> bool:
+        return (
             (r["problem"], r["seed"]) in want
             and r["W"] in workers
             and r["regret"].size >= n_trials
-        ),
-    )
+        )
+
+    _harness.save_and_load(a, results, samplers, keep)
     loaded = sorted({r["command"] for r in results} - {a.command_line})
     checkpoints = _harness.checkpoints(n_trials)
     out = _harness.results_dir(a.out)
     plot(results, samplers, workers, str(out / f"{a.name}.png"))
-    runs = {
-        (s, W): [r for r in results if r["sampler"] == s and r["W"] == W]
-        for s in samplers
-        for W in workers
-    }
-    conc = md_table(
-        ["sampler", *[f"W={W}" for W in workers]],
-        [
-            [s, *[f"{min(r['max_running'] for r in runs[(s, W)])}" for W in workers]]
+
+    def per_w(cell: Any) -> str:  # a table of one figure per sampler and W
+        mine = {
+            (s, W): [r for r in results if (r["sampler"], r["W"]) == (s, W)]
             for s in samplers
-        ],
-    )
-    walls = md_table(
-        ["sampler", *[f"W={W}" for W in workers]],
-        [
-            [s, *[fmt(float(np.mean([r["wall"] for r in runs[(s, W)]]))) for W in workers]]
-            for s in samplers
-        ],
-    )
+            for W in workers
+        }
+        rows = [[s, *(cell(mine[(s, W)]) for W in workers)] for s in samplers]
+        return _report.md_table(["sampler", *[f"W={W}" for W in workers]], rows)
+
+    conc = per_w(lambda mine: str(min(r["max_running"] for r in mine)))
+    walls = per_w(lambda mine: _report.fmt(float(np.mean([r["wall"] for r in mine]))))
     _harness.finish(
         a,
         f"Parallel quality: W trials running at once ({a.mode} mode)",
@@ -241,9 +188,9 @@ def main(argv: list[str] | None = None) -> None:
         f"trials, W in {workers} trials kept running through `study.ask()` / `study.tell()` "
         "of an in-memory study, finished in a seeded random order (the same for every "
         "sampler); samplers with default options (seed only). Regret: geometric mean of the "
-        f"normalised regret (floored at {FLOOR:g}). Rank: mean over (problem, seed) of the rank "
-        "among samplers at that W (1 = best). Ratio: geometric mean over (problem, seed) of "
-        "regret(W) / regret(W=1), with the mean log-ratio ± its standard error. ",
+        f"normalised regret (floored at {_report.FLOOR:g}). Rank: mean over (problem, seed) of "
+        "the rank among samplers at that W (1 = best). Ratio: geometric mean over (problem, "
+        "seed) of regret(W) / regret(W=1), with the mean log-ratio ± its standard error. ",
         report(results, samplers, workers, checkpoints)
         + "\nThe fewest trials seen `RUNNING` at once at the fullest moment of a run (every "
         "run reaches W):\n\n"

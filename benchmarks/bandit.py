@@ -12,74 +12,55 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import itertools
 from typing import Any
 
 import numpy as np
 
 from benchmarks import _harness
+from benchmarks import _report
 from benchmarks._harness import Method
 from benchmarks._harness import Quick
 from benchmarks._harness import run_bandit
 from benchmarks._problems import FUNCTIONS
 from benchmarks._problems import TUNING_SEED_OFFSET
-from benchmarks._report import Curve
-from benchmarks._report import fmt
-from benchmarks._report import geomean
-from benchmarks._report import md_table
-from benchmarks._report import mean_ranks
-from benchmarks._report import plot_panels
 from benchmarks._samplers import require
+
+INCREMENTAL = {"rule": "incremental"}
 
 
 def treeucb_methods() -> list[Method]:
     """The TreeUCB variants of the comparison (core defaults, then the main options)."""
     return [
         Method("TreeUCB (default)", "treeucb"),
-        Method("TreeUCB incremental", "treeucb", {"rule": "incremental"}),
+        Method("TreeUCB incremental", "treeucb", INCREMENTAL),
         Method("TreeUCB soft_gp", "treeucb", {"index": "soft_gp"}),
-        Method(
-            "TreeUCB incremental+soft_gp", "treeucb", {"rule": "incremental", "index": "soft_gp"}
-        ),
+        Method("TreeUCB incremental+soft_gp", "treeucb", {**INCREMENTAL, "index": "soft_gp"}),
     ]
 
 
 PYXAB_ALGOS = ("HOO", "HCT", "VHCT", "POO", "VPCT", "StroquOOL")
+RHOS = (0.25, 0.5, 0.75, 0.9)
 
 
 def pyxab_grid(algo: str) -> list[dict[str, Any]]:
     """The small grid of constants tried for each PyXAB algorithm (defaults included)."""
     if algo in ("HOO", "HCT", "VHCT"):
-        return [
-            {"nu": nu, "rho": rho}
-            for nu, rho in itertools.product((0.1, 0.3, 1.0, 3.0), (0.25, 0.5, 0.75, 0.9))
-        ]
+        return [{"nu": nu, "rho": rho} for nu in (0.1, 0.3, 1.0, 3.0) for rho in RHOS]
     if algo in ("POO", "VPCT"):
         # rhomax < 0.9 crashes PyXAB 0.3 (POO.pull: no attribute algo_counter)
         return [{"numax": nm, "rhomax": rm} for nm in (0.3, 1.0, 3.0) for rm in (0.9, 0.95)]
     return [{}]  # StroquOOL has no constant
 
 
-def _mean_cum(results: list[dict[str, Any]]) -> dict[tuple[str, str], float]:
-    acc: dict[tuple[str, str], list[float]] = {}
-    for r in results:
-        acc.setdefault((r["label"], r["function"]), []).append(float(r["cum"][-1]))
-    return {k: float(np.mean(v)) for k, v in acc.items()}
-
-
 def tune_pyxab(
     functions: list[str], T: int, seeds: list[int], noise: float, jobs: int
 ) -> dict[tuple[str, str], dict[str, Any]]:
     """Per (algorithm, function): the grid point with the least mean regret on tuning seeds."""
-    grid = [
-        Method(f"{algo} {opts}", "pyxab", opts, algo)
-        for algo in PYXAB_ALGOS
-        for opts in pyxab_grid(algo)
-        if opts
-    ]
+    grid = [Method(f"{a} {o}", "pyxab", o, a) for a in PYXAB_ALGOS for o in pyxab_grid(a) if o]
     tseeds = [TUNING_SEED_OFFSET + s for s in seeds]
     jobs_list = [(m, f, s, T, noise) for m in grid for f in functions for s in tseeds]
-    means = _mean_cum(_harness.pmap(run_bandit, jobs_list, jobs))
+    final, _ = _harness.final_regrets(_harness.pmap(run_bandit, jobs_list, jobs))
+    means = {k: float(np.mean(v)) for k, v in final.items()}
     best: dict[tuple[str, str], dict[str, Any]] = {}
     for algo in PYXAB_ALGOS:
         for f in functions:
@@ -95,40 +76,29 @@ def summarise(
     results: list[dict[str, Any]], labels: list[str], functions: list[str]
 ) -> tuple[str, dict[str, float]]:
     """Markdown table of mean cumulative regret (± s.e.), geometric mean, rank, ms/round."""
-    by: dict[tuple[str, str], list[float]] = {}
-    secs: dict[str, list[float]] = {}
-    for r in results:
-        by.setdefault((r["label"], r["function"]), []).append(float(r["cum"][-1]))
-        secs.setdefault(r["label"], []).append(r["sec_per_round"])
+    by, secs = _harness.final_regrets(results)
     mean = {k: float(np.mean(v)) for k, v in by.items()}
     se = {
         k: float(np.std(v, ddof=1) / np.sqrt(len(v))) if len(v) > 1 else 0.0 for k, v in by.items()
     }
-    ranks = dict(
-        zip(labels, mean_ranks(np.array([[mean[(lab, f)] for f in functions] for lab in labels])))
-    )
-    gm = {lab: geomean(mean[(lab, f)] for f in functions) for lab in labels}
+    ranks = _report.mean_ranks(np.array([[mean[(lab, f)] for f in functions] for lab in labels]))
+    rank = dict(zip(labels, ranks))
+    gm = {lab: _report.geomean(mean[(lab, f)] for f in functions) for lab in labels}
+    fmt = _report.fmt
     rows = []
     for lab in sorted(labels, key=lambda lab: gm[lab]):
         cells = [f"{fmt(mean[(lab, f)])} ± {fmt(se[(lab, f)], 2)}" for f in functions]
-        rows.append(
-            [
-                lab,
-                *cells,
-                fmt(gm[lab]),
-                fmt(float(ranks[lab]), 2),
-                fmt(1e3 * float(np.mean(secs[lab]))),
-            ]
-        )
+        ms = fmt(1e3 * float(np.mean(secs[lab])))
+        rows.append([lab, *cells, fmt(gm[lab]), fmt(float(rank[lab]), 2), ms])
     header = ["method", *functions, "geo. mean", "mean rank", "ms / round"]
-    return md_table(header, rows), gm
+    return _report.md_table(header, rows), gm
 
 
 def plot(
     results: list[dict[str, Any]], labels: list[str], functions: list[str], path: str
 ) -> None:
     """Cumulative regret curves (mean over seeds), one panel per function."""
-    panels: dict[str, dict[str, Curve]] = {}
+    panels: dict[str, dict[str, _report.Curve]] = {}
     for f in functions:
         panels[f] = {}
         for lab in labels:
@@ -136,7 +106,7 @@ def plot(
             if curves:
                 mean = np.mean(curves, axis=0)
                 panels[f][lab] = (np.arange(1, mean.size + 1), mean)
-    plot_panels(panels, path, xlabel="round", ylabel="cumulative regret")
+    _report.plot_panels(panels, path, xlabel="round", ylabel="cumulative regret")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -179,7 +149,8 @@ def main(argv: list[str] | None = None) -> None:
     tuned_note = (
         "\nConstants of the tuned PyXAB rows (per function, best mean regret on "
         f"{len(tseeds)} tuning seeds {TUNING_SEED_OFFSET}+, "
-        "disjoint from the report seeds):\n\n" + md_table(["algorithm", *functions], choice)
+        "disjoint from the report seeds):\n\n"
+        + _report.md_table(["algorithm", *functions], choice)
     )
     write_report(results, a, T, n_seeds, functions, tuned_note)
 
@@ -208,8 +179,8 @@ def write_report(
         "functions; time per round (ask + tell). ",
         "\n"
         + table
-        + f"\nBest PyXAB row by geometric mean: {best_pyxab[1]} ({fmt(best_pyxab[0])}); "
-        f"TreeUCB (default): {fmt(gm['TreeUCB (default)'])}.\n"
+        + f"\nBest PyXAB row by geometric mean: {best_pyxab[1]} ({_report.fmt(best_pyxab[0])}); "
+        f"TreeUCB (default): {_report.fmt(gm['TreeUCB (default)'])}.\n"
         + tuned_note
         + f"\n![cumulative regret]({stem}.png)\n",
         stem,

@@ -18,11 +18,9 @@ from typing import Any
 import numpy as np
 
 from benchmarks import _harness
+from benchmarks import _report
+from benchmarks import _samplers
 from benchmarks._harness import Quick
-from benchmarks._report import fmt
-from benchmarks._report import md_table
-from benchmarks._samplers import make_sampler
-from benchmarks._samplers import split_names
 
 SAMPLERS = ("TreeUCB", "TPE")
 CHOICES = 50
@@ -42,9 +40,9 @@ def widen_objective(high: float) -> Callable[[Any], float]:
 def widen(sampler: str, seed: int) -> dict[str, float]:
     import optuna
 
-    study = optuna.create_study(sampler=make_sampler(sampler, seed))
+    study = optuna.create_study(sampler=_samplers.make_sampler(sampler, seed))
     study.optimize(widen_objective(1.0), n_trials=50)
-    study.sampler = make_sampler(sampler, seed + 1000)  # resumed with the wider range
+    study.sampler = _samplers.make_sampler(sampler, seed + 1000)  # resumed with the wider range
     study.optimize(widen_objective(2.0), n_trials=100)
     after = [t.value for t in study.trials[50:]]
     return {"median after": float(np.median(after)), "best": float(study.best_value)}
@@ -63,7 +61,7 @@ def per_branch_objective(trial: Any) -> float:
 def per_branch(sampler: str, seed: int) -> dict[str, float]:
     import optuna
 
-    study = optuna.create_study(sampler=make_sampler(sampler, seed))
+    study = optuna.create_study(sampler=_samplers.make_sampler(sampler, seed))
     study.optimize(per_branch_objective, n_trials=100)
     late = study.trials[50:]
     share = np.mean([t.params["branch"] == "a" for t in late])
@@ -84,7 +82,7 @@ def choices(sampler: str, seed: int) -> dict[str, float]:
         i = int(choice[1:])
         return float(level[i] + (trial.suggest_float(f"p_{choice}", 0.0, 1.0) - centre[i]) ** 2)
 
-    study = optuna.create_study(sampler=make_sampler(sampler, seed))
+    study = optuna.create_study(sampler=_samplers.make_sampler(sampler, seed))
     study.optimize(objective, n_trials=200)
     played = sum(t.params["model"] == names[BEST_CHOICE] for t in study.trials)
     return {"best": float(study.best_value), f"m{BEST_CHOICE} played": float(played)}
@@ -115,9 +113,9 @@ def report(results: list[dict[str, Any]], samplers: list[str]) -> str:
         rows = []
         for s in samplers:
             mine = sorted((r for r in runs if r["sampler"] == s), key=lambda r: r["seed"])
-            rows.append([s, *(" / ".join(fmt(r[f]) for r in mine) for f in figures)])
+            rows.append([s, *(" / ".join(_report.fmt(r[f]) for r in mine) for f in figures)])
         header = ["sampler", *(f"{f} (seed by seed)" for f in figures)]
-        parts.append(f"### {study}\n\n" + md_table(header, rows))
+        parts.append(f"### {study}\n\n" + _report.md_table(header, rows))
     return "\n\n".join(parts)
 
 
@@ -134,7 +132,7 @@ def main(argv: list[str] | None = None) -> None:
         name="changing_spaces",
     )
     args = p.parse(argv)
-    samplers = split_names(args.samplers)
+    samplers = _samplers.split_names(args.samplers)
     jobs = [
         (study, s, seed) for study in STUDIES for s in samplers for seed in _harness.seeds(args)
     ]

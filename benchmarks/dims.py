@@ -56,9 +56,8 @@ def main(argv: list[str] | None = None) -> None:
     rows = []
     for d in dims:
         times: dict[str, list[float]] = {n: [] for n in names}
-        for r in range(repeats):
-            for name in names if r % 2 == 0 else names[::-1]:
-                times[name].append(seconds_per_trial(name, d, n_trials, seed=r))
+        for r, name in _harness.alternating(names, repeats):
+            times[name].append(seconds_per_trial(name, d, n_trials, seed=r))
         med = {n: statistics.median(t) for n, t in times.items()}
         rows.append(
             [d, f"{1e3 * med['TreeUCB']:.2f}", f"{1e3 * med['TPE']:.2f}",

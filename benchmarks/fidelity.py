@@ -12,7 +12,6 @@ Usage::
 from __future__ import annotations
 
 import functools
-import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -20,11 +19,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import _harness
-from benchmarks._report import Curve
-from benchmarks._report import fmt
-from benchmarks._report import md_table
-from benchmarks._report import paired
-from benchmarks._report import plot_panels
+from benchmarks import _report
 from benchmarks._samplers import make_sampler
 from benchmarks._samplers import make_searcher
 from benchmarks._samplers import require
@@ -272,17 +267,6 @@ def run_one_ray(job: tuple[str, str, str, int, int]) -> list[tuple[int, float, f
     return [(s, v, f) for s, v, f in _RAY_RUN["log"] if s <= fulls * T]
 
 
-def _run_ray(jobs: list[tuple[str, str, str, int, int]]) -> list[list[tuple[int, float, float]]]:
-    """Every Ray job in turn on one local Ray (2 CPUs, one trial at a time)."""
-    _harness.start_ray()
-    out = []
-    for job in jobs:
-        started = time.time()
-        out.append(run_one_ray(job))
-        print(f"{job}: {len(out[-1])} complete, {time.time() - started:.0f} s", flush=True)
-    return out
-
-
 def regret_at(log: list[tuple[int, float, float]], steps: float, best: float) -> float:
     """Regret of the best complete trial (by reported value) finished within ``steps``."""
     done = [(v, f) for s, v, f in log if s <= steps]
@@ -295,7 +279,7 @@ def _mean_se(values: np.ndarray) -> str:
     if np.isnan(values).any():
         return "-"
     se = values.std(ddof=1) / np.sqrt(values.size) if values.size > 1 else 0.0
-    return f"{fmt(float(values.mean()))} ± {fmt(float(se))}"
+    return f"{_report.fmt(float(values.mean()))} ± {_report.fmt(float(se))}"
 
 
 def plot(
@@ -313,7 +297,7 @@ def plot(
     trial.
     """
     grid = np.linspace(0.0, fulls * T, 121)[1:]
-    panels: dict[str, dict[str, Curve]] = {}
+    panels: dict[str, dict[str, _report.Curve]] = {}
     for pruner in pruners:
         panels[f"{task}, pruner: {pruner}"] = curves = {}
         for sampler in _samplers(pruner, task):
@@ -327,7 +311,7 @@ def plot(
             ok = ~np.isnan(runs).any(axis=0)
             mean[ok] = np.maximum(runs[:, ok], RESOLUTION).mean(axis=0)
             curves[sampler] = (grid / T, mean)
-    plot_panels(
+    _report.plot_panels(
         panels,
         path,
         xlabel="resource spent (full trainings)",
@@ -347,31 +331,19 @@ def main(argv: list[str] | None = None) -> None:
         jobs=1,
         name=None,
     )
-    p.option(
-        "--backend",
-        "optuna",
-        choices=("optuna", "ray"),
-        help="optuna: samplers and pruners; ray: searchers under ASHAScheduler on a local Ray "
-        "(curves task only, one trial at a time)",
-    )
+    text = "optuna: samplers and pruners; ray: searchers under ASHAScheduler on a local Ray"
+    p.option("--backend", "optuna", choices=("optuna", "ray"), help=text + " (curves task only)")
     p.option("--tasks", help=f"Comma-separated subset of {TASKS}.")
     p.option("--pruners", help=f"Comma-separated subset of {PRUNERS}.")
     p.option("--fulls", 60, type=int, help="Resource in full trainings.")
     a = p.parse(argv, stamp=False)
     ray = a.backend == "ray"
     name = a.name or ("fidelity_ray" if ray else "fidelity")
-    tasks = (
-        a.tasks.split(",") if a.tasks else (["curves"] if a.quick or ray else list(DEFAULT_TASKS))
-    )
+    tasks = ["curves"] if a.quick or ray else list(DEFAULT_TASKS)
+    tasks = a.tasks.split(",") if a.tasks else tasks
     pruners = a.pruners.split(",") if a.pruners else (["asha"] if ray else list(PRUNERS))
-    allowed_tasks, allowed_pruners = (("curves",), ("asha",)) if ray else (TASKS, PRUNERS)
-    for what, given, allowed in (
-        ("task", tasks, allowed_tasks),
-        ("pruner", pruners, allowed_pruners),
-    ):
-        for g in given:
-            if g not in allowed:
-                p.error(f"unknown {what} {g!r}; choose from {allowed}")
+    _harness.known(p, "task", tasks, ("curves",) if ray else TASKS)
+    _harness.known(p, "pruner", pruners, ("asha",) if ray else PRUNERS)
     if ray:
         require("ray.tune", "the Ray backend", "fidelity", "ray")
         require_packages(RAY_SEARCHERS, "fidelity", searchers=True)
@@ -387,7 +359,9 @@ def main(argv: list[str] | None = None) -> None:
         for sampler in _samplers(pruner, task)
         for s in range(n_seeds(task))
     ]
-    results = _run_ray(jobs) if ray else _harness.pmap(run_one, jobs, a.jobs)
+    if ray:  # every Ray job in turn on one local Ray (2 CPUs, one trial at a time)
+        _harness.start_ray()
+    results = _harness.pmap(run_one_ray if ray else run_one, jobs, 1 if ray else a.jobs)
     logs = dict(zip(jobs, results, strict=True))
     budget = a.fulls * T
     sections = []
@@ -399,49 +373,35 @@ def main(argv: list[str] | None = None) -> None:
         seeds = [a.seed_offset + s for s in range(n_seeds(task))]
         rows = []
         for pruner in pruners:
-            base = np.array(
-                [
-                    regret_at(
-                        logs[(task, pruner, _samplers(pruner, task)[0], s, a.fulls)], budget, best
-                    )
-                    for s in seeds
-                ]
-            )
+            base = None
             for sampler in _samplers(pruner, task):
                 runs = [logs[(task, pruner, sampler, s, a.fulls)] for s in seeds]
                 reg = {
-                    frac: np.array([regret_at(log, frac * budget, best) for log in runs])
-                    for frac in FRACTIONS
+                    f: np.array([regret_at(log, f * budget, best) for log in runs])
+                    for f in FRACTIONS
                 }
-                st = paired(reg[1.0], base, floor=RESOLUTION)
-                n_complete = np.mean(
-                    [len(logs[(task, pruner, sampler, s, a.fulls)]) for s in seeds]
-                )
-                rows.append(
-                    [
-                        pruner,
-                        sampler,
-                        *(_mean_se(reg[f]) for f in FRACTIONS),
-                        str(st),
-                        f"{n_complete:.1f}",
-                    ]
-                )
+                base = reg[1.0] if base is None else base  # the first sampler's
+                st = _report.paired(reg[1.0], base, floor=RESOLUTION)
+                n_complete = np.mean([len(log) for log in runs])
+                rows.append([pruner, sampler, *(_mean_se(reg[f]) for f in FRACTIONS), str(st)])
+                rows[-1].append(f"{n_complete:.1f}")
         header = ["pruner", "sampler", *(f"regret at {int(100 * f)}%" for f in FRACTIONS)]
         header += ["log-ratio to the first TreeUCB ± s.e.", "complete trials"]
         png = f"{name}_{task}.png"
         plot(logs, task, pruners, seeds, a.fulls, best, _harness.results_dir(a.out) / png)
         sections.append(
-            f"## {task} ({len(seeds)} seeds {seeds[0]}+, best final value {fmt(best, 4)})\n\n"
-            + md_table(header, rows)
+            f"## {task} ({len(seeds)} seeds {seeds[0]}+, best final value "
+            f"{_report.fmt(best, 4)})\n\n"
+            + _report.md_table(header, rows)
             + f"\n![regret against resource, {task}]({png})\n"
         )
-    setting = (
-        "Ray Tune searchers under `ASHAScheduler(max_t=27, grace_period=1, reduction_factor=3)` "
-        "on a local Ray, one trial at a time; OptunaSearch (TPE) and HyperOptSearch with their "
-        "defaults. "
-        if ray
-        else ""
-    )
+    setting = ""
+    if ray:
+        setting = (
+            "Ray Tune searchers under `ASHAScheduler(max_t=27, grace_period=1, "
+            "reduction_factor=3)` on a local Ray, one trial at a time; OptunaSearch (TPE) and "
+            "HyperOptSearch with their defaults. "
+        )
     _harness.finish(
         a,
         "Multi-fidelity: rules for pruned trials",

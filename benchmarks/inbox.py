@@ -17,16 +17,11 @@ from typing import Any
 import numpy as np
 
 from benchmarks import _harness
+from benchmarks import _report
 from benchmarks._harness import Quick
 from benchmarks._problems import ABLATION_FUNCTIONS
 from benchmarks._problems import ABLATION_NOISES
-from benchmarks._problems import FUNCTION_IDS
 from benchmarks._problems import TUNING_SEED_OFFSET
-from benchmarks._report import FLOOR
-from benchmarks._report import fmt
-from benchmarks._report import geomean
-from benchmarks._report import md_table
-from benchmarks._report import paired
 from benchmarks._samplers import parse_options
 from optuna_treeucb.core import OPTIONS
 
@@ -34,38 +29,27 @@ SEED_OFFSET = TUNING_SEED_OFFSET + 100  # paired: tuning seeds the ablation does
 
 
 def report(labels: list[str], res: np.ndarray, groups: list[str], checkpoints: list[int]) -> str:
-    """Markdown tables: one per checkpoint, a row per setting and group; ``res`` has shape
-    (settings, runs, trials)."""
+    """A table per checkpoint, a row per setting and group; ``res``: (settings, runs, trials)."""
     text = ""
-    names = [*sorted(set(groups), key=_group_key), "overall"]
     garr = np.array(groups)
+    header = ["setting", "group", "runs", "regret (geo. mean)", "log-ratio ± s.e.", "win"]
     for n in checkpoints:
         rows = []
         for i, label in enumerate(labels):
-            for g in names:
+            for g in [*sorted(set(groups), key=lambda g: (int(g.split("d")[0]), g)), "overall"]:
                 sel = np.ones(garr.size, bool) if g == "overall" else garr == g
-                st = paired(res[i, sel, n - 1], res[0, sel, n - 1])
+                st = _report.paired(res[i, sel, n - 1], res[0, sel, n - 1])
+                name = label + (" (baseline)" if i == 0 else "")
                 rows.append(
-                    [
-                        label + (" (baseline)" if i == 0 else ""),
-                        g,
-                        str(st.n),
-                        fmt(geomean(res[i, sel, n - 1])),
-                        str(st),
-                        fmt(st.win, 3),
-                    ]
+                    [name, g, str(st.n), _report.fmt(_report.geomean(res[i, sel, n - 1])), str(st)]
                 )
-        header = ["setting", "group", "runs", "regret (geo. mean)", "log-ratio ± s.e.", "win"]
-        text += f"\n### After {n} trials\n\n" + md_table(header, rows)
+                rows[-1].append(_report.fmt(st.win, 3))
+        text += f"\n### After {n} trials\n\n" + _report.md_table(header, rows)
     return text
 
 
-def _group_key(g: str) -> tuple[int, str]:
-    return (int(g.split("d")[0]), g)
-
-
 def main(argv: list[str] | None = None) -> None:
-    """Run the comparison and write results/<out>.md."""
+    """Run the comparison and write <name>.md into ``--out``."""
     p = _harness.make_parser(
         "inbox",
         __doc__,
@@ -83,22 +67,10 @@ def main(argv: list[str] | None = None) -> None:
         nargs="+",
         help="Core options per setting, 'key=value,key=value'; the first is the baseline",
     )
-    p.option("--dims", Quick("2,5,10", "2"), help="Comma-separated dimensions")
-    p.option("--functions", help="Comma-separated BBOB ids (all 24; 1, 8, 15, 21 with --quick).")
-    p.option(
-        "--noise",
-        "both",
-        choices=("both", "noiseless", "noisy"),
-        help="Which BBOB functions: noiseless, noisy or both.",
-    )
+    _harness.bbob_options(p, Quick("2,5,10", "2"))
     a = p.parse(argv)
-    dims = [int(v) for v in a.dims.split(",")]
-    quick_fids = [1, 8, 15, 21] if a.quick else list(FUNCTION_IDS)
-    fids = [int(v) for v in a.functions.split(",")] if a.functions else quick_fids
-    noises = {"both": (False, True), "noiseless": (False,), "noisy": (True,)}[a.noise]
-    seeds = list(_harness.seeds(a))
-    cases = [(f, d, nz, s) for d in dims for f in fids for nz in noises for s in seeds]
-    names = [(f"bbob-f{f:02d}-{d}d" + ("-noisy" if nz else ""), s) for f, d, nz, s in cases]
+    dims, fids, cases = _harness.bbob_cases(a)
+    names = [(_harness.bbob_name(f, d, nz), s) for f, d, nz, s in cases]
     jobs = [(opts, name, s, a.trials) for opts in a.settings for name, s in names]
     res = np.array(_harness.pmap(_harness.core_regret, jobs, a.jobs))
     res = res.reshape(len(a.settings), len(cases), a.trials)
@@ -108,10 +80,10 @@ def main(argv: list[str] | None = None) -> None:
         a,
         "In-box samplers on the BBOB suite (paired)",
         f"BBOB functions {fids[0]}-{fids[-1]} ({len(fids)}), d in {dims}, noise {a.noise}, "
-        f"seeds {seeds[0]}-{seeds[-1]} (BBOB instances "
+        f"seeds {a.seed_offset}-{a.seed_offset + a.seeds - 1} (BBOB instances "
         f"{'1-3, tuning' if a.seed_offset < 1000 else '4-15, report'}), {a.trials} trials, "
         "core ask/tell. A negative log-ratio is lower regret than the baseline on the same "
-        f"runs (regrets floored at {FLOOR:g}). ",
+        f"runs (regrets floored at {_report.FLOOR:g}). ",
         report(labels, res, groups, _harness.checkpoints(a.trials)),
     )
 
@@ -182,17 +154,16 @@ def main_paired(argv: list[str] | None = None) -> None:
     rows = []
     noisy = np.array([nz > 0 for (_, _, nz) in instances for _ in seeds])
     for i, (C, M, smp, extra) in enumerate(a.settings):
-        st = paired(res[i], res[0])
-        by_noise = [str(paired(res[i, sel], res[0, sel])) for sel in (~noisy, noisy)]
+        st = _report.paired(res[i], res[0])
+        label = f"C={C:g} M={M:g}" + (f" sampling={smp}" if smp else "")
+        label += "".join(f" {k}={v}" for k, v in extra.items()) + (" (baseline)" if i == 0 else "")
+        by_noise = [str(_report.paired(res[i, sel], res[0, sel])) for sel in (~noisy, noisy)]
         rows.append(
             [
-                f"C={C:g} M={M:g}"
-                + (f" sampling={smp}" if smp else "")
-                + "".join(f" {k}={v}" for k, v in extra.items())
-                + (" (baseline)" if i == 0 else ""),
-                fmt(geomean(res[i])),
+                label,
+                _report.fmt(_report.geomean(res[i])),
                 str(st),
-                fmt(st.win, 3),
+                _report.fmt(st.win, 3),
                 *by_noise,
             ]
         )
@@ -204,7 +175,7 @@ def main_paired(argv: list[str] | None = None) -> None:
         f"Optimisation suite of the ablation ({len(instances)} instances x {a.seeds} seeds "
         f"{SEED_OFFSET}+, {a.trials} trials); a negative log-ratio is lower regret than the "
         "baseline on the same instances. ",
-        "\n" + md_table(header, rows),
+        "\n" + _report.md_table(header, rows),
         a.name or "paired_" + a.index,
     )
 

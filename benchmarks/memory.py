@@ -136,25 +136,13 @@ def main(argv: list[str] | None = None) -> None:
             flush=True,
         )
     max_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    header = [
-        "sampler",
-        "wall s",
-        "ms / trial",
-        *(f"RSS growth at {w} (MB)" for w in ("end", "peak")),
-    ]
-    header += ["tracemalloc peak (MB)", "best value"]
-    rows = [
-        [
-            name,
-            f"{r['seconds']:.2f}",
-            f"{1e3 * r['seconds'] / n_trials:.2f}",
-            f"{r['end']:.1f}",
-            f"{r['peak']:.1f}",
-            f"{r['traced']:.1f}",
-            f"{r['best']:.2e}",
-        ]
-        for name, r in results.items()
-    ]
+    header = ["sampler", "wall s", "ms / trial", "RSS growth at end (MB)"]
+    header += ["RSS growth at peak (MB)", "tracemalloc peak (MB)", "best value"]
+    rows = []
+    for name, r in results.items():
+        row = [name, f"{r['seconds']:.2f}", f"{1e3 * r['seconds'] / n_trials:.2f}"]
+        row += [f"{r[k]:.1f}" for k in ("end", "peak", "traced")]
+        rows.append([*row, f"{r['best']:.2e}"])
     tree, rand = results["TreeUCB"], results["Random"]
     worst = max(tree["end"], tree["peak"])
     verdict = "met" if worst < 50 else "NOT met"

@@ -22,6 +22,7 @@ from benchmarks._harness import Quick
 from benchmarks._problems import BRANCHES
 from benchmarks._problems import study
 from benchmarks._report import md_table
+from benchmarks._report import mean_ranks
 from benchmarks._samplers import require
 
 SEARCHERS = ("OptunaSearch (TreeUCB)", "OptunaSearch (TPE)")
@@ -75,18 +76,18 @@ def make_trainable(problem_name: str, seed: int) -> Callable[[dict[str, Any]], d
     return trainable
 
 
-def run_one(searcher: str, problem: str, seed: int, n_trials: int) -> dict[str, Any]:
-    """One Tune run: per trial, in the order trials started, its value and its branch."""
+def run_one(job: tuple[str, str, int, int]) -> dict[str, Any]:
+    """One Tune run ``(searcher, problem, seed, n_trials)``: per trial, in the order trials
+    started, its value and its branch."""
+    searcher, problem, seed, n_trials = job
     trainable, search_alg = make_trainable(problem, seed), make_searcher(searcher, problem, seed)
     grid, wall = _harness.fit_tuner(trainable, search_alg, n_trials)
     rows = _harness.trial_results(grid, n_trials)
+    out = {"searcher": searcher, "problem": problem, "seed": seed, "wall": wall}
     return {
-        "searcher": searcher,
-        "problem": problem,
-        "seed": seed,
+        **out,
         "values": np.array([m["loss"] for m in rows]),
         "branches": [m["branch"] for m in rows],
-        "wall": wall,
     }
 
 
@@ -96,22 +97,16 @@ def report(results: Sequence[dict[str, Any]], budgets: Sequence[int]) -> str:
     header = ["searcher", *(f"rank @{b}" for b in budgets), f"best branch @{budgets[-1]}"]
     runs = {(r["searcher"], r["problem"], r["seed"]): r for r in results}
     cases = sorted({(r["problem"], r["seed"]) for r in results})
+    best = {
+        b: [[np.min(runs[(s, *c)]["values"][:b]) for c in cases] for s in SEARCHERS]
+        for b in budgets
+    }
+    ranks = {b: mean_ranks(np.array(best[b], dtype=float)) for b in budgets}
     rows = []
-    for name in SEARCHERS:
-        ranks = []
-        for b in budgets:
-            per_case = []
-            for case in cases:
-                best = {s: float(np.min(runs[(s, *case)]["values"][:b])) for s in SEARCHERS}
-                order = sorted(best.values())
-                per_case.append(np.mean([i + 1 for i, v in enumerate(order) if v == best[name]]))
-            ranks.append(float(np.mean(per_case)))
-        found = []
-        for case in cases:
-            r = runs[(name, *case)]
-            head = r["values"][: budgets[-1]]
-            found.append(r["branches"][int(np.argmin(head))] == "best")
-        rows.append([name, *ranks, f"{np.mean(found):.2f}"])
+    for i, name in enumerate(SEARCHERS):
+        mine = [runs[(name, *case)] for case in cases]
+        found = [r["branches"][int(np.argmin(r["values"][: budgets[-1]]))] == "best" for r in mine]
+        rows.append([name, *(float(ranks[b][i]) for b in budgets), f"{np.mean(found):.2f}"])
     return md_table(header, rows)
 
 
@@ -136,12 +131,14 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--seeds must be >= 1 and --trials >= 2; got {args.seeds} and {args.trials}")
     require("ray", "the Tune runs", "mixed_ray", extra="ray")
     _harness.stamp_core()
-    results = []
-    for problem in problems:
-        for seed in _harness.seeds(args):
-            for searcher in SEARCHERS:
-                results.append(run_one(searcher, problem, seed, args.trials))
-                print(f"  {searcher} {problem} seed {seed} done", flush=True)
+    seeds = _harness.seeds(args)
+    jobs = [
+        (s, problem, seed, args.trials)
+        for problem in problems
+        for seed in seeds
+        for s in SEARCHERS
+    ]
+    results = _harness.pmap(run_one, jobs, 1)
     budgets = sorted({min(50, args.trials), args.trials})
     args.mode = f"{args.seeds} seeds"
     _harness.finish(

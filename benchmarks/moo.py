@@ -22,11 +22,9 @@ import optuna
 from benchmarks import _harness
 from benchmarks import _problems
 from benchmarks import _report
+from benchmarks import _samplers
 from benchmarks._harness import Quick
 from benchmarks._problems import Box
-from benchmarks._samplers import make_sampler
-from benchmarks._samplers import make_searcher
-from benchmarks._samplers import require
 
 # Optuna >= 5 stores constraints per trial (Trial.set_constraint) and deprecates
 # constraints_func, which Optuna 4 needs
@@ -93,7 +91,7 @@ def run_one(job: tuple[str, str, str, int, int]) -> dict[str, Any]:
     fixed = {}
     if problem.n_constraints and not SET_CONSTRAINT:
         fixed["constraints_func"] = _stored_constraints
-    sampler = make_sampler(SAMPLERS[sampler_name], seed, **fixed)
+    sampler = _samplers.make_sampler(SAMPLERS[sampler_name], seed, **fixed)
     study = optuna.create_study(directions=["minimize"] * problem.n_objectives, sampler=sampler)
     wall = _harness.optimize(study, objective, n_trials)
     G = np.array(Gs).reshape(len(Gs), problem.n_constraints)
@@ -117,7 +115,7 @@ def ray_searcher(name: str, problem: Box, seed: int) -> Any:
     space = {f"x{i}": tune.uniform(lo, hi) for i, (lo, hi) in _box(problem)}
     metric = [f"f{j}" for j in range(problem.n_objectives)]
     many = problem.n_objectives > 1
-    return make_searcher(
+    return _samplers.make_searcher(
         RAY_SEARCHERS[name],
         seed,
         space=space,
@@ -361,41 +359,26 @@ def run(mode: str, argv: list[str] | None = None) -> None:
         load=None,
         paired=None,
     )
-    p.option(
-        "--problems",
-        ",".join(PROBLEMS[mode]),
-        help=f"Comma-separated names, of {known}; {coco!r} stands for all its problems.",
-    )
-    p.option(
-        "--backend",
-        "optuna",
-        choices=("optuna", "ray"),
-        help="optuna: Optuna studies; ray: real Tune runs of the searchers "
-        f"{list(RAY_SEARCHERS)} (one process).",
-    )
+    text = f"Comma-separated names, of {known}; {coco!r} stands for all its problems."
+    p.option("--problems", ",".join(PROBLEMS[mode]), help=text)
+    text = f"optuna: Optuna studies; ray: real Tune runs of the searchers {list(RAY_SEARCHERS)}"
+    p.option("--backend", "optuna", choices=("optuna", "ray"), help=text + " (one process).")
     a = p.parse(argv, stamp=False)
-    require("pymoo", "the ZDT/DTLZ and G-series problems", mode)
+    _samplers.require("pymoo", "the ZDT/DTLZ and G-series problems", mode)
     ray = a.backend == "ray"
-    known_samplers = list(RAY_SEARCHERS if ray else SAMPLERS)
-    given = (
-        ",".join(RAY_SEARCHERS if ray else DEFAULT_SAMPLERS) if a.samplers is None else a.samplers
-    )
-    samplers = [s for s in given.split(",") if s]
+    given = ",".join(RAY_SEARCHERS if ray else DEFAULT_SAMPLERS)
+    samplers = [s for s in (given if a.samplers is None else a.samplers).split(",") if s]
     if not samplers and not a.load:
         p.error("--samplers '' runs nothing: give --load with it, to report saved runs only")
     problems = [n for s in a.problems.split(",") if s for n in _problems.GROUPS.get(s, [s])]
-    for s in samplers:
-        if s not in known_samplers:
-            p.error(f"unknown sampler {s!r}; use some of {known_samplers}")
+    _harness.known(p, "sampler", samplers, list(RAY_SEARCHERS if ray else SAMPLERS))
     if ray and a.jobs != 1:
         p.error(f"--backend ray runs in one process (its own local Ray); got --jobs {a.jobs}")
-    for name in problems:
-        if name not in known:
-            p.error(f"unknown problem {name!r}; use some of {known}")
+    _harness.known(p, "problem", problems, known)
     if "GP" in samplers:
-        require("torch", "GPSampler", mode, extra="gp")
+        _samplers.require("torch", "GPSampler", mode, extra="gp")
     if any(pr in _problems.GROUPS[coco] for pr in problems):
-        require("cocoex", f"COCO's {coco} suite", mode)
+        _samplers.require("cocoex", f"COCO's {coco} suite", mode)
     print(_harness.stamp_core(), flush=True)
     seeds = _harness.seeds(a)
     jobs = [(mode, s, pr, seed, a.trials) for pr in problems for seed in seeds for s in samplers]
@@ -417,26 +400,24 @@ def run(mode: str, argv: list[str] | None = None) -> None:
     if a.paired is not None and a.paired not in samplers:
         p.error(f"--paired {a.paired!r} is not among the samplers reported: {samplers}")
     checkpoints = _harness.checkpoints(a.trials)
-    what = (
-        "hypervolume regret HV* - HV against the true front"
-        if mode == "moo"
-        else "regret of the best feasible value (none feasible: ranked last)"
-    )
+    what = "hypervolume regret HV* - HV against the true front"
+    if mode != "moo":
+        what = "regret of the best feasible value (none feasible: ranked last)"
     real = [pr for pr in problems if pr.startswith("digits-")]
-    cost_note = (
-        "Real Tune runs (`--backend ray`), one trial at a time on a local "
-        "`ray.init(num_cpus=2)`; s / trial: the searcher's own time (suggest + "
-        "on_trial_complete)"
-        if ray
-        else "s / trial: the study's time without the objective's evaluation"
-    )
-    real_note = (
-        f" The real task ({', '.join(real)}) is scikit-learn's `MLPClassifier` on the bundled "
-        "digits (not the paper's Keras MLP: one trial costs about 0.03 s), scored against the "
-        "best seen over every run of this table (its true optimum is unknown)."
-        if real
-        else ""
-    )
+    cost_note = "s / trial: the study's time without the objective's evaluation"
+    if ray:
+        cost_note = (
+            "Real Tune runs (`--backend ray`), one trial at a time on a local "
+            "`ray.init(num_cpus=2)`; s / trial: the searcher's own time (suggest + "
+            "on_trial_complete)"
+        )
+    real_note = ""
+    if real:
+        real_note = (
+            f" The real task ({', '.join(real)}) is scikit-learn's `MLPClassifier` on the "
+            "bundled digits (not the paper's Keras MLP: one trial costs about 0.03 s), scored "
+            "against the best seen over every run of this table (its true optimum is unknown)."
+        )
     if any(pr in _problems.GROUPS[coco] for pr in problems):
         real_note += " " + COCO_NOTES[mode]
     a.mode = f"{a.seeds} seeds"

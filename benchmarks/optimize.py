@@ -21,9 +21,8 @@ import numpy as np
 from benchmarks import _harness
 from benchmarks import _problems
 from benchmarks import _report
+from benchmarks import _samplers
 from benchmarks._harness import Quick
-from benchmarks._samplers import require_packages
-from benchmarks._samplers import split_names
 
 SAMPLERS = (
     "TreeUCB",
@@ -83,20 +82,10 @@ def _run(
 
 def _parser(command: str, doc: str | None, quick: str, trials: Quick, samplers: str | None) -> Any:
     """The parser of ``optimize`` and ``mixed``: the same common options, in the same order."""
+    runs = {"seeds": Quick(5, 2), "seed_offset": 0, "problems": None, "samplers": samplers}
+    saved = {"save": None, "load": None, "paired": None}
     return _harness.make_parser(
-        command,
-        doc,
-        quick=quick,
-        trials=trials,
-        seeds=Quick(5, 2),
-        seed_offset=0,
-        problems=None,
-        samplers=samplers,
-        jobs=1,
-        name=command,
-        save=None,
-        load=None,
-        paired=None,
+        command, doc, quick=quick, trials=trials, **runs, jobs=1, name=command, **saved
     )
 
 
@@ -109,10 +98,10 @@ def main(argv: list[str] | None = None) -> None:
     p = _parser("optimize", __doc__, "fewer problems and no GPSampler", Quick(200, 100), None)
     p.option("--gp", False, action="store_true", help="Include GPSampler in quick mode.")
     a = p.parse(argv, stamp=False)
-    samplers = split_names(a.samplers or ",".join(SAMPLERS))
+    samplers = _samplers.split_names(a.samplers or ",".join(SAMPLERS))
     if not a.samplers:
         samplers = [s for s in samplers if s != "GP" or a.gp or not a.quick]
-    require_packages(samplers, "optimize")
+    _samplers.require_packages(samplers, "optimize")
     probs = (
         _problems.select(a.problems, kinds=("function", "mixed", "sklearn"))
         if a.problems
@@ -199,8 +188,8 @@ def main_mixed(argv: list[str] | None = None) -> None:
         "mixed", main_mixed.__doc__, quick="2 problems", trials=Quick(200, 30), samplers=samplers
     )
     a = p.parse(argv, stamp=False)
-    samplers = split_names(a.samplers)
-    require_packages(samplers, "mixed")  # unknown names fail now
+    samplers = _samplers.split_names(a.samplers)
+    _samplers.require_packages(samplers, "mixed")  # unknown names fail now
     default = (
         ["branch-3", "pipe-wine"]
         if a.quick

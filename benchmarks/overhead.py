@@ -10,22 +10,14 @@ Usage::
 
 from __future__ import annotations
 
-import time
 import warnings
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
 from benchmarks import _harness
+from benchmarks import _report
+from benchmarks import _samplers
 from benchmarks._harness import Quick
-from benchmarks._report import Curve
-from benchmarks._report import fmt
-from benchmarks._report import md_table
-from benchmarks._report import plot_panels
-from benchmarks._samplers import make_sampler
-from benchmarks._samplers import require_packages
-from benchmarks._samplers import split_names
 
 DIM = 5
 SAMPLER_NAMES = (
@@ -44,25 +36,6 @@ _HOOKS = (
     "before_trial",
     "after_trial",
 )
-
-
-class _Clock:
-    """Accumulates the time spent in the wrapped methods of one sampler."""
-
-    def __init__(self, sampler: Any) -> None:
-        self.total = 0.0
-        for hook in _HOOKS:
-            setattr(sampler, hook, self._wrap(getattr(sampler, hook)))
-
-    def _wrap(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        def timed(*args: Any, **kwargs: Any) -> Any:
-            t0 = time.perf_counter()
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                self.total += time.perf_counter() - t0
-
-        return timed
 
 
 def values_of(X: np.ndarray, objectives: int) -> np.ndarray:
@@ -90,7 +63,7 @@ def measure(
     rng = np.random.default_rng(n)
     X = rng.uniform(-5.0, 5.0, size=(n, DIM))
     values = values_of(X, objectives)
-    sampler = make_sampler(name, 0)
+    sampler = _samplers.make_sampler(name, 0)
     study = optuna.create_study(sampler=sampler, directions=["minimize"] * objectives)
     study.add_trials(
         [
@@ -102,14 +75,14 @@ def measure(
             for x, v in zip(X, values, strict=True)
         ]
     )
-    clock = _Clock(sampler)
+    clock = _harness.Clock(sampler, *_HOOKS)
     times = []
     for _ in range(1 + max(k, n // 10)):
-        before = clock.total
+        before = clock.seconds
         trial = study.ask()
         x = np.array([trial.suggest_float(f"x{i}", -5.0, 5.0) for i in range(DIM)])
         study.tell(trial, np.atleast_1d(values_of(x, objectives)).tolist())
-        times.append(clock.total - before)
+        times.append(clock.seconds - before)
         if len(times) >= 3 and sum(times) > budget:
             break
     return times[0], float(np.mean(times[1:]))
@@ -140,8 +113,8 @@ def main(argv: list[str] | None = None) -> None:
         help="Comma-separated numbers of finished trials",
     )
     a = p.parse(argv, stamp=False)
-    names = split_names(a.samplers)
-    require_packages(names, "overhead")
+    names = _samplers.split_names(a.samplers)
+    _samplers.require_packages(names, "overhead")
     out = _harness.results_dir(a.out)
     print(_harness.stamp_core(), flush=True)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
@@ -160,10 +133,8 @@ def main(argv: list[str] | None = None) -> None:
                 continue
             c, m = measure(name, n, k, objectives=a.objectives)
             per[(name, n)], cold[(name, n)] = m, c
-            print(
-                f"n={n:6d} {name:8s} cold {c * 1e3:9.2f} ms  per trial {m * 1e3:9.2f} ms",
-                flush=True,
-            )
+            line = f"n={n:6d} {name:8s} cold {c * 1e3:9.2f} ms  per trial {m * 1e3:9.2f} ms"
+            print(line, flush=True)
             if max(c, m) > limit:
                 alive.discard(name)
     rows = []
@@ -175,22 +146,17 @@ def main(argv: list[str] | None = None) -> None:
                 cells.append("-")
                 continue
             ratio = f" ({per[(name, n)] / tpe:.2g}x)" if tpe else ""
-            cells.append(f"{fmt(1e3 * per[(name, n)])}{ratio}")
-        tree_cold = fmt(1e3 * cold[("TreeUCB", n)]) if ("TreeUCB", n) in cold else "-"
+            cells.append(f"{_report.fmt(1e3 * per[(name, n)])}{ratio}")
+        tree_cold = _report.fmt(1e3 * cold[("TreeUCB", n)]) if ("TreeUCB", n) in cold else "-"
         rows.append([str(n), *cells, tree_cold])
     header = ["finished trials", *[f"{s} ms (x TPE)" for s in names], "TreeUCB cold ms"]
-    curves: dict[str, Curve] = {}
+    curves: dict[str, _report.Curve] = {}
     for name in names:
         ns = [n for n in sizes if (name, n) in per]
         curves[name] = (ns, [1e3 * per[(name, n)] for n in ns])
-    plot_panels(
-        {"5-D, continuous": curves},
-        out / f"{a.name}.png",
-        xlabel="finished trials",
-        ylabel="ms inside the sampler per trial",
-        xlog=True,
-        marker="o",
-    )
+    path, ylabel = out / f"{a.name}.png", "ms inside the sampler per trial"
+    panels, xlabel = {"5-D, continuous": curves}, "finished trials"
+    _report.plot_panels(panels, path, xlabel=xlabel, ylabel=ylabel, xlog=True, marker="o")
     what = "two objectives (spheres around 1 and -1)" if a.objectives == 2 else "one objective"
     _harness.finish(
         a,
@@ -199,7 +165,7 @@ def main(argv: list[str] | None = None) -> None:
         f"to TPE at the same size, same process), 5-D continuous space, max({k}, n/10) timed "
         "trials after n finished trials were added; '-' = not run (a trial exceeded "
         f"{limit:g} s at a smaller size). 'cold' = first trial, caches built from scratch. ",
-        "\n" + md_table(header, rows) + f"\n![{a.name}]({a.name}.png)\n",
+        "\n" + _report.md_table(header, rows) + f"\n![{a.name}]({a.name}.png)\n",
     )
 
 

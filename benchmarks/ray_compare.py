@@ -11,7 +11,6 @@ Usage::
 
 from __future__ import annotations
 
-import time
 import traceback
 from typing import Any
 
@@ -19,13 +18,9 @@ import numpy as np
 
 from benchmarks import _harness
 from benchmarks import _report
+from benchmarks import _samplers
 from benchmarks._harness import Quick
 from benchmarks._problems import _functions as _bbob
-from benchmarks._samplers import make_searcher
-from benchmarks._samplers import require
-from benchmarks._samplers import require_packages
-from benchmarks._samplers import searcher_owns_space
-from benchmarks._samplers import split_names
 
 SEARCHERS = (
     "TreeUCBSearch",
@@ -85,26 +80,24 @@ def space(dim: int) -> dict[str, Any]:
     return {f"x{i}": tune.uniform(_bbob.LOW, _bbob.HIGH) for i in range(dim)}
 
 
-def run_one(name: str, problem: str, seed: int, n_trials: int) -> dict[str, Any]:
-    """One Tune run; per trial (in creation order) the observed and the noiseless value."""
-
+def run_one(job: tuple[str, str, int, int]) -> dict[str, Any]:
+    """One Tune run ``(searcher, problem, seed, n_trials)``; per trial (in creation order) the
+    observed and the noiseless value."""
+    name, problem, seed, n_trials = job
     fid, dim, noisy = _bbob.parse(problem)
     bbob = _bbob.BBOBFunction(fid, dim, seed, noisy)
     # a searcher that owns the space gets it, metric and mode at construction, Tune none
-    owns_space = searcher_owns_space(name)
+    owns_space = _samplers.searcher_owns_space(name)
     given = {"space": space(dim), "metric": "loss", "mode": "min"} if owns_space else {}
-    search_alg = _harness.timed(make_searcher(name, seed, budget=n_trials, **given))
+    search_alg = _harness.timed(_samplers.make_searcher(name, seed, budget=n_trials, **given))
     out: dict[str, Any] = {"sampler": name, "problem": problem, "seed": seed, "error": ""}
     out["group"] = "bbob-noisy" if noisy else f"bbob-{dim}d"
     out["scale"] = bbob.median_random
     try:
+        trainable = make_trainable(fid, dim, bbob.instance, seed, noisy)
+        param_space = None if owns_space else space(dim)
         grid, out["wall"] = _harness.fit_tuner(
-            make_trainable(fid, dim, bbob.instance, seed, noisy),
-            search_alg,
-            n_trials,
-            param_space=None if owns_space else space(dim),
-            metric="loss",
-            mode="min",
+            trainable, search_alg, n_trials, param_space, metric="loss", mode="min"
         )
         rows = _harness.trial_results(grid, n_trials)
         out["obs"] = np.array([m["loss"] for m in rows])
@@ -151,27 +144,23 @@ def main(argv: list[str] | None = None) -> None:
     p.option("--searchers", help="Comma-separated subset of the searchers.")
     p.option("--no-plot", False, action="store_true", help="Write the table only.")
     a = p.parse(argv, stamp=False)
-    require("ray.tune", "the Tune runs", "ray_compare")
-    require("ioh", "the BBOB functions", "ray_compare")
-    names = split_names(a.searchers) if a.searchers else list(SEARCHERS)
-    require_packages(names, "ray_compare", searchers=True)
-    problems = (
-        a.problems.split(",") if a.problems else list(QUICK_PROBLEMS if a.quick else PROBLEMS)
-    )
+    _samplers.require("ray.tune", "the Tune runs", "ray_compare")
+    _samplers.require("ioh", "the BBOB functions", "ray_compare")
+    names = _samplers.split_names(a.searchers) if a.searchers else list(SEARCHERS)
+    _samplers.require_packages(names, "ray_compare", searchers=True)
+    problems = list(QUICK_PROBLEMS if a.quick else PROBLEMS)
+    problems = a.problems.split(",") if a.problems else problems
     for pr in problems:
         try:
             _bbob.parse(pr)
         except ValueError as exc:
             raise SystemExit(str(exc)) from None
     print(_harness.stamp_core(), flush=True)
-    results = []
-    for pr in problems:  # one Tune run at a time; searchers interleaved so load hits all alike
-        for seed in _harness.seeds(a):
-            for s in names:
-                t0 = time.time()
-                results.append(run_one(s, pr, seed, a.trials))
-                err = results[-1]["error"]
-                print(f"  {pr} seed {seed} {s}: {time.time() - t0:.0f} s {err}", flush=True)
+    # one Tune run at a time; searchers interleaved so that the load hits all alike
+    jobs = [
+        (s, pr, seed, a.trials) for pr in problems for seed in _harness.seeds(a) for s in names
+    ]
+    results = _harness.pmap(run_one, jobs, 1)
     failed = sorted({r["sampler"] for r in results if r["error"]})
     ranked = [s for s in names if s not in failed]
     good = [r for r in results if r["sampler"] in ranked]
@@ -187,15 +176,10 @@ def main(argv: list[str] | None = None) -> None:
     ]
     if failed:
         errors = [
-            f"{r['sampler']} on {r['problem']} seed {r['seed']}: {r['error']}"
-            for r in results
-            if r["error"]
+            f"{r['sampler']} on {r['problem']} seed {r['seed']}: {r['error']}" for r in results
         ]
-        parts.append(
-            "\nFailed runs (these searchers are left out of the ranks): "
-            + "; ".join(errors)
-            + "\n"
-        )
+        text = "; ".join(e for e, r in zip(errors, results) if r["error"])
+        parts.append(f"\nFailed runs (these searchers are left out of the ranks): {text}\n")
     if ranked and not a.no_plot:
         _report.plot_regret(good, ranked, _harness.results_dir(a.out) / f"{a.name}.png")
         parts.append(f"\n![best so far]({a.name}.png)\n")

@@ -11,6 +11,7 @@ Usage::
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import math
@@ -30,6 +31,9 @@ from benchmarks._harness import Quick
 from benchmarks._postgres import LocalPostgres
 from benchmarks._postgres import missing as postgres_missing
 from benchmarks._report import md_table
+from benchmarks._samplers import SEARCHERS
+from benchmarks._samplers import make_sampler
+from benchmarks._samplers import make_searcher
 
 PARTS = ("processes", "searcher", "sampler", "tune")
 STORAGES = ("journal", "sqlite", "postgresql")
@@ -64,9 +68,7 @@ def _worker(argv: list[str]) -> None:
     kind, path, sampler_name, index, n_trials, go = argv
     import optuna
 
-    from benchmarks._samplers import make_sampler
-
-    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    _harness.quiet()
     # every TreeUCB worker gets seed 0 (trial numbers keep them apart), Random its index
     sampler = make_sampler(sampler_name, 0 if sampler_name == "TreeUCB" else int(index))
     study = optuna.load_study(study_name="scale", storage=_storage(kind, path), sampler=sampler)
@@ -98,15 +100,8 @@ def throughput(
         go = str(Path(tmp) / "go")
         optuna.create_study(study_name="scale", storage=_storage(kind, path))
         cmd = [sys.executable, "-m", "benchmarks.scale", WORKER, kind, path, sampler_name]
-        procs = [
-            subprocess.Popen(
-                [*cmd, str(i), str(per_proc), go],
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-            for i in range(n_procs)
-        ]
+        pipe, argvs = subprocess.PIPE, [[*cmd, str(i), str(per_proc), go] for i in range(n_procs)]
+        procs = [subprocess.Popen(v, stdout=pipe, stderr=pipe, text=True) for v in argvs]
         deadline = time.time() + 600  # imports and load_study, off the clock
         while time.time() < deadline and not all(
             Path(f"{go}.ready{i}").exists() or procs[i].poll() is not None for i in range(n_procs)
@@ -126,27 +121,22 @@ def throughput(
         trials = study.get_trials(deepcopy=False)
         if url:
             optuna.delete_study(study_name="scale", storage=_storage(kind, path))
-    complete = [t for t in trials if t.state == optuna.trial.TrialState.COMPLETE]
+    state = optuna.trial.TrialState
+    complete = [t for t in trials if t.state == state.COMPLETE]
     points = [tuple(sorted(t.params.items())) for t in complete]
     wall = max(r["end"] for r in reports) - min(r["start"] for r in reports) if reports else 0
     cpu = sum(r["cpu"] for r in reports)
-    return {
-        "rate": len(complete) / wall if wall > 0 else 0.0,
-        "cpu_ms": 1e3 * cpu / len(complete) if complete else 0.0,
-        "lost": n_procs * per_proc - len(complete),
-        "running": sum(t.state == optuna.trial.TrialState.RUNNING for t in trials),
-        "duplicates": len(points) - len(set(points)),
-        "errors": errors + sum(t.state == optuna.trial.TrialState.FAIL for t in trials),
-    }
+    res = {"rate": len(complete) / wall if wall > 0 else 0.0}
+    res["cpu_ms"] = 1e3 * cpu / len(complete) if complete else 0.0
+    res["lost"] = n_procs * per_proc - len(complete)
+    res["running"] = sum(t.state == state.RUNNING for t in trials)
+    res["duplicates"] = len(points) - len(set(points))
+    return {**res, "errors": errors + sum(t.state == state.FAIL for t in trials)}
 
 
 # the process part's defects: key of throughput()'s result -> column
-DEFECTS = {
-    "lost": "lost",
-    "running": "left running",
-    "duplicates": "duplicates",
-    "errors": "errors",
-}
+DEFECTS = {"lost": "lost", "running": "left running", "duplicates": "duplicates"}
+DEFECTS["errors"] = "errors"
 
 
 def _process_rows(
@@ -154,20 +144,13 @@ def _process_rows(
 ) -> list[list[str]]:
     rows = []
     for n in procs:
-        rates: dict[str, list[float]] = {"Random": [], "TreeUCB": []}
-        cpus: dict[str, list[float]] = {"Random": [], "TreeUCB": []}
-        defects = dict.fromkeys(DEFECTS, 0)
-        for rep in range(repeats):
-            for name in list(rates) if rep % 2 == 0 else list(rates)[::-1]:
-                r = throughput(kind, n, name, per_proc, url)
-                rates[name].append(r["rate"])
-                cpus[name].append(r["cpu_ms"])
-                if name == "TreeUCB":
-                    for key in defects:
-                        defects[key] += int(r[key])
-                print(f"  {kind} {n} processes {name}: {r}", flush=True)
-        tree, rand = float(np.median(rates["TreeUCB"])), float(np.median(rates["Random"]))
-        cpu_tree, cpu_rand = float(np.median(cpus["TreeUCB"])), float(np.median(cpus["Random"]))
+        runs: dict[str, list[dict[str, float]]] = {"Random": [], "TreeUCB": []}
+        for _, name in _harness.alternating(list(runs), repeats):
+            runs[name].append(throughput(kind, n, name, per_proc, url))
+            print(f"  {kind} {n} processes {name}: {runs[name][-1]}", flush=True)
+        defects = {k: sum(int(r[k]) for r in runs["TreeUCB"]) for k in DEFECTS}
+        rand, tree = (float(np.median([r["rate"] for r in runs[s]])) for s in runs)
+        cpu_rand, cpu_tree = (float(np.median([r["cpu_ms"] for r in runs[s]])) for s in runs)
         rows.append(
             [kind, str(n), str(n * per_proc), f"{rand:.1f}", f"{tree:.1f}"]
             + [f"{tree / rand:.2f}x" if rand > 0 else "-"]
@@ -240,8 +223,6 @@ def _window(times: np.ndarray, n: int) -> float:
 
 
 def run_searcher(n: int, widths: list[int], n_optuna: int) -> str:
-    from benchmarks._samplers import SEARCHERS
-    from benchmarks._samplers import make_searcher
 
     sizes = {"TreeUCBSearch": n, "OptunaSearch (TPE)": n_optuna, "HyperOptSearch": n_optuna}
     for name in list(sizes):
@@ -275,38 +256,21 @@ def sampler_cost(
     from optuna.distributions import FloatDistribution
     from optuna.distributions import IntDistribution
 
-    dists = {
-        "x": FloatDistribution(-5.0, 5.0),
-        "y": FloatDistribution(-5.0, 5.0),
-        "lr": FloatDistribution(1e-5, 1.0, log=True),
-        "k": IntDistribution(1, 64),
-        "c": CategoricalDistribution(["a", "b", "c"]),
-    }
+    dists: dict[str, Any] = {"x": FloatDistribution(-5.0, 5.0), "y": FloatDistribution(-5.0, 5.0)}
+    dists["lr"] = FloatDistribution(1e-5, 1.0, log=True)
+    dists.update(k=IntDistribution(1, 64), c=CategoricalDistribution(["a", "b", "c"]))
     rng = np.random.default_rng(0)
     trials = []
     for _ in range(n):
-        params: dict[str, Any] = {
-            "x": float(rng.uniform(-5, 5)),
-            "y": float(rng.uniform(-5, 5)),
-            "lr": float(10 ** rng.uniform(-5, 0)),
-            "k": int(rng.integers(1, 65)),
-            "c": str(rng.choice(["a", "b", "c"])),
-        }
+        params: dict[str, Any] = {"x": float(rng.uniform(-5, 5)), "y": float(rng.uniform(-5, 5))}
+        params["lr"] = float(10 ** rng.uniform(-5, 0))
+        params.update(k=int(rng.integers(1, 65)), c=str(rng.choice(["a", "b", "c"])))
         value = params["x"] ** 2 + params["y"] ** 2 + abs(params["k"] - 8) + (params["c"] != "b")
         trials.append(optuna.create_trial(params=params, distributions=dists, value=value))
     sampler = make()
     study = optuna.create_study(sampler=sampler)
     study.add_trials(trials)
-    inner: list[float] = []
-    original = sampler.sample_relative
-
-    def timed(*args: Any) -> Any:
-        start = time.perf_counter()
-        out = original(*args)
-        inner.append(time.perf_counter() - start)
-        return out
-
-    sampler.sample_relative = timed  # type: ignore[method-assign]
+    inner = _harness.Clock(sampler, "sample_relative").calls
     start = time.perf_counter()
     live = [study.ask(dists) for _ in range(max(pending, 1))]
     cold = time.perf_counter() - start
@@ -323,8 +287,6 @@ def sampler_cost(
 
 def run_sampler(sizes: list[int], widths: list[int], k: int) -> str:
     import optuna
-
-    from benchmarks._samplers import make_sampler
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     rows = []
@@ -378,32 +340,21 @@ def tune_run(name: str, n: int, concurrency: int, seconds: float = 0.0) -> dict[
     """One ``Tuner.fit`` of ``n`` trials (each sleeps ``seconds``), ``concurrency`` at a time."""
     from ray import tune
 
-    from benchmarks._samplers import make_searcher
-
     # the ConcurrencyLimiter that max_concurrent_trials would build, timed (a
     # BasicVariantGenerator keeps its own limit)
     search_alg = _harness.timed(make_searcher(name, 0, max_concurrent=concurrency), concurrency)
     counter = _running_counter()
+    trainable = tune.with_resources(_tune_trainable(seconds), {"cpu": 2 / concurrency})
+    config = {"callbacks": [counter]}
     grid, wall = _harness.fit_tuner(
-        tune.with_resources(_tune_trainable(seconds), {"cpu": 2 / concurrency}),
-        search_alg,
-        n,
-        _tune_space(),
-        {"callbacks": [counter]},
-        metric="loss",
-        mode="min",
+        trainable, search_alg, n, _tune_space(), config, metric="loss", mode="min"
     )
-    metrics = [grid[i].metrics or {} for i in range(len(grid))]
-    configs = [grid[i].config or {} for i in range(len(grid))]
-    points = [tuple(sorted((k, c.get(k)) for k in _tune_space())) for c in configs]
-    return {
-        "wall_ms": 1e3 * wall / n,
-        "searcher_ms": 1e3 * float(getattr(search_alg, "seconds", math.nan)) / n,
-        "peak": float(counter.peak),
-        "errors": float(sum(grid[i].error is not None for i in range(len(grid)))),
-        "missing": float(n - len([m for m in metrics if "loss" in m])),
-        "duplicates": float(len(points) - len(set(points))),
-    }
+    trials = [grid[i] for i in range(len(grid))]
+    points = [tuple(sorted((k, (t.config or {}).get(k)) for k in _tune_space())) for t in trials]
+    out = {"wall_ms": 1e3 * wall / n, "searcher_ms": 1e3 * float(search_alg.seconds) / n}
+    out.update(peak=float(counter.peak), errors=float(sum(t.error is not None for t in trials)))
+    out["missing"] = float(n - len([t for t in trials if "loss" in (t.metrics or {})]))
+    return {**out, "duplicates": float(len(points) - len(set(points)))}
 
 
 # the tune part's defects: key of tune_run()'s result -> column
@@ -414,25 +365,17 @@ def run_tune(n: int, concurrency: int, repeats: int, seconds: float) -> str:
     _harness.start_ray()
     names = ("BasicVariantGenerator (random)", "TreeUCBSearch")
     runs: dict[str, list[dict[str, float]]] = {name: [] for name in names}
-    for rep in range(repeats):
-        for name in names if rep % 2 == 0 else names[::-1]:
-            runs[name].append(tune_run(name, n, concurrency, seconds))
-            print(f"  {name}: {runs[name][-1]}", flush=True)
+    for _, name in _harness.alternating(names, repeats):
+        runs[name].append(tune_run(name, n, concurrency, seconds))
+        print(f"  {name}: {runs[name][-1]}", flush=True)
     rows = []
     random_wall = float(np.median([r["wall_ms"] for r in runs[names[0]]]))
-    for name in names:
-        wall = float(np.median([r["wall_ms"] for r in runs[name]]))
-        rows.append(
-            [
-                name,
-                f"{n} x {repeats}",
-                f"{wall:.1f}",
-                f"{float(np.median([r['searcher_ms'] for r in runs[name]])):.2f}",
-                f"{wall / random_wall:.2f}x",
-                str(int(max(r["peak"] for r in runs[name]))),
-                *[str(int(sum(r[k] for r in runs[name]))) for k in TUNE_DEFECTS],
-            ]
-        )
+    for name, mine in runs.items():
+        wall = float(np.median([r["wall_ms"] for r in mine]))
+        searcher = float(np.median([r["searcher_ms"] for r in mine]))
+        row = [name, f"{n} x {repeats}", f"{wall:.1f}", f"{searcher:.2f}"]
+        row += [f"{wall / random_wall:.2f}x", str(int(max(r["peak"] for r in mine)))]
+        rows.append(row + [str(int(sum(r[k] for r in mine))) for k in TUNE_DEFECTS])
     header = ["searcher", "trials x runs", "wall ms per trial (median of runs)"]
     header += ["searcher ms per trial", "ratio to random"]
     header += ["most trials running at once (Tune's count)", *TUNE_DEFECTS.values()]
@@ -447,30 +390,15 @@ def main(argv: list[str] | None = None) -> None:
         return
     p = _harness.make_parser("scale", __doc__, quick="smaller sizes", name="scale")
     p.option("--parts", list(PARTS), nargs="+", choices=PARTS, help="The parts to run")
-    p.option(
-        "--procs",
-        Quick([1, 2, 4, 8], [1, 2, 4]),
-        type=int,
-        nargs="+",
-        help="Processes part: process counts",
-    )
+    procs = Quick([1, 2, 4, 8], [1, 2, 4])
+    p.option("--procs", procs, type=int, nargs="+", help="Processes part: process counts")
     p.option("--per-process", Quick(200, 50), type=int, help="Processes part: trials per process")
     p.option("--repeats", Quick(2, 1), type=int, help="Processes part: repeats")
-    p.option(
-        "--storages",
-        list(STORAGES),
-        nargs="+",
-        choices=STORAGES,
-        help="Processes part: the storages to share",
-    )
+    text = "Processes part: the storages to share"
+    p.option("--storages", list(STORAGES), nargs="+", choices=STORAGES, help=text)
     p.option("--n-trials", Quick(10_000, 2_000), type=int, help="Searcher part: trials")
-    p.option(
-        "--widths",
-        [1, 8, 64, 256],
-        type=int,
-        nargs="+",
-        help="Searcher and sampler parts: numbers of pending trials",
-    )
+    text = "Searcher and sampler parts: numbers of pending trials"
+    p.option("--widths", [1, 8, 64, 256], type=int, nargs="+", help=text)
     p.option("--sizes", [1_000, 10_000], type=int, nargs="+", help="Sampler part: finished trials")
     p.option("--sampler-trials", Quick(100, 30), type=int, help="Sampler part: trials timed")
     p.option("--tune-trials", Quick(300, 100), type=int, help="Tune part: trials per run")
@@ -480,12 +408,8 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse(args_in)
     n, per_proc = args.n_trials, args.per_process
     n_optuna = min(n, 1_000 if args.quick else 2_000)
-    sections = [
-        "# Scale: processes, pending trials, trials (issue 13)",
-        "",
-        f"Command: `{args.command_line}`.",
-        "",
-    ]
+    sections = ["# Scale: processes, pending trials, trials (issue 13)", ""]
+    sections += [f"Command: `{args.command_line}`.", ""]
     path = _harness.results_dir(args.out) / f"{args.name}.md"
 
     def write(done: bool) -> None:
@@ -494,66 +418,61 @@ def main(argv: list[str] | None = None) -> None:
             note = "_Partial: the run is still going (or was stopped)._\n\n" + note
         path.write_text("\n".join(sections) + "\n" + note)
 
-    if "searcher" in args.parts:
-        print("searcher", flush=True)
-        sections += [
-            f"## TreeUCBSearch with W pending trials (up to {n:,} trials)",
-            "",
-            "Milliseconds per `suggest` + `on_trial_complete` (median over the last tenth of "
-            f"the trials before the checkpoint); OptunaSearch and HyperOptSearch run {n_optuna:,} "
-            "trials, W = 1 and 64 only.",
-            "",
-            run_searcher(n, args.widths, n_optuna),
-        ]
-        write(done=False)
-    if "sampler" in args.parts:
-        print("sampler", flush=True)
-        k = args.sampler_trials
-        sections += [
-            f"## TreeUCBSampler with W running trials (median of {k} trials)",
-            "",
-            "A study pre-filled with n finished trials and W running ones (asked with "
-            "`study.ask(distributions)`); each step asks one trial and tells the oldest.",
-            "",
-            run_sampler(args.sizes, [0, 64] if args.quick else [0, 8, 64], k),
-        ]
-        write(done=False)
-    if "tune" in args.parts:
-        print("tune", flush=True)
-        n_tune = args.tune_trials
-        sections += [
-            f"## A real Tune run with max_concurrent_trials={args.concurrency}",
-            "",
-            f"`tune.Tuner` on a local `ray.init(num_cpus=2)`, {n_tune} zero-cost trials per run "
-            f"(each asks for 2/{args.concurrency} CPU so that {args.concurrency} fit), "
-            "`reuse_actors=True`, Tune's file loggers off; the two searchers alternate in one "
-            "process.  The limit is the `ConcurrencyLimiter` that `max_concurrent_trials` "
-            "builds (timed) for TreeUCBSearch, and `BasicVariantGenerator(max_concurrent=...)` "
-            "for random (Tune ignores `max_concurrent_trials` for a generator passed in).  "
-            "Wall = the whole `Tuner.fit` per trial; searcher = `suggest` + `on_trial_complete` "
-            "(`next_trial` for BasicVariantGenerator).  Ratio = wall time per trial against "
-            "random's.",
-            "",
-            run_tune(n_tune, args.concurrency, args.tune_repeats, args.trial_seconds),
-        ]
-        write(done=False)
-    if "processes" in args.parts:
-        print("processes", flush=True)
-        sections += [
-            f"## Processes on one storage ({per_proc} trials per process, median of "
-            f"{args.repeats} run(s))",
-            "",
-            "Zero-cost objective (3 floats, 1 int).  Ratio = TreeUCB / Random throughput "
-            "(wall clock; target >= 0.8x).  CPU ms/trial = the workers' CPU time (user + "
-            "system) per trial, the storage's share included; CPU ratio = Random's / "
-            "TreeUCB's, which a machine shared with other jobs disturbs far less than the "
-            "wall clock.  Lost, left running, duplicates and errors are summed over TreeUCB's "
-            "runs (all must be 0).",
-            "",
-        ]
-        for kind in args.storages:  # one table per storage, written as it completes
-            sections += [run_processes(args.procs, per_proc, args.repeats, [kind])]
-            write(done=False)
+    def part(name: str, title: str, prose: str, *tables: Callable[[], str]) -> None:
+        """Run one part, its tables in turn, and write the results so far after each."""
+        if name in args.parts:
+            print(name, flush=True)
+            sections.extend([title, "", prose, ""])
+            for table in tables:
+                sections.append(table())
+                write(done=False)
+
+    part(
+        "searcher",
+        f"## TreeUCBSearch with W pending trials (up to {n:,} trials)",
+        "Milliseconds per `suggest` + `on_trial_complete` (median over the last tenth of "
+        f"the trials before the checkpoint); OptunaSearch and HyperOptSearch run {n_optuna:,} "
+        "trials, W = 1 and 64 only.",
+        lambda: run_searcher(n, args.widths, n_optuna),
+    )
+    k = args.sampler_trials
+    part(
+        "sampler",
+        f"## TreeUCBSampler with W running trials (median of {k} trials)",
+        "A study pre-filled with n finished trials and W running ones (asked with "
+        "`study.ask(distributions)`); each step asks one trial and tells the oldest.",
+        lambda: run_sampler(args.sizes, [0, 64] if args.quick else [0, 8, 64], k),
+    )
+    n_tune = args.tune_trials
+    part(
+        "tune",
+        f"## A real Tune run with max_concurrent_trials={args.concurrency}",
+        f"`tune.Tuner` on a local `ray.init(num_cpus=2)`, {n_tune} zero-cost trials per run "
+        f"(each asks for 2/{args.concurrency} CPU so that {args.concurrency} fit), "
+        "`reuse_actors=True`, Tune's file loggers off; the two searchers alternate in one "
+        "process.  The limit is the `ConcurrencyLimiter` that `max_concurrent_trials` "
+        "builds (timed) for TreeUCBSearch, and `BasicVariantGenerator(max_concurrent=...)` "
+        "for random (Tune ignores `max_concurrent_trials` for a generator passed in).  "
+        "Wall = the whole `Tuner.fit` per trial; searcher = `suggest` + `on_trial_complete` "
+        "(`next_trial` for BasicVariantGenerator).  Ratio = wall time per trial against "
+        "random's.",
+        lambda: run_tune(n_tune, args.concurrency, args.tune_repeats, args.trial_seconds),
+    )
+    part(  # one table per storage, written as it completes
+        "processes",
+        f"## Processes on one storage ({per_proc} trials per process, median of "
+        f"{args.repeats} run(s))",
+        "Zero-cost objective (3 floats, 1 int).  Ratio = TreeUCB / Random throughput "
+        "(wall clock; target >= 0.8x).  CPU ms/trial = the workers' CPU time (user + "
+        "system) per trial, the storage's share included; CPU ratio = Random's / "
+        "TreeUCB's, which a machine shared with other jobs disturbs far less than the "
+        "wall clock.  Lost, left running, duplicates and errors are summed over TreeUCB's "
+        "runs (all must be 0).",
+        *(
+            functools.partial(run_processes, args.procs, per_proc, args.repeats, [kind])
+            for kind in args.storages
+        ),
+    )
     write(done=True)
     print(f"wrote {path}")
 

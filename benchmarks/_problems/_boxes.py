@@ -36,6 +36,7 @@ ZDT_REFERENCE = 11.0  # BoTorch's ZDT reference point, in every objective
 DTLZ_REFERENCE = 1.1
 GRAMACY_OPTIMUM = 0.5997880520010306
 ZDT3_FRONT_POINTS = 200_000
+ZDT_HYPERVOLUMES = {"zdt1": 121.0 - 1.0 / 3.0, "zdt2": 121.0 - 2.0 / 3.0}  # zdt3: computed
 DIGITS_EPOCHS = 15
 DIGITS_BUDGET = 1000  # parameters, digits-mlp-budget
 DIGITS_REFERENCE = (1.0, 4.5)  # validation error, log10 of the parameter count
@@ -78,18 +79,13 @@ def _from_pymoo(name: str, pm: Any, optimum: float, reference: np.ndarray | None
     """A :class:`Box` of pymoo's problem ``pm``: its bounds, objectives and inequality
     constraints."""
     low, high = np.asarray(pm.xl, dtype=float), np.asarray(pm.xu, dtype=float)
-    n_obj, n_constr = int(pm.n_obj), int(pm.n_ieq_constr)
-    return Box(name, low, high, n_obj, n_constr, _pymoo_evaluate(pm), optimum, reference)
 
-
-def _pymoo_evaluate(problem: object) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
     def evaluate(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        out = problem.evaluate(np.atleast_2d(x), return_values_of=["F", "G"])  # type: ignore[attr-defined]
-        F, G = out
+        F, G = pm.evaluate(np.atleast_2d(x), return_values_of=["F", "G"])
         G = np.zeros((1, 0)) if G is None else np.asarray(G)
         return np.asarray(F, dtype=float)[0], G.astype(float)[0]
 
-    return evaluate
+    return Box(name, low, high, int(pm.n_obj), int(pm.n_ieq_constr), evaluate, optimum, reference)
 
 
 def _zdt3_hypervolume() -> float:
@@ -126,14 +122,8 @@ def digits_error(x: np.ndarray) -> tuple[float, int]:
 
     hidden, lr, alpha, n_params = digits_network(x)
     Xtr, Xva, ytr, yva = _digits_split()
-    model = MLPClassifier(
-        hidden_layer_sizes=hidden,
-        learning_rate_init=lr,
-        alpha=alpha,
-        batch_size=128,
-        max_iter=DIGITS_EPOCHS,
-        random_state=0,
-    )
+    options = {"batch_size": 128, "max_iter": DIGITS_EPOCHS, "random_state": 0}
+    model = MLPClassifier(hidden_layer_sizes=hidden, learning_rate_init=lr, alpha=alpha, **options)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         model.fit(Xtr, ytr)
@@ -157,16 +147,8 @@ def moo_problem(name: str) -> Box:
     if name not in MOO_PROBLEMS:
         raise ValueError(f"Unknown multi-objective problem {name!r}; use one of {MOO_PROBLEMS}.")
     if name == "digits-mlp-size":
-        return Box(
-            name,
-            DIGITS_LOW,
-            DIGITS_HIGH,
-            2,
-            0,
-            _digits_size,
-            math.nan,
-            np.array(DIGITS_REFERENCE),
-        )
+        reference = np.array(DIGITS_REFERENCE)
+        return Box(name, DIGITS_LOW, DIGITS_HIGH, 2, 0, _digits_size, math.nan, reference)
     base, dims = name.split("-")
     d = int(dims[:-1])
     if base == "dtlz2":
@@ -175,9 +157,7 @@ def moo_problem(name: str) -> Box:
         ref = np.full(3, DTLZ_REFERENCE)
     else:
         pm = get_problem(base, n_var=d)
-        hv = {"zdt1": 121.0 - 1.0 / 3.0, "zdt2": 121.0 - 2.0 / 3.0}.get(
-            base
-        ) or _zdt3_hypervolume()
+        hv = ZDT_HYPERVOLUMES.get(base) or _zdt3_hypervolume()
         ref = np.full(2, ZDT_REFERENCE)
     return _from_pymoo(name, pm, hv, ref)
 

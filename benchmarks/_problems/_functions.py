@@ -60,14 +60,9 @@ BASE: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 
 @dataclass
 class TestFunction:
-    """One instance: function, dimension, shifted optimum, noise level.
-
-    Args:
-        name: A key of :data:`BASE`.
-        dim: Dimension.
-        seed: Draws the optimum (instance) and, separately, the noise stream.
-        noise: Noise sd as a fraction of the median value of uniform random points (0: none).
-    """
+    """One instance of a function of :data:`BASE`: ``seed`` draws the shifted optimum and,
+    apart, the noise stream; ``noise`` is the noise sd as a fraction of the median value of
+    uniform random points (0: none)."""
 
     name: str
     dim: int
@@ -163,13 +158,8 @@ FUNCTIONS: dict[str, Function] = {
 
 
 class BanditProblem:
-    """A function seen through [0, 1]^d, domain shifted per seed, values scaled to [0, 1].
-
-    Args:
-        fn: The function.
-        seed: Draws the shift, uniform in ``[-shift, shift] * width`` per dimension.
-        shift: Largest shift as a fraction of the domain width.
-    """
+    """A function seen through [0, 1]^d, values scaled to [0, 1]; ``seed`` draws the domain's
+    shift, uniform in ``[-shift, shift] * width`` per dimension."""
 
     def __init__(self, fn: Function, seed: int, shift: float = 0.1) -> None:
         self.fn = fn
@@ -234,14 +224,8 @@ def parse(name: str) -> tuple[int, int, bool]:
 
 @dataclass
 class BBOBFunction:
-    """One BBOB instance with an optional noise model.
-
-    Args:
-        fid: Function id, 1-24.
-        dim: Dimension.
-        seed: Run seed: chooses the instance (:func:`instance_of`) and the noise stream.
-        noisy: Apply the moderate Gaussian noise model.
-    """
+    """One BBOB instance (function ``fid``, 1-24): ``seed`` chooses the instance
+    (:func:`instance_of`) and the noise stream of the moderate Gaussian model (``noisy``)."""
 
     fid: int
     dim: int
