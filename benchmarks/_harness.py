@@ -158,6 +158,25 @@ def make_parser(command: str, doc: str | None, **common: Any) -> Parser:
     return parser
 
 
+def study_parser(
+    command: str,
+    doc: str | None,
+    quick: str | None,
+    trials: Quick,
+    seeds: Quick,
+    name: str | None,
+    samplers: str | None = None,
+    problems: bool = False,
+    paired: bool = True,
+) -> Parser:
+    """The parser of the commands that run Optuna studies (``optimize``, ``mixed``, ``moo``,
+    ``constrained``, ``async``): their common options, in one order."""
+    runs = {"seed_offset": 0, **({"problems": None} if problems else {}), "samplers": samplers}
+    saved = {"save": None, "load": None, **({"paired": None} if paired else {})}
+    common = {"quick": quick, "trials": trials, "seeds": seeds, **runs, "jobs": 1, "name": name}
+    return make_parser(command, doc, **common, **saved)
+
+
 def command_line(command: str, argv: Sequence[str] | None) -> str:
     """The exact command of a run, ``argv`` (``sys.argv[1:]`` if ``None``) shell-quoted."""
     args = sys.argv[1:] if argv is None else list(argv)

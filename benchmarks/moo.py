@@ -345,20 +345,7 @@ def run(mode: str, argv: list[str] | None = None) -> None:
     coco = COCO[mode]
     known = [*PROBLEMS[mode], *(_problems.INFEASIBLE_PROBLEMS if mode == "constrained" else ())]
     known += _problems.GROUPS[coco]
-    p = _harness.make_parser(
-        mode,
-        __doc__,
-        quick=None,
-        trials=Quick(200, 50),
-        seeds=Quick(3, 1),
-        seed_offset=0,
-        samplers=None,
-        jobs=1,
-        name=None,
-        save=None,
-        load=None,
-        paired=None,
-    )
+    p = _harness.study_parser(mode, __doc__, None, Quick(200, 50), Quick(3, 1), None)
     text = f"Comma-separated names, of {known}; {coco!r} stands for all its problems."
     p.option("--problems", ",".join(PROBLEMS[mode]), help=text)
     text = f"optuna: Optuna studies; ray: real Tune runs of the searchers {list(RAY_SEARCHERS)}"

@@ -80,22 +80,16 @@ def _run(
     return text, results
 
 
-def _parser(command: str, doc: str | None, quick: str, trials: Quick, samplers: str | None) -> Any:
-    """The parser of ``optimize`` and ``mixed``: the same common options, in the same order."""
-    runs = {"seeds": Quick(5, 2), "seed_offset": 0, "problems": None, "samplers": samplers}
-    saved = {"save": None, "load": None, "paired": None}
-    return _harness.make_parser(
-        command, doc, quick=quick, trials=trials, **runs, jobs=1, name=command, **saved
-    )
-
-
 def _walls(results: list[dict[str, Any]], samplers: list[str]) -> dict[str, float]:
     return {s: np.mean([r["wall"] for r in results if r["sampler"] == s]) for s in samplers}
 
 
 def main(argv: list[str] | None = None) -> None:
     """Run the comparison and write <name>.md and <name>.png into ``--out``."""
-    p = _parser("optimize", __doc__, "fewer problems and no GPSampler", Quick(200, 100), None)
+    quick = "fewer problems and no GPSampler"
+    p = _harness.study_parser(
+        "optimize", __doc__, quick, Quick(200, 100), Quick(5, 2), "optimize", problems=True
+    )
     p.option("--gp", False, action="store_true", help="Include GPSampler in quick mode.")
     a = p.parse(argv, stamp=False)
     samplers = _samplers.split_names(a.samplers or ",".join(SAMPLERS))
@@ -183,9 +177,9 @@ def main_mixed(argv: list[str] | None = None) -> None:
 
         python -m benchmarks mixed --quick                   # 2 problems, 2 seeds, 30 trials
     """
-    samplers = ",".join(MIXED_SAMPLERS)
-    p = _parser(
-        "mixed", main_mixed.__doc__, quick="2 problems", trials=Quick(200, 30), samplers=samplers
+    doc, samplers = main_mixed.__doc__, ",".join(MIXED_SAMPLERS)
+    p = _harness.study_parser(
+        "mixed", doc, "2 problems", Quick(200, 30), Quick(5, 2), "mixed", samplers, problems=True
     )
     a = p.parse(argv, stamp=False)
     samplers = _samplers.split_names(a.samplers)
