@@ -254,46 +254,29 @@ COCO_CONSTRAINED_PROBLEMS = tuple(
 COCO_BIOBJ_PROBLEMS = tuple(f"bbob-biobj-f{f}-{d}d" for d in BIOBJ_DIMS for f in BIOBJ_FUNCTIONS)
 
 
-def coco_constrained_problem(name: str, seed: int) -> Box:
-    """A problem of :data:`COCO_CONSTRAINED_PROBLEMS` for ``seed`` (its instance)."""
-    if name not in COCO_CONSTRAINED_PROBLEMS:
-        raise ValueError(f"Unknown problem {name!r}; use one of {COCO_CONSTRAINED_PROBLEMS}.")
-    suite, problem = _coco(name, seed)
+def coco_box(name: str, seed: int) -> Box:
+    """A problem of :data:`COCO_CONSTRAINED_PROBLEMS` or :data:`COCO_BIOBJ_PROBLEMS` for
+    ``seed`` (its instance): a biobjective one in [-5, 5]^d with COCO's nadir as reference."""
+    suite_name, fid, dims = name.rsplit("-", 2)
+    suite, problem = coco_problem(suite_name, int(fid[1:]), int(dims[:-1]), seed)
+    biobj = name in COCO_BIOBJ_PROBLEMS
 
     def evaluate(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        _ = suite
+        _ = suite  # alive as long as its problem
+        if biobj:
+            return np.asarray(problem(x), dtype=float), np.zeros(0)
         return np.array([float(problem(x))]), np.asarray(problem.constraint(x), dtype=float)
 
+    if biobj:
+        d, reference = int(problem.dimension), problem.largest_fvalues_of_interest
+        low, high = np.full(d, -BIOBJ_BOX), np.full(d, BIOBJ_BOX)
+        return Box(name, low, high, 2, 0, evaluate, math.nan, np.asarray(reference, dtype=float))
     low, high = np.asarray(problem.lower_bounds), np.asarray(problem.upper_bounds)
-    c = int(problem.number_of_constraints)
-    return Box(name, low, high, 1, c, evaluate, math.nan)
-
-
-def coco_biobj_problem(name: str, seed: int) -> Box:
-    """A problem of :data:`COCO_BIOBJ_PROBLEMS` for ``seed`` (its instance)."""
-    if name not in COCO_BIOBJ_PROBLEMS:
-        raise ValueError(f"Unknown problem {name!r}; use one of {COCO_BIOBJ_PROBLEMS}.")
-    suite, problem = _coco(name, seed)
-
-    def evaluate(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        _ = suite
-        return np.asarray(problem(x), dtype=float), np.zeros(0)
-
-    d = int(problem.dimension)
-    reference = np.asarray(problem.largest_fvalues_of_interest, dtype=float)
-    low, high = np.full(d, -BIOBJ_BOX), np.full(d, BIOBJ_BOX)
-    return Box(name, low, high, 2, 0, evaluate, math.nan, reference)
-
-
-def _coco(name: str, seed: int) -> tuple[Any, Any]:
-    suite_name, fid, dims = name.rsplit("-", 2)
-    return coco_problem(suite_name, int(fid[1:]), int(dims[:-1]), seed)
+    return Box(name, low, high, 1, int(problem.number_of_constraints), evaluate, math.nan)
 
 
 def box(name: str, seed: int) -> Box:
     """The problem ``name`` for ``seed`` (the instance of a BBOB-like or COCO problem)."""
-    if name in COCO_BIOBJ_PROBLEMS:
-        return coco_biobj_problem(name, seed)
-    if name in COCO_CONSTRAINED_PROBLEMS:
-        return coco_constrained_problem(name, seed)
+    if name in COCO_BIOBJ_PROBLEMS or name in COCO_CONSTRAINED_PROBLEMS:
+        return coco_box(name, seed)
     return moo_problem(name) if name in MOO_PROBLEMS else constrained_problem(name, seed)
