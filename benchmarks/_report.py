@@ -74,6 +74,27 @@ def mean_ranks(values: np.ndarray) -> np.ndarray:
     return rankdata(filled, axis=0).mean(axis=1)  # type: ignore[no-any-return]
 
 
+def cell_ranks(score_of: dict[tuple[Any, ...], float], samplers: list[str]) -> np.ndarray:
+    """Mean rank per sampler over the cells (keys ``(sampler, *cell)``) that every sampler has;
+    NaN where none has all."""
+    cells = sorted({k[1:] for k in score_of})
+    done = [c for c in cells if all((s, *c) in score_of for s in samplers)]
+    values = np.array([[score_of[(s, *c)] for c in done] for s in samplers])
+    return mean_ranks(values) if done else np.full(len(samplers), np.nan)
+
+
+def paired_cells(
+    score_of: dict[tuple[Any, ...], float], sampler: str, baseline: str
+) -> tuple[Paired, int]:
+    """:func:`paired` of ``sampler``'s scores to ``baseline``'s over the cells both have with
+    finite scores, and the number of cells both have."""
+    cells = [k[1:] for k in score_of if k[0] == sampler and (baseline, *k[1:]) in score_of]
+    mine = np.array([score_of[(sampler, *c)] for c in cells])
+    base = np.array([score_of[(baseline, *c)] for c in cells])
+    ok = np.isfinite(mine) & np.isfinite(base)
+    return paired(mine[ok], base[ok]), len(cells)
+
+
 def fmt(v: float, digits: int = 3) -> str:
     """A compact number: fixed for moderate magnitudes, scientific otherwise."""
     if v is None or (isinstance(v, float) and math.isnan(v)):

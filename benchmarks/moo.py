@@ -241,19 +241,11 @@ def cost_per_trial(result: dict[str, Any]) -> float:
 
 
 # -- report ------------------------------------------------------------------------------------
-def _ranks(score_of: dict[tuple[str, str, int], float], samplers: list[str]) -> np.ndarray:
-    """Mean rank per sampler over the (problem, seed) cells that every sampler ran."""
-    cells = sorted({(p, s) for _, p, s in score_of})
-    done = [c for c in cells if all((s, *c) in score_of for s in samplers)]
-    values = np.array([[score_of[(s, *c)] for c in done] for s in samplers])
-    return _report.mean_ranks(values) if done else np.full(len(samplers), np.nan)
-
-
 def report(results: list[dict[str, Any]], samplers: list[str], checkpoints: list[int]) -> str:
     """The rank table and the per-problem median scores at the last checkpoint."""
     mode = results[0]["mode"]
     score_at = {t: scores(results, t) for t in checkpoints}
-    ranks = {t: _ranks(score_at[t], samplers) for t in checkpoints}
+    ranks = {t: _report.cell_ranks(score_at[t], samplers) for t in checkpoints}
     header = ["sampler", *(f"rank @{t}" for t in checkpoints)]
     if mode == "constrained":
         header += [f"feasible @{t}" for t in checkpoints]
@@ -304,16 +296,8 @@ def paired_table(
         for s in samplers:
             if s == baseline:
                 continue
-            cells = [
-                (p, seed) for x, p, seed in score_of if x == s and (baseline, p, seed) in score_of
-            ]
-            mine = np.array([score_of[(s, *c)] for c in cells])
-            base = np.array([score_of[(baseline, *c)] for c in cells])
-            ok = np.isfinite(mine) & np.isfinite(base)
-            st = _report.paired(mine[ok], base[ok])
-            rows.append(
-                [str(t), s, f"{int(ok.sum())} of {len(cells)}", str(st), _report.fmt(st.win, 2)]
-            )
+            st, n = _report.paired_cells(score_of, s, baseline)
+            rows.append([str(t), s, f"{st.n} of {n}", str(st), _report.fmt(st.win, 2)])
     header = ["trials", "sampler", "cells", f"log-ratio to {baseline} ± s.e.", "win"]
     text = f"\nPaired to {baseline} (negative: better than {baseline}):\n\n"
     return text + _report.md_table(header, rows)
