@@ -252,10 +252,7 @@ class AutoRuleSampler(BaseSampler):
     after that many trials.  With several objectives or constraints the same rule, each
     sampler handling them as it does; from that many trials on, CMA-ES only for one objective
     without constraints, TPE otherwise (the rule names no sampler there; CMA-ES takes neither).
-
-    Args:
-        seed: Seed of every sampler it delegates to.
-    """
+    ``seed`` seeds every sampler it delegates to."""
 
     def __init__(self, *, seed: int | None = None) -> None:
         self._seed = seed

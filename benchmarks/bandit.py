@@ -118,9 +118,7 @@ def main(argv: list[str] | None = None) -> None:
     a = p.parse(argv, stamp=False)
     require("PyXAB", "the PyXAB baselines", "bandit")
     print(_harness.stamp_core(), flush=True)
-    T = a.rounds
-    n_seeds = a.seeds
-    seeds = list(range(n_seeds))
+    T, seeds = a.rounds, list(range(a.seeds))
     functions = list(FUNCTIONS)
     methods = treeucb_methods()
     methods += [Method(f"{algo} (default)", "pyxab", {}, algo) for algo in PYXAB_ALGOS]
@@ -128,7 +126,7 @@ def main(argv: list[str] | None = None) -> None:
     methods.append(Method("Random", "random"))
     jobs_list = [(m, f, s, T, a.noise) for m in methods for f in functions for s in seeds]
     results = _harness.pmap(run_bandit, jobs_list, a.jobs)
-    write_report(results, a, T, n_seeds, functions, "")
+    write_report(results, a, functions, "")
     if a.no_tuning:
         return
     tseeds = list(range(2 if a.quick else 3))
@@ -152,18 +150,14 @@ def main(argv: list[str] | None = None) -> None:
         "disjoint from the report seeds):\n\n"
         + _report.md_table(["algorithm", *functions], choice)
     )
-    write_report(results, a, T, n_seeds, functions, tuned_note)
+    write_report(results, a, functions, tuned_note)
 
 
 def write_report(
-    results: list[dict[str, Any]],
-    a: argparse.Namespace,
-    T: int,
-    n_seeds: int,
-    functions: list[str],
-    tuned_note: str,
+    results: list[dict[str, Any]], a: argparse.Namespace, functions: list[str], tuned_note: str
 ) -> None:
     """Write bandit.md and bandit.png into ``--out``."""
+    T, n_seeds = a.rounds, a.seeds
     labels = list(dict.fromkeys(r["label"] for r in results))
     table, gm = summarise(results, labels, functions)
     out = _harness.results_dir(a.out)

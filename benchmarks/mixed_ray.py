@@ -132,12 +132,7 @@ def main(argv: list[str] | None = None) -> None:
     require("ray", "the Tune runs", "mixed_ray", extra="ray")
     _harness.stamp_core()
     seeds = _harness.seeds(args)
-    jobs = [
-        (s, problem, seed, args.trials)
-        for problem in problems
-        for seed in seeds
-        for s in SEARCHERS
-    ]
+    jobs = [(s, pr, seed, args.trials) for pr in problems for seed in seeds for s in SEARCHERS]
     results = _harness.pmap(run_one, jobs, 1)
     budgets = sorted({min(50, args.trials), args.trials})
     args.mode = f"{args.seeds} seeds"

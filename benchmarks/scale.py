@@ -223,7 +223,6 @@ def _window(times: np.ndarray, n: int) -> float:
 
 
 def run_searcher(n: int, widths: list[int], n_optuna: int) -> str:
-
     sizes = {"TreeUCBSearch": n, "OptunaSearch (TPE)": n_optuna, "HyperOptSearch": n_optuna}
     for name in list(sizes):
         package = SEARCHERS[name].package
@@ -330,8 +329,7 @@ def _running_counter() -> Any:
         def on_trial_complete(self, iteration: int, trials: list, trial: Any, **info: Any) -> None:
             self.running -= 1
 
-        def on_trial_error(self, iteration: int, trials: list, trial: Any, **info: Any) -> None:
-            self.running -= 1
+        on_trial_error = on_trial_complete
 
     return RunningCounter()
 

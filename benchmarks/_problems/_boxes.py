@@ -46,20 +46,10 @@ DIGITS_HIGH = np.array([7.0, 2.5, -1.0, -1.0])
 
 @dataclass(frozen=True)
 class Box:
-    """One instance: ``evaluate(x)`` gives the objectives and the constraint values.
-
-    Args:
-        name: A name of :data:`MOO_PROBLEMS` or :data:`CONSTRAINED_PROBLEMS`.
-        low: Lower bounds, shape (d,).
-        high: Upper bounds, shape (d,).
-        n_objectives: ``k``.
-        n_constraints: ``c`` (0: unconstrained).
-        evaluate: ``x`` of shape (d,) to ``(F, G)``: objectives of shape (k,) (minimised)
-            and constraint values of shape (c,) (feasible when all <= 0).
-        optimum: ``HV*`` of the true front (several objectives) or ``f*`` (one objective);
-            NaN for a real task (the report takes the best seen over its runs).
-        reference: The hypervolume's reference point, shape (k,) (several objectives).
-    """
+    """One instance in the box ``[low, high]`` (shape (d,)): ``evaluate(x)`` gives the ``k``
+    objectives (minimised) and the ``c`` constraint values (feasible when all <= 0).
+    ``optimum`` is ``HV*`` of the true front (several objectives, below ``reference``) or
+    ``f*``; NaN for a real task (the report takes the best seen over its runs)."""
 
     name: str
     low: np.ndarray
