@@ -1,9 +1,7 @@
-"""The one factory of the benchmarks' samplers (Optuna) and searchers (Ray Tune).
-
-A name is a registered name, optionally followed by constructor options in brackets,
-``Name[key=value,...]`` (benchmarks/README.md). Add a sampler or searcher by adding one
-:class:`Entry` to :data:`SAMPLERS` or :data:`SEARCHERS`, naming the package it needs (checked
-up front by :func:`require_packages`).
+"""The one factory of the benchmarks' samplers (Optuna) and searchers (Ray Tune): a registered
+name, optionally with constructor options in brackets, ``Name[key=value,...]``
+(benchmarks/README.md); a new one is one :class:`Entry` of :data:`SAMPLERS` or
+:data:`SEARCHERS`, naming the package it needs (checked up front by :func:`require_packages`).
 """
 
 from __future__ import annotations

@@ -1,19 +1,11 @@
-"""The problem registry of the benchmark commands: every problem by name, in one place.
+"""The problem registry of the benchmark commands: every problem by name, in one place
+(benchmarks/README.md, Layout and Problems).
 
-A name resolves to its kind and group with :func:`kind_of` (the one lookup), and is built for a
-seed as what its command needs:
-
-* :func:`study`: an Optuna objective that records each trial's noiseless value and branch
-  (:mod:`benchmarks._problems._studies`; ``optimize``, ``mixed``, ``mixed_ray``);
-* :func:`box`: objectives and constraint values of a point in a box
-  (:mod:`benchmarks._problems._boxes`; ``moo``, ``constrained``);
-* :func:`function`: a function on [-5, 5]^d with its noise, for the core's ask/tell
-  (:mod:`benchmarks._problems._functions`; ``ablation``, ``paired``, ``inbox``, ``async``);
-* :data:`FUNCTIONS`: the Lipschitz functions of ``bandit`` and ``ablation``.
-
-``--problems`` takes names and groups (:func:`select`): ``bbob``, ``bbob-<d>d``, ``bbob-noisy``,
-``bbob-<d>d-noisy``, ``bbob-<d>d-noiseless``, ``mixint``, ``conditional``, ``bbob-biobj``,
-``bbob-constrained``.
+A name resolves to its kind and group with :func:`kind_of` and is built for a seed by
+:func:`study` (an Optuna objective), :func:`box` (objectives and constraint values in a box) or
+:func:`function` (a function on [-5, 5]^d, for the core's ask/tell); :data:`FUNCTIONS` are the
+Lipschitz functions of ``bandit`` and ``ablation``. ``--problems`` takes names and the groups
+of :data:`GROUPS` (:func:`select`).
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""Multi-objective and constrained test problems with known optima (all minimised).
-
-Each is a :class:`Box` whose ``evaluate(x)`` gives the objectives and the constraint values:
-ZDT, DTLZ2, Gardner, Gramacy, the G-series, BBOB-like functions under a ball or a half-space,
-the digits MLP, and subsets of COCO's bbob-biobj and bbob-constrained. benchmarks/README.md
-describes each problem, its optimum and its reference point.
-"""
+"""Multi-objective and constrained test problems with known optima (all minimised), each a
+:class:`Box`: ZDT, DTLZ2, Gardner, Gramacy, the G-series, BBOB-like functions under a ball or a
+half-space, the digits MLP and COCO's bbob-biobj and bbob-constrained (benchmarks/README.md)."""
 
 from __future__ import annotations
 

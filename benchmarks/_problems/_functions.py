@@ -1,10 +1,6 @@
-"""The test functions of the benchmarks (their names are looked up in :mod:`benchmarks._problems`).
-
-BBOB-like functions on [-5, 5]^d (:class:`TestFunction`), the Lipschitz bandit functions of
-PyXAB (:data:`FUNCTIONS`, :class:`BanditProblem`), the real BBOB suite through ``ioh``
-(:class:`BBOBFunction`) and COCO's suites through ``cocoex`` (:func:`coco_problem`);
-benchmarks/README.md describes them, their instances and their noise.
-"""
+"""The test functions: BBOB-like (:class:`TestFunction`), PyXAB's Lipschitz bandit functions
+(:data:`FUNCTIONS`, :class:`BanditProblem`), the real BBOB suite through ``ioh``
+(:class:`BBOBFunction`) and COCO's suites through ``cocoex`` (benchmarks/README.md, Problems)."""
 
 from __future__ import annotations
 

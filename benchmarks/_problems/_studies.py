@@ -1,10 +1,6 @@
-"""The Optuna problems: define-by-run objectives, each a :class:`Study` that records the
-noiseless value (and the branch) of every trial (all minimised).
-
-The problems of ``optimize`` (BBOB-like and BBOB functions, mixed spaces, scikit-learn tasks)
-and of ``mixed`` (COCO's bbob-mixint, synthetic branch problems, model-choice pipelines);
-benchmarks/README.md describes each.
-"""
+"""The Optuna problems of ``optimize`` and ``mixed``: define-by-run objectives, each a
+:class:`Study` that records every trial's noiseless value and branch (all minimised;
+benchmarks/README.md, Optuna problems)."""
 
 from __future__ import annotations
 
