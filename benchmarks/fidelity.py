@@ -98,16 +98,20 @@ def _keras_digits() -> Any:
 def _objective(task: str, seed: int, spent: list[int], log: list[tuple[int, float, float]]) -> Any:
     import optuna
 
+    def step(trial: optuna.Trial, value: float, t: int) -> None:
+        """Spend step ``t``: report its value, and prune if the pruner says so."""
+        spent[0] += 1
+        trial.report(value, t)
+        if t < T and trial.should_prune():
+            raise optuna.TrialPruned()
+
     def curves(trial: optuna.Trial) -> float:
         u = np.array([trial.suggest_float(f"u{i}", 0.0, 1.0) for i in range(4)])
         rng = np.random.default_rng([seed, trial.number])
         value = 0.0
         for t in range(1, T + 1):
-            spent[0] += 1
             value = float(curve_loss(u, t) + 0.01 * rng.standard_normal())
-            trial.report(value, t)
-            if t < T and trial.should_prune():
-                raise optuna.TrialPruned()
+            step(trial, value, t)
         log.append((spent[0], value, float(curve_loss(u, T))))
         return value
 
@@ -130,15 +134,12 @@ def _objective(task: str, seed: int, spent: list[int], log: list[tuple[int, floa
         classes = np.unique(ytr)
         value = 1.0
         for t in range(1, T + 1):
-            spent[0] += 1
             order = rng.permutation(ytr.size)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 clf.partial_fit(Xtr[order], ytr[order], classes=classes)
             value = float(np.mean(clf.predict(Xva) != yva))
-            trial.report(value, t)
-            if t < T and trial.should_prune():
-                raise optuna.TrialPruned()
+            step(trial, value, t)
         log.append((spent[0], value, value))
         return value
 
@@ -153,10 +154,7 @@ def _objective(task: str, seed: int, spent: list[int], log: list[tuple[int, floa
         full = {**params, "iterations": SPACE["iterations"].high}  # type: ignore[attr-defined]
 
         def report(epoch: int, steps: int, accuracy: float) -> None:
-            spent[0] += 1
-            trial.report(1.0 - accuracy, epoch)
-            if epoch < T and trial.should_prune():
-                raise optuna.TrialPruned()
+            step(trial, 1.0 - accuracy, epoch)
 
         settings = Settings(seed=trial_seed(seed, params))
         result = evaluate_mlp(full, _keras_digits(), settings, epochs=T, report=report)
