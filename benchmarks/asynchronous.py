@@ -126,9 +126,9 @@ def _samplers_of(results: list[dict[str, Any]], command: str) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the asynchronous comparison and write <name>.md and <name>.png into ``--out``."""
-    quick, samplers = "the BBOB functions 1, 8, 15, 21 only", ",".join(SAMPLERS)
+    quick, given = "the BBOB functions 1, 8, 15, 21 only", ",".join(SAMPLERS)
     p = _harness.study_parser(
-        "async", __doc__, quick, Quick(200, 100), Quick(3, 1), "async", samplers, paired=False
+        "async", __doc__, quick, Quick(200, 100), Quick(3, 1), "async", given, paired=False
     )
     p.option("--workers", "1,8,32", help="Comma-separated W; the first is the base.")
     _harness.bbob_options(p, "5")

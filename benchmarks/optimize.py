@@ -177,9 +177,9 @@ def main_mixed(argv: list[str] | None = None) -> None:
 
         python -m benchmarks mixed --quick                   # 2 problems, 2 seeds, 30 trials
     """
-    doc, samplers = main_mixed.__doc__, ",".join(MIXED_SAMPLERS)
+    doc, given = main_mixed.__doc__, ",".join(MIXED_SAMPLERS)
     p = _harness.study_parser(
-        "mixed", doc, "2 problems", Quick(200, 30), Quick(5, 2), "mixed", samplers, problems=True
+        "mixed", doc, "2 problems", Quick(200, 30), Quick(5, 2), "mixed", given, problems=True
     )
     a = p.parse(argv, stamp=False)
     samplers = _samplers.split_names(a.samplers)
