@@ -1,6 +1,7 @@
-"""Discrete columns inside the trust region (``discrete="region"``).
+"""Discrete columns inside the trust region.
 
-With ``discrete="box"`` a discrete column keeps the played box's whole range.  With
+With ``discrete="box"`` (the default) a discrete column keeps the played box's whole range, and
+the local GP's candidates include the centre's one-column :func:`neighbours`.  With
 ``discrete="region"`` it gets a neighbourhood of its own, as TuRBO's categorical successors do
 (CASMOPOLITAN, Wan et al., ICML 2021: a Hamming ball whose radius follows the trust region):
 a grid shrinks with the region down to :data:`MIN_BINS` values each side of the centre's
@@ -27,6 +28,7 @@ import numpy as np
 from optuna_treeucb.core._space import ParamSpec
 
 MIN_BINS = 2  # values a grid keeps on each side of the centre's value, box permitting
+NEIGHBOUR_VALUES = 16  # values of a column the one-step neighbourhood tries, nearest first
 
 
 def snap(spec: ParamSpec, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -101,6 +103,34 @@ def step_off_centre(
     up, down = min(kc + 1, k_hi), max(kc - 1, k_lo)
     shifted = np.where(sign > 0, np.where(up > kc, up, down), np.where(down < kc, down, up))
     return centres(spec, np.where(moved & (k == kc), shifted, k))
+
+
+def neighbours(
+    specs: Sequence[ParamSpec],
+    center: np.ndarray,
+    low: np.ndarray,
+    high: np.ndarray,
+    fixed: Sequence[int] = (),
+    per_column: int = NEIGHBOUR_VALUES,
+) -> np.ndarray:
+    """The points that differ from ``center`` (d,) in one discrete column, set to another of the
+    box ``low``/``high``'s values (its :data:`NEIGHBOUR_VALUES` nearest to the centre's on a
+    grid; ``fixed`` columns kept): the one-step neighbourhood of a discrete local search
+    (Optuna's ``optim_mixed``), shape (k, d), ``k`` possibly 0."""
+    rows = []
+    for j, spec in enumerate(specs):
+        if not spec.is_discrete or j in fixed:
+            continue
+        first, last = box_bins(spec, float(low[j]), float(high[j]))
+        kc = spec.bin_index(float(center[j]))
+        ks = np.array([k for k in range(first, last + 1) if k != kc], dtype=int)
+        if ks.size == 0:
+            continue
+        ks = ks[np.argsort(np.abs(ks - kc), kind="stable")[:per_column]]
+        block = np.repeat(center[None], ks.size, axis=0)
+        block[:, j] = centres(spec, ks)
+        rows.append(block)
+    return np.vstack(rows) if rows else np.empty((0, center.shape[0]))
 
 
 def embed(P: np.ndarray, specs: Sequence[ParamSpec]) -> np.ndarray:

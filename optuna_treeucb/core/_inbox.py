@@ -25,6 +25,7 @@ import numpy as np
 from optuna_treeucb.core._discrete import draw_categories
 from optuna_treeucb.core._discrete import embed
 from optuna_treeucb.core._discrete import grid_region
+from optuna_treeucb.core._discrete import neighbours
 from optuna_treeucb.core._discrete import snap as snap_to_bins
 from optuna_treeucb.core._discrete import step_off_centre
 from optuna_treeucb.core._index import argmax
@@ -53,6 +54,9 @@ LOCAL_GP_N = 48  # observations nearest to the centre that the local GP is fitte
 LOCAL_GP_CANDIDATES = 128  # Thompson-sampling candidates in the trust region
 LOCAL_GP_PENDING = 32  # pending points in the region the local GP conditions on, at most
 LOCAL_GP_JOINT: int | None = 32  # candidates drawn jointly (best upper bounds); None: all
+# with the centre's one-column neighbours among the candidates, those of best posterior mean
+# are drawn jointly too: the neighbours are too sure for the upper bounds alone
+LOCAL_GP_MEAN_TOP = 16
 REFERENCE_MARGIN = 0.1  # reference point: the front's worst minus this share of its range
 # with several objectives, one ask in this many proposes by hypervolume improvement (TSEMO);
 # alone, that proposal lost to the Pareto-rank GP; alternated, it led (moo_alternate_tuning.md)
@@ -340,8 +344,10 @@ class LocalGP(TrustRegion):
     observation of all, a GP of the objective and one per constraint (:meth:`_score`).  With
     2 or 3 objectives, every other ask fits a GP per objective instead and takes the candidate
     whose drawn objectives add the most hypervolume to the front (TSEMO, Bradford et al. 2018),
-    in a region centred on the box's best front point (MORBO, Daulton et al. 2022).  A draw
-    that repeats a tried point is drawn again.
+    in a region centred on the box's best front point (MORBO, Daulton et al. 2022).  With a
+    discrete column, the candidates include the centre moved along one discrete column to each
+    of the box's other values (a discrete local search's step, as Optuna's ``optim_mixed``).
+    A draw that repeats a tried point is drawn again.
     Asked for ``n > 1`` points (the soft-GP index), it draws as :class:`TrustRegion`.
     """
 
@@ -383,6 +389,13 @@ class LocalGP(TrustRegion):
         for j, u in ctx.items():
             center[j] = lo[j] = hi[j] = u
         cand = region_candidates(rng, lo, hi, center, LOCAL_GP_CANDIDATES)
+        n_mean = 0
+        if self.discrete == "box" and self._is_discrete.any():
+            # a discrete local search's first step (Optuna's optim_mixed): the centre with one
+            # discrete column at another of the box's values (mixed_mixint_neighbours_*.md)
+            near = neighbours(self.space.params, center, low, high, tuple(ctx))
+            if near.shape[0]:
+                cand, n_mean = np.vstack((cand, near)), LOCAL_GP_MEAN_TOP
         if self.discrete == "region":
             moved = cand != center
             moved[: cand.shape[0] - cand.shape[0] // 2] = False  # the uniform half
@@ -392,7 +405,7 @@ class LocalGP(TrustRegion):
         pend = pend[np.all((pend >= lo - tol) & (pend <= hi + tol), axis=1)][:LOCAL_GP_PENDING]
         front = self._front(snap, gps, self.features(pend)) if snap.several() else None
         gps = [condition_on_pending(gp, self.features(pend)) for gp in gps]  # kriging believer
-        score = self._score(gps, self.features(cand), rng, front)
+        score = self._score(gps, self.features(cand), rng, front, n_mean)
         best_cand = cand[[argmax(score, rng)]]
         if not snap.repeats(best_cand)[0]:
             return best_cand
@@ -403,7 +416,7 @@ class LocalGP(TrustRegion):
             fresh = uni[~snap.repeats(uni)]
             if fresh.shape[0] == 0:  # every value of the box has been tried
                 return best_cand
-        score = self._score(gps, self.features(fresh), rng, front)
+        score = self._score(gps, self.features(fresh), rng, front, n_mean)
         return fresh[[argmax(score, rng)]]
 
     @staticmethod
@@ -445,16 +458,21 @@ class LocalGP(TrustRegion):
 
     @staticmethod
     def _score(
-        gps: list[GP], F: np.ndarray, rng: np.random.Generator, front: Front | None = None
+        gps: list[GP],
+        F: np.ndarray,
+        rng: np.random.Generator,
+        front: Front | None = None,
+        n_mean: int = 0,
     ) -> np.ndarray:
         """Thompson scores of the candidates ``F`` (m, d'), larger is better: one GP's draw;
         SCBO's with two: the objective's draw where the violation's draw is feasible (<= 0),
         else, if none is, the negated violation's draw (Eriksson and Poloczek 2021).  With
         several objectives (``front``), the objective's draw is TSEMO's: the hypervolume the
         drawn objectives add to ``front`` (Bradford et al. 2018), or, where no feasible draw
-        adds any, minus the draw's :func:`~._objectives.domination_gaps`."""
+        adds any, minus the draw's :func:`~._objectives.domination_gaps`.  ``n_mean``: see
+        :func:`~._localgp.thompson_sample`."""
         if len(gps) == 1:
-            return thompson_sample(gps[0], F, rng, LOCAL_GP_JOINT)
+            return thompson_sample(gps[0], F, rng, LOCAL_GP_JOINT, n_mean)
         k = 1 if front is None else front.values.shape[1]
         f = thompson_sample(gps[0], F, rng)
         if front is not None:

@@ -206,11 +206,16 @@ def condition_on_pending(gp: LocalGP, P: np.ndarray) -> LocalGP:
 
 
 def thompson_sample(
-    gp: LocalGP, Xs: np.ndarray, rng: np.random.Generator, n_joint: int | None = None
+    gp: LocalGP,
+    Xs: np.ndarray,
+    rng: np.random.Generator,
+    n_joint: int | None = None,
+    n_mean: int = 0,
 ) -> np.ndarray:
     """One joint draw of the latent function at ``Xs`` (m, d) from the posterior, shape (m,);
     with ``n_joint < m``, only the ``n_joint`` candidates of largest ``mean + JOINT_Z std``
-    (those that can win the argmax) are drawn, the others get ``-inf``."""
+    (those that can win the argmax), and the ``n_mean`` of largest mean (sure ones, which the
+    upper bounds pass over when uncertain ones abound), are drawn; the others get ``-inf``."""
     from scipy.linalg import solve_triangular
 
     Ks = matern52(Xs, gp.X, gp.ell)
@@ -220,6 +225,8 @@ def thompson_sample(
     if n_joint is not None and n_joint < Xs.shape[0]:
         std = np.sqrt(gp.s2 * np.maximum(1.0 - np.sum(v * v, axis=0), 0.0))
         top = np.argsort(-(mean + JOINT_Z * std), kind="stable")[:n_joint]
+        if n_mean:
+            top = np.union1d(top, np.argsort(-mean, kind="stable")[:n_mean])
     vt = v[:, top]
     cov = gp.s2 * (matern52(Xs[top], Xs[top], gp.ell) - vt.T @ vt)
     chol = _psd_cholesky(cov, 1e-6 * gp.s2)

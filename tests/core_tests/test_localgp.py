@@ -275,6 +275,29 @@ def test_joint_draw_of_the_best_upper_bounds_only() -> None:
     np.testing.assert_array_equal(full, thompson_sample(gp, C, np.random.default_rng(1), 100))
 
 
+def test_the_joint_draw_takes_the_best_means_too() -> None:
+    # a candidate at an observation of the best value is sure (small variance): among many
+    # uncertain ones its upper bound is never in the top n_joint, so it was never drawn
+    rng = np.random.default_rng(0)
+    X = rng.random((30, 2))
+    gp = fit_gp(X, -np.sum((X - 0.5) ** 2, axis=1))
+    best = X[[int(np.argmax(-np.sum((X - 0.5) ** 2, axis=1)))]]
+    C = np.vstack((best, rng.random((100, 2)) * 6.0 - 2.5))  # far, uncertain candidates
+    mean, var = posterior(gp, C)
+    ucb = mean / gp.y_std + 3.0 * np.sqrt(var) / gp.y_std
+    assert int(np.argmax(mean)) == 0 and int(np.sum(ucb > ucb[0])) >= 10
+    assert not np.isfinite(thompson_sample(gp, C, np.random.default_rng(1), n_joint=10)[0])
+    score = thompson_sample(gp, C, np.random.default_rng(1), n_joint=10, n_mean=3)
+    drawn = np.flatnonzero(np.isfinite(score))
+    top_mean = set(np.argsort(-mean, kind="stable")[:3].tolist())
+    assert top_mean <= set(drawn.tolist()) and 10 < drawn.size <= 13
+    # n_mean=0 is the draw as before, bit for bit
+    np.testing.assert_array_equal(
+        thompson_sample(gp, C, np.random.default_rng(1), n_joint=10),
+        thompson_sample(gp, C, np.random.default_rng(1), n_joint=10, n_mean=0),
+    )
+
+
 def _ask_with_candidates(
     monkeypatch: pytest.MonkeyPatch, make: Callable[[TreeUCB], np.ndarray]
 ) -> tuple[TreeUCB, np.ndarray]:
@@ -288,6 +311,8 @@ def _ask_with_candidates(
         return make(bandit)
 
     monkeypatch.setattr(inbox_module, "region_candidates", candidates)
+    # the candidates are these alone: no one-column neighbours of the centre
+    monkeypatch.setattr(inbox_module, "neighbours", lambda specs, c, *a: np.empty((0, c.size)))
     for _ in range(30):
         x = bandit.ask_x()
         if used:  # else the ask was in an empty box or a start-up one
