@@ -123,7 +123,10 @@ def neighbours(
             continue
         first, last = box_bins(spec, float(low[j]), float(high[j]))
         kc = spec.bin_index(float(center[j]))
-        ks = np.array([k for k in range(first, last + 1) if k != kc], dtype=int)
+        # the nearest values lie within per_column of the centre's: a grid of 10**12 values
+        # is never listed whole
+        span = range(max(first, kc - per_column), min(last, kc + per_column) + 1)
+        ks = np.array([k for k in span if k != kc], dtype=int)
         if ks.size == 0:
             continue
         ks = ks[np.argsort(np.abs(ks - kc), kind="stable")[:per_column]]

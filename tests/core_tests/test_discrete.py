@@ -264,3 +264,12 @@ def test_neighbours_move_one_discrete_column_to_each_other_value_of_the_box() ->
     capped = neighbours(specs, center, np.zeros(3), np.ones(3), per_column=1)
     np.testing.assert_allclose(capped, [[0.4, 0.125, 0.25], [0.4, 0.375, 0.75]])
     assert neighbours(specs[:1], center[:1], np.zeros(1), np.ones(1)).shape == (0, 1)
+
+
+def test_neighbours_of_a_huge_grid_are_the_nearest_values_only() -> None:
+    # a grid of 10**12 + 1 values: listing the box's values whole would never end
+    spec = ParamSpec("a", "int", low=0, high=10**12)
+    c = spec.bin_centre(5 * 10**11)
+    near = neighbours([spec], np.array([c]), np.zeros(1), np.ones(1), per_column=4)
+    ks = spec.bin_indices(near[:, 0])
+    assert sorted(ks.tolist()) == [5 * 10**11 + k for k in (-2, -1, 1, 2)]
