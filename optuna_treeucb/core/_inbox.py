@@ -392,7 +392,7 @@ class LocalGP(TrustRegion):
         n_mean = 0
         if self.discrete == "box" and self._is_discrete.any():
             # a discrete local search's first step (Optuna's optim_mixed): the centre with one
-            # discrete column at another of the box's values (mixed_mixint_neighbours_*.md)
+            # discrete column at another of the box's values (mixed_mixint_mean_top_tuning.md)
             near = neighbours(self.space.params, center, low, high, tuple(ctx))
             if near.shape[0]:
                 cand, n_mean = np.vstack((cand, near)), LOCAL_GP_MEAN_TOP
