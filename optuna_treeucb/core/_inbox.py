@@ -34,6 +34,7 @@ from optuna_treeucb.core._localgp import LocalGP as GP
 from optuna_treeucb.core._localgp import condition_on_pending
 from optuna_treeucb.core._localgp import finite
 from optuna_treeucb.core._localgp import fit_gp
+from optuna_treeucb.core._localgp import mean_optimum
 from optuna_treeucb.core._localgp import nearest
 from optuna_treeucb.core._localgp import posterior_mean
 from optuna_treeucb.core._localgp import region_candidates
@@ -57,6 +58,9 @@ LOCAL_GP_JOINT: int | None = 32  # candidates drawn jointly (best upper bounds);
 # with the centre's one-column neighbours among the candidates, those of best posterior mean
 # are drawn jointly too: the neighbours are too sure for the upper bounds alone
 LOCAL_GP_MEAN_TOP = 16
+# under constraints, the candidates include this many optima of the objective's posterior
+# mean subject to the constraints' means (from the centre and the best candidates)
+LOCAL_GP_MEAN_OPTIMA = 4
 REFERENCE_MARGIN = 0.1  # reference point: the front's worst minus this share of its range
 # with several objectives, one ask in this many proposes by hypervolume improvement (TSEMO);
 # alone, that proposal lost to the Pareto-rank GP; alternated, it led (moo_alternate_tuning.md)
@@ -396,6 +400,12 @@ class LocalGP(TrustRegion):
             near = neighbours(self.space.params, center, low, high, tuple(ctx))
             if near.shape[0]:
                 cand, n_mean = np.vstack((cand, near)), LOCAL_GP_MEAN_TOP
+        per_constraint = len(gps) > 1 and snap.constraints is not None
+        if snap.constrained() and snap.objectives is None and per_constraint:
+            # random candidates meet a constraint's boundary, where constrained optima lie,
+            # only by chance: add the models' optima (constrained_mean_optima_tuning.md); not
+            # on the total violation's GP, whose mean is no boundary (0 all over the feasible)
+            cand = np.vstack((cand, self._mean_optima(gps, cand, center, lo, hi, ctx)))
         if self.discrete == "region":
             moved = cand != center
             moved[: cand.shape[0] - cand.shape[0] // 2] = False  # the uniform half
@@ -418,6 +428,34 @@ class LocalGP(TrustRegion):
                 return best_cand
         score = self._score(gps, self.features(fresh), rng, front, n_mean)
         return fresh[[argmax(score, rng)]]
+
+    def _mean_optima(
+        self,
+        gps: list[GP],
+        cand: np.ndarray,
+        center: np.ndarray,
+        lo: np.ndarray,
+        hi: np.ndarray,
+        ctx: Mapping[int, float],
+    ) -> np.ndarray:
+        """Under constraints, up to :data:`LOCAL_GP_MEAN_OPTIMA` candidates more: the optima
+        of the objective's posterior mean ``gps[0]`` subject to the constraints' means
+        ``gps[1:]`` (:func:`~._localgp.mean_optimum`) in the region ``[lo, hi]``, from the
+        centre and from the candidates ``cand`` of best mean among those the means call
+        feasible; only the continuous columns move.  Shape (k, d), ``k = 0`` on one-hot
+        inputs or without a continuous column."""
+        free = np.ones(center.shape[0], dtype=bool)
+        free[: self.space.dim] &= ~self._is_discrete
+        free[list(ctx)] = False
+        if not free.any() or self.features(cand[:1]).shape[1] != cand.shape[1]:
+            return cand[:0]
+        means = [posterior_mean(gp, cand) for gp in gps]
+        ok = np.all(np.column_stack(means[1:]) >= 0.0, axis=1)
+        top = np.argsort(-np.where(ok, means[0], -np.inf), kind="stable")[
+            : LOCAL_GP_MEAN_OPTIMA - 1
+        ]
+        starts = np.vstack((center, cand[top[ok[top]]]))
+        return np.array([mean_optimum(gps[0], gps[1:], x, lo, hi, free) for x in starts])
 
     @staticmethod
     def _models(snap: Snapshot, Z: np.ndarray, local: np.ndarray, dim: int | None) -> list[GP]:

@@ -193,6 +193,62 @@ def posterior_mean(gp: LocalGP, Xs: np.ndarray) -> np.ndarray:
     return out
 
 
+def posterior_mean_grad(gp: LocalGP, Xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The posterior mean at ``Xs`` (m, d), shape (m,), and its gradient, shape (m, d):
+    ``d k / d x = -(5 / (3 ell^2)) (1 + r) exp(-r) (x - x_i)`` for the Matern-5/2 ``k``."""
+    diff = Xs[:, None, :] - gp.X[None, :, :]  # (m, n, d)
+    r = math.sqrt(5.0) * np.sqrt(np.sum(diff * diff, axis=2)) / gp.ell
+    e = np.exp(-r)
+    mean = gp.y_mean + gp.y_std * (((1.0 + r + r * r / 3.0) * e) @ gp.weights)
+    coef = (-5.0 / (3.0 * gp.ell**2)) * (1.0 + r) * e * gp.weights  # (m, n)
+    grad = gp.y_std * np.einsum("mn,mnd->md", coef, diff)
+    return mean, grad
+
+
+def mean_optimum(
+    objective: LocalGP,
+    constraints: list[LocalGP],
+    x0: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    free: np.ndarray,
+    maxiter: int = 30,
+) -> np.ndarray:
+    """The point of ``[lo, hi]`` that maximises ``objective``'s posterior mean subject to each
+    of ``constraints``' posterior means being ``>= 0``, from ``x0`` (d,), moving only the
+    ``free`` columns (SLSQP, analytic gradients), shape (d,)."""
+    from scipy.optimize import minimize
+
+    def full(z: np.ndarray) -> np.ndarray:
+        x = x0.copy()
+        x[free] = z
+        return x[None]
+
+    def fun(z: np.ndarray) -> tuple[float, np.ndarray]:
+        m, g = posterior_mean_grad(objective, full(z))
+        return -float(m[0]) / objective.y_std, -g[0, free] / objective.y_std
+
+    cons = [
+        {
+            "type": "ineq",
+            "fun": lambda z, c=c: posterior_mean_grad(c, full(z))[0] / c.y_std,
+            "jac": lambda z, c=c: posterior_mean_grad(c, full(z))[1][:, free] / c.y_std,
+        }
+        for c in constraints
+    ]
+    res = minimize(
+        fun,
+        x0[free],
+        jac=True,
+        method="SLSQP",
+        bounds=list(zip(lo[free], hi[free])),
+        constraints=cons,
+        options={"maxiter": maxiter},
+    )
+    out: np.ndarray = full(np.clip(res.x, lo[free], hi[free]))[0]
+    return out
+
+
 def condition_on_pending(gp: LocalGP, P: np.ndarray) -> LocalGP:
     """The GP with the pending points ``P`` (p, d) added as observations of the posterior mean
     there (the kriging believer: only the variance shrinks; the hyperparameters stay)."""

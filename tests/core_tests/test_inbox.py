@@ -354,17 +354,15 @@ def test_bad_sampling_raises_a_clear_error() -> None:
         TreeUCB(2, sampling="parzen")  # type: ignore[arg-type]
 
 
-def test_under_constraints_the_local_gp_centres_on_the_best_feasible_point_of_all() -> None:
-    # SCBO: the region sits around the best feasible observation, here in box 0, whichever
-    # box is played; with the constraint values known, one GP per constraint
+def _constrained_snapshot() -> Snapshot:
+    """40 observations of a bowl at (0.35, 0.35) under x0 <= 0.3, in two boxes split at 0.5."""
     rng = np.random.default_rng(0)
     X = rng.random((40, 2))
     g = X[:, 0] - 0.3  # feasible when x0 <= 0.3
     y = -np.sum((X - 0.35) ** 2, axis=1)  # the best feasible sits near x0 = 0.3
     v = np.maximum(g, 0.0)
     scores = np.where(v > 0, -v - 10.0, y)  # feasible above infeasible, as the rewards
-    best = int(np.argmax(scores))
-    snap = Snapshot(
+    return Snapshot(
         X=X,
         y=scores,
         leaf_of=(X[:, 0] >= 0.5).astype(int),
@@ -380,11 +378,33 @@ def test_under_constraints_the_local_gp_centres_on_the_best_feasible_point_of_al
         objective=lambda idx: y[idx],
         constraints=g[:, None],
     )
+
+
+def test_under_constraints_the_local_gp_centres_on_the_best_feasible_point_of_all() -> None:
+    # SCBO: the region sits around the best feasible observation, here in box 0, whichever
+    # box is played; with the constraint values known, one GP per constraint
+    snap = _constrained_snapshot()
+    X, best = snap.X, int(np.argmax(snap.y))
     sampler = LocalGP(UnitCube(SPACE), n_startup=0)
     x = sampler.draw(snap, 1, 1)[0]  # box 1 played: x0 >= 0.5, all infeasible
     half = CUBE_SIDE * sampler.state.rho / 2
     assert np.all(np.abs(x - X[best]) <= half + 1e-12)
     assert x[0] < 0.5  # outside the played box, near the feasible optimum
+
+
+def test_under_constraints_draws_reach_the_boundary_optimum_of_the_models() -> None:
+    # the constrained optimum (0.3, 0.35) lies on the constraint's boundary, where random
+    # candidates land only by chance: the optima of the objective's posterior mean subject to
+    # the constraints' means, among the candidates, are drawn when Thompson's draws favour them
+    snap = _constrained_snapshot()
+    floats = UnitCube([ParamSpec(n, "float", low=0.0, high=1.0) for n in "xy"])
+    dist = []
+    for seed in range(20):
+        snap = Snapshot(**{**snap.__dict__, "rng": np.random.default_rng(seed)})
+        x = LocalGP(floats, n_startup=0).draw(snap, 1, 1)[0]
+        dist.append(np.hypot(x[0] - 0.3, x[1] - 0.35))
+    # without the optima, none of these 20 draws comes within 0.015 (median distance 0.044)
+    assert np.sum(np.array(dist) < 0.01) >= 5
 
 
 @pytest.mark.parametrize(

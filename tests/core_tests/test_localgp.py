@@ -17,9 +17,11 @@ from optuna_treeucb.core._localgp import fit_gp
 from optuna_treeucb.core._localgp import fit_gp_fixed
 from optuna_treeucb.core._localgp import in_cells
 from optuna_treeucb.core._localgp import matern52
+from optuna_treeucb.core._localgp import mean_optimum
 from optuna_treeucb.core._localgp import nearest
 from optuna_treeucb.core._localgp import posterior
 from optuna_treeucb.core._localgp import posterior_mean
+from optuna_treeucb.core._localgp import posterior_mean_grad
 from optuna_treeucb.core._localgp import region_candidates
 from optuna_treeucb.core._localgp import thompson_sample
 from optuna_treeucb.core._partition import RefitPartition
@@ -386,3 +388,41 @@ def test_local_gp_after_pickling_under_pruned_context() -> None:
     bandit.reseed(0)
     again.reseed(0)
     np.testing.assert_array_equal(again.ask_x(), bandit.ask_x())
+
+
+def test_posterior_mean_gradient_matches_central_differences() -> None:
+    rng = np.random.default_rng(3)
+    X = rng.random((25, 3))
+    gp = fit_gp(X, np.sin(4 * X[:, 0]) + X[:, 1] * X[:, 2])
+    C = rng.random((6, 3))
+    mean, grad = posterior_mean_grad(gp, C)
+    np.testing.assert_allclose(mean, posterior_mean(gp, C), rtol=1e-12)
+    h = 1e-6
+    fd = np.column_stack(
+        [
+            (posterior_mean(gp, C + h * e) - posterior_mean(gp, C - h * e)) / (2 * h)
+            for e in np.eye(3)
+        ]
+    )
+    np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-7)
+
+
+def test_mean_optimum_is_the_best_feasible_mean_on_a_grid() -> None:
+    # maximise a bowl's mean at (0.7, 0.7) subject to the mean of -(x + y - 1) being >= 0: the
+    # optimum lies on the constraint's boundary, which no grid point meets exactly; the third
+    # column is not free and keeps the start's value
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 3))
+    objective = fit_gp(X, -np.sum((X[:, :2] - 0.7) ** 2, axis=1))
+    constraint = fit_gp(X, 1.0 - X[:, 0] - X[:, 1])
+    x0 = np.array([0.2, 0.3, 0.45])
+    lo, hi = np.zeros(3), np.ones(3)
+    x = mean_optimum(objective, [constraint], x0, lo, hi, np.array([True, True, False]))
+    assert x[2] == 0.45 and np.all((x >= lo) & (x <= hi))
+    assert posterior_mean(constraint, x[None])[0] >= -1e-6  # on the boundary, from inside
+    g = np.linspace(0.0, 1.0, 201)
+    grid = np.column_stack([np.repeat(g, g.size), np.tile(g, g.size), np.full(g.size**2, 0.45)])
+    ok = posterior_mean(constraint, grid) >= 0.0
+    best_on_grid = posterior_mean(objective, grid[ok]).max()
+    assert posterior_mean(objective, x[None])[0] >= best_on_grid - 1e-6
+    assert abs(x[0] + x[1] - 1.0) < 0.02  # the model's boundary is near the true one
