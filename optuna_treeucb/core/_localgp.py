@@ -228,21 +228,28 @@ def mean_optimum(
         m, g = posterior_mean_grad(objective, full(z))
         return -float(m[0]) / objective.y_std, -g[0, free] / objective.y_std
 
-    cons = [
-        {
-            "type": "ineq",
-            "fun": lambda z, c=c: posterior_mean_grad(c, full(z))[0] / c.y_std,
-            "jac": lambda z, c=c: posterior_mean_grad(c, full(z))[1][:, free] / c.y_std,
-        }
-        for c in constraints
-    ]
+    cache: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+
+    def cons(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # SLSQP asks for the values and the Jacobian at the same point: compute both once
+        key = z.tobytes()
+        if key not in cache:
+            cache.clear()
+            pairs = [posterior_mean_grad(c, full(z)) for c in constraints]
+            cache[key] = (
+                np.array([m[0] / c.y_std for (m, _), c in zip(pairs, constraints)]),
+                np.array([g[0, free] / c.y_std for (_, g), c in zip(pairs, constraints)]),
+            )
+        return cache[key]
+
+    ineq = {"type": "ineq", "fun": lambda z: cons(z)[0], "jac": lambda z: cons(z)[1]}
     res = minimize(
         fun,
         x0[free],
         jac=True,
         method="SLSQP",
         bounds=list(zip(lo[free], hi[free])),
-        constraints=cons,
+        constraints=[ineq] if constraints else [],
         options={"maxiter": maxiter},
     )
     out: np.ndarray = full(np.clip(res.x, lo[free], hi[free]))[0]
