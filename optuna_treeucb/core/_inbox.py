@@ -345,10 +345,12 @@ class LocalGP(TrustRegion):
     region centred on the one of best posterior mean; pending points are fantasies at the
     posterior mean (kriging believer).  Once an observation is infeasible, SCBO's recipe
     (Eriksson and Poloczek 2021): one region around the best feasible (else least violating)
-    observation of all, a GP of the objective and one per constraint (:meth:`_score`).  With
-    2 or 3 objectives, every other ask fits a GP per objective instead and takes the candidate
-    whose drawn objectives add the most hypervolume to the front (TSEMO, Bradford et al. 2018),
-    in a region centred on the box's best front point (MORBO, Daulton et al. 2022).  With a
+    observation of all, a GP of the objective and one per constraint (:meth:`_score`), the
+    candidates including the optima of the objective's mean under the constraints' means
+    (:meth:`_mean_optima`).  With 2 or 3 objectives, every other ask fits a GP per objective
+    instead and takes the candidate whose drawn objectives add the most hypervolume to the
+    front (TSEMO, Bradford et al. 2018), in a region centred on the box's best front point
+    (MORBO, Daulton et al. 2022).  With a
     discrete column, the candidates include the centre moved along one discrete column to each
     of the box's other values (a discrete local search's step, as Optuna's ``optim_mixed``).
     A draw that repeats a tried point is drawn again.
