@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import _problems
+from benchmarks import _report
 from benchmarks._samplers import make_sampler
 
 RESULTS = Path(__file__).resolve().parent / "results"  # the committed results
@@ -401,16 +402,13 @@ def core_regret(job: tuple[dict[str, Any], str, int, int]) -> np.ndarray:
     options, name, seed, n_trials = job
     fn = _problems.function(name, seed)
     bandit = TreeUCB(fn.dim, seed=seed, direction="minimize", **options)
-    best_obs, best_true = np.inf, np.inf
-    out = np.empty(n_trials)
-    for t in range(n_trials):
+    seen: list[tuple[float, float]] = []  # (observed, noiseless) per trial
+    for _ in range(n_trials):
         x = bandit.ask_x()
-        obs, true = fn.observe(-5.0 + 10.0 * x)
-        bandit.tell_x(x, obs)
-        if obs < best_obs:
-            best_obs, best_true = obs, true
-        out[t] = max(best_true, 0.0) / fn.median_random
-    return out
+        seen.append(fn.observe(-5.0 + 10.0 * x))
+        bandit.tell_x(x, seen[-1][0])
+    obs, true = np.array(seen).T
+    return _report.scaled_regret(obs, true, fn.median_random, take_first=False)
 
 
 def core_final_regret(job: tuple[dict[str, Any], str, int, int]) -> float:

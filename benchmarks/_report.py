@@ -172,15 +172,23 @@ def plot_panels(
 
 
 # -- the regret of Optuna runs: normalised, ranked, paired, plotted --------------------
-def _best_of_observed(obs: np.ndarray, true: np.ndarray) -> np.ndarray:
-    """Noiseless value of the best observed trial so far, shape (n_trials,)."""
-    idx = np.zeros(obs.size, dtype=int)
-    best = 0
-    for i in range(obs.size):
-        if obs[i] < obs[best]:
-            best = i
-        idx[i] = best
-    return true[idx]
+def best_observed(obs: np.ndarray, true: np.ndarray, take_first: bool) -> np.ndarray:
+    """Noiseless value of the best observed trial so far, shape (n_trials,): a trial is taken
+    when its observed value is below that of the one taken before.  ``take_first``: the first
+    trial is taken whatever its value (a NaN there is never beaten); else a NaN is never taken,
+    and the value is ``inf`` until a trial is."""
+    out = np.empty(len(obs))
+    best_obs, best_true = (obs[0], true[0]) if take_first and len(obs) else (np.inf, np.inf)
+    for i, (o, t) in enumerate(zip(obs, true, strict=True)):
+        if o < best_obs:
+            best_obs, best_true = o, t
+        out[i] = best_true
+    return out
+
+
+def scaled_regret(obs: np.ndarray, true: np.ndarray, scale: float, take_first: bool) -> np.ndarray:
+    """The noiseless value of :func:`best_observed`, floored at 0, over ``scale``."""
+    return np.maximum(best_observed(obs, true, take_first), 0.0) / scale
 
 
 def normalised_regret(results: list[dict[str, Any]]) -> None:
@@ -195,14 +203,14 @@ def normalised_regret(results: list[dict[str, Any]]) -> None:
     for rs in by_problem.values():
         if np.isfinite(rs[0]["scale"]):
             for r in rs:
-                r["regret"] = np.maximum(_best_of_observed(r["obs"], r["true"]), 0.0) / r["scale"]
+                r["regret"] = scaled_regret(r["obs"], r["true"], r["scale"], True)
             continue
         best = min(float(np.min(r["true"])) for r in rs)
         rand = [r["true"] for r in rs if r["sampler"] == "Random"]
         pool = np.concatenate(rand) if rand else np.concatenate([r["true"] for r in rs])
         spread = max(float(np.median(pool)) - best, 1e-12)
         for r in rs:
-            r["regret"] = (_best_of_observed(r["obs"], r["true"]) - best) / spread
+            r["regret"] = (best_observed(r["obs"], r["true"], True) - best) / spread
 
 
 def regret_matrix(

@@ -39,13 +39,12 @@ def run_one(job: tuple[str, int, int, bool, int, int, int]) -> dict[str, Any]:
     order = np.random.default_rng([seed, fid, dim, int(noisy), W, 17])
     study = optuna.create_study(sampler=_samplers.make_sampler(sampler_name, seed))
     running: list[tuple[Any, np.ndarray]] = []
-    regret = np.empty(n_trials)
-    best_obs, best_true = np.inf, np.inf
-    started = finished = max_running = 0
+    seen: list[tuple[float, float]] = []  # (observed, noiseless) per finished trial
+    started = max_running = 0
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        while finished < n_trials:
+        while len(seen) < n_trials:
             while len(running) < W and started < n_trials:
                 trial = study.ask()
                 x = np.array([trial.suggest_float(f"x{i}", -5.0, 5.0) for i in range(dim)])
@@ -56,12 +55,10 @@ def run_one(job: tuple[str, int, int, bool, int, int, int]) -> dict[str, Any]:
             )
             max_running = max(max_running, n_run)
             trial, x = running.pop(int(order.integers(len(running))))
-            obs, true = fn.observe(x)
-            study.tell(trial, obs)
-            if obs < best_obs:
-                best_obs, best_true = obs, true
-            regret[finished] = max(best_true, 0.0) / fn.median_random
-            finished += 1
+            seen.append(fn.observe(x))
+            study.tell(trial, seen[-1][0])
+    obs, true = np.array(seen).T
+    regret = _report.scaled_regret(obs, true, fn.median_random, take_first=False)
     out = {"sampler": sampler_name, "problem": name, "noisy": noisy, "seed": seed, "W": W}
     return {**out, "regret": regret, "max_running": max_running, "wall": time.perf_counter() - t0}
 
