@@ -24,6 +24,7 @@ from benchmarks._problems import ABLATION_FUNCTIONS
 from benchmarks._problems import ABLATION_NOISES
 from benchmarks._problems import FUNCTIONS
 from benchmarks._problems import TUNING_SEED_OFFSET
+from benchmarks._problems import continuous
 
 C_GRID = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0)
 M_GRID = (0.0, 0.01, 0.03, 0.1, 1.0)
@@ -87,13 +88,8 @@ def main(argv: list[str] | None = None) -> None:
         for label, _ in configs
     }
 
-    instances = [(n, d, nz) for d in dims for n in names for nz in noises]
-    opt_jobs = [
-        (opts, f"{n}-{d}d" + ("-noisy" if nz else ""), s, n_trials)
-        for _, opts in configs
-        for (n, d, nz) in instances
-        for s in seeds
-    ]
+    instances = continuous(tuple(dims))
+    opt_jobs = [(opts, pr, s, n_trials) for _, opts in configs for pr in instances for s in seeds]
     o_res = _harness.pmap(_harness.core_final_regret, opt_jobs, a.jobs)
     per = len(instances) * len(seeds)
     o_vals = {
@@ -102,7 +98,7 @@ def main(argv: list[str] | None = None) -> None:
     # rank of each configuration per (instance, seed), averaged
     mat = np.stack([o_vals[label] for label, _ in configs])  # (n_configs, per)
     o_rank = _report.mean_ranks(mat)
-    noisy = np.array([nz > 0 for (_, _, nz) in instances for _ in seeds])
+    noisy = np.array([pr.endswith("-noisy") for pr in instances for _ in seeds])
     o_gm = {label: _report.geomean(o_vals[label]) for label, _ in configs}
     o_gm_noisy = {label: _report.geomean(o_vals[label][noisy]) for label, _ in configs}
 

@@ -19,9 +19,8 @@ import numpy as np
 from benchmarks import _harness
 from benchmarks import _report
 from benchmarks._harness import Quick
-from benchmarks._problems import ABLATION_FUNCTIONS
-from benchmarks._problems import ABLATION_NOISES
 from benchmarks._problems import TUNING_SEED_OFFSET
+from benchmarks._problems import continuous
 from benchmarks._samplers import parse_options
 from optuna_treeucb.core import OPTIONS
 
@@ -137,11 +136,9 @@ def main_paired(argv: list[str] | None = None) -> None:
         help="C,M pairs (or C,M,sampling, then key=value core options); the first is the baseline",
     )
     a = p.parse(argv)
-    instances = [
-        (n, d, nz) for d in (2, 5, 10) for n in ABLATION_FUNCTIONS for nz in ABLATION_NOISES
-    ]
+    instances = continuous()
     seeds = [SEED_OFFSET + s for s in range(a.seeds)]
-    names = [(f"{n}-{d}d" + ("-noisy" if nz else ""), s) for n, d, nz in instances for s in seeds]
+    names = [(pr, s) for pr in instances for s in seeds]
     jobs = [
         ({"C": C, "M": M, "index": a.index, **({"sampling": smp} if smp else {}), **extra}, *job)
         for (C, M, smp, extra) in a.settings
@@ -152,7 +149,7 @@ def main_paired(argv: list[str] | None = None) -> None:
     )
     res = res.reshape(len(a.settings), -1)
     rows = []
-    noisy = np.array([nz > 0 for (_, _, nz) in instances for _ in seeds])
+    noisy = np.array([pr.endswith("-noisy") for pr in instances for _ in seeds])
     for i, (C, M, smp, extra) in enumerate(a.settings):
         st = _report.paired(res[i], res[0])
         label = f"C={C:g} M={M:g}" + (f" sampling={smp}" if smp else "")
