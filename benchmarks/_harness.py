@@ -357,6 +357,14 @@ def quiet() -> None:
     warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
 
 
+def new_study(sampler: str, seed: int, **kwargs: Any) -> Any:
+    """A new in-memory Optuna study (``kwargs`` to ``create_study``) with the sampler named
+    ``sampler`` (:func:`benchmarks._samplers.make_sampler`) seeded ``seed``."""
+    import optuna
+
+    return optuna.create_study(sampler=make_sampler(sampler, seed), **kwargs)
+
+
 def optimize(study: Any, objective: Callable[[Any], Any], n_trials: int, **kwargs: Any) -> float:
     """``study.optimize(objective, n_trials, **kwargs)`` with every warning ignored; returns
     its wall time in seconds."""
@@ -371,12 +379,10 @@ def run_study(job: tuple[str, str, int, int]) -> dict[str, Any]:
     """One Optuna study ``(sampler, problem, seed, n_trials)`` of a problem of
     :func:`benchmarks._problems.study`: per trial the observed and the noiseless value and
     the branch, the problem's scale and group, and the wall time."""
-    import optuna
-
     quiet()
     sampler_name, name, seed, n_trials = job
     prob = _problems.study(name, seed)
-    study = optuna.create_study(sampler=make_sampler(sampler_name, seed))
+    study = new_study(sampler_name, seed)
     wall = optimize(study, prob.objective, n_trials)
     return {
         "sampler": sampler_name,

@@ -90,8 +90,6 @@ def measure(
 
 def main(argv: list[str] | None = None) -> None:
     """Run the overhead benchmark and write overhead.md and overhead.png into ``--out``."""
-    import optuna
-
     p = _harness.make_parser(
         "overhead",
         __doc__,
@@ -117,7 +115,7 @@ def main(argv: list[str] | None = None) -> None:
     _samplers.require_packages(names, "overhead")
     out = _harness.results_dir(a.out)
     print(_harness.stamp_core(), flush=True)
-    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    _harness.quiet()
     warnings.simplefilter("ignore")
     sizes = [int(n) for n in a.sizes.split(",")]
     k = 5 if a.quick else 10
