@@ -215,15 +215,17 @@ def normalised_regret(results: list[dict[str, Any]]) -> None:
 
 def regret_matrix(
     results: list[dict[str, Any]], samplers: list[str], n: int
-) -> tuple[np.ndarray, list[str]]:
-    """Regrets after ``n`` trials, shape (n_samplers, n_runs), and each run's group (a run is
-    a (problem, seed); needs :func:`normalised_regret` first)."""
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Regrets after ``n`` trials, shape (n_samplers, n_runs) (a run is a (problem, seed);
+    needs :func:`normalised_regret` first), and which runs each group holds, then "overall"."""
     keyed = {(r["sampler"], r["problem"], r["seed"]): r for r in results}
     cells = sorted({(r["problem"], r["seed"], r["group"]) for r in results})
     values = np.array(
         [[keyed[(s, p, seed)]["regret"][n - 1] for p, seed, _ in cells] for s in samplers]
     )
-    return values, [g for _, _, g in cells]
+    groups = [g for _, _, g in cells]
+    cols = [*sorted(set(groups)), "overall"]
+    return values, {g: np.array([g in (h, "overall") for h in groups]) for g in cols}
 
 
 def rank_tables(
@@ -238,9 +240,8 @@ def rank_tables(
     text = ""
     headline: dict[int, Any] = {}
     for n in checkpoints:
-        values, groups = regret_matrix(results, samplers, n)
-        cols = [*sorted(set(groups)), "overall"]
-        sel = {g: np.array([g in (h, "overall") for h in groups]) for g in cols}
+        values, sel = regret_matrix(results, samplers, n)
+        cols = list(sel)
         ranks = {g: mean_ranks(values[:, sel[g]]) for g in cols}
         rows = []
         order = np.argsort(ranks["overall"], kind="stable")
@@ -274,8 +275,7 @@ def paired_tables(
         for i, s in enumerate(samplers):
             if s == baseline:
                 continue
-            for g in [*sorted(set(groups)), "overall"]:
-                sel = np.array([g in (h, "overall") for h in groups])
+            for g, sel in groups.items():
                 st = paired(values[i, sel], base[sel])
                 rows.append([s, g, str(st.n), str(st), fmt(st.win, 2)])
         header = ["sampler", "group", "runs", f"log-ratio to {baseline} ± s.e.", "win"]
