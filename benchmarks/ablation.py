@@ -149,7 +149,3 @@ def main(argv: list[str] | None = None) -> None:
         + "\n## C x M grid (bandit cum. regret / optimisation norm. regret, geometric means)\n\n"
         + _report.md_table(["", *(f"M={M:g}" for M in M_GRID)], cm_rows),
     )
-
-
-if __name__ == "__main__":
-    main()

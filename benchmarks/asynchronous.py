@@ -188,7 +188,3 @@ def main(argv: list[str] | None = None) -> None:
         + f"\n![regret vs finished trials]({a.name}.png)\n",
         source="".join(f"; rows of {{{_samplers_of(results, c)}}} from `{c}`" for c in loaded),
     )
-
-
-if __name__ == "__main__":
-    main()

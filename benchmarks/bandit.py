@@ -179,7 +179,3 @@ def write_report(
         + f"\n![cumulative regret]({stem}.png)\n",
         stem,
     )
-
-
-if __name__ == "__main__":
-    main()

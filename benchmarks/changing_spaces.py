@@ -134,7 +134,3 @@ def main(argv: list[str] | None = None) -> None:
     _harness.finish(
         args, "Changing and wide conditional spaces", "", "\n" + report(results, samplers)
     )
-
-
-if __name__ == "__main__":
-    main()

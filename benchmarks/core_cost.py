@@ -86,7 +86,3 @@ def main(argv: list[str] | None = None) -> None:
         "\n".join(lines),
         "core_cost",
     )
-
-
-if __name__ == "__main__":
-    main()

@@ -410,7 +410,3 @@ def main(argv: list[str] | None = None) -> None:
         "\n" + "\n".join(sections),
         name,
     )
-
-
-if __name__ == "__main__":
-    main()

@@ -175,7 +175,3 @@ def main_paired(argv: list[str] | None = None) -> None:
         "\n" + _report.md_table(header, rows),
         a.name or "paired_" + a.index,
     )
-
-
-if __name__ == "__main__":
-    main()

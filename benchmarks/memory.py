@@ -160,7 +160,3 @@ def main(argv: list[str] | None = None) -> None:
         "trial.\n",
         "memory",
     )
-
-
-if __name__ == "__main__":
-    main()

@@ -148,7 +148,3 @@ def main(argv: list[str] | None = None) -> None:
         f"\n{report(results, budgets)}",
         "mixed_ray",
     )
-
-
-if __name__ == "__main__":
-    main()

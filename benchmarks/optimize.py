@@ -209,7 +209,3 @@ def main_mixed(argv: list[str] | None = None) -> None:
         + ", ".join(f"{s} {_report.fmt(float(w / base), 2)}" for s, w in walls.items())
         + "\n",
     )
-
-
-if __name__ == "__main__":
-    main()

@@ -165,7 +165,3 @@ def main(argv: list[str] | None = None) -> None:
         f"{limit:g} s at a smaller size). 'cold' = first trial, caches built from scratch. ",
         "\n" + _report.md_table(header, rows) + f"\n![{a.name}]({a.name}.png)\n",
     )
-
-
-if __name__ == "__main__":
-    main()

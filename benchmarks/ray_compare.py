@@ -193,7 +193,3 @@ def main(argv: list[str] | None = None) -> None:
         "searchers (1 = best). Regret: geometric mean of the normalised regret (floored at "
         f"{_report.FLOOR:g}).\n\n" + "\n".join(parts),
     )
-
-
-if __name__ == "__main__":
-    main()
