@@ -52,21 +52,22 @@ def pyxab_grid(algo: str) -> list[dict[str, Any]]:
     return [{}]  # StroquOOL has no constant
 
 
+TUNED = tuple(algo for algo in PYXAB_ALGOS if pyxab_grid(algo)[0])  # those with constants
+
+
 def tune_pyxab(
     functions: list[str], T: int, seeds: list[int], noise: float, jobs: int
 ) -> dict[tuple[str, str], dict[str, Any]]:
     """Per (algorithm, function): the grid point with the least mean regret on tuning seeds."""
-    grid = [Method(f"{a} {o}", "pyxab", o, a) for a in PYXAB_ALGOS for o in pyxab_grid(a) if o]
+    grid = [Method(f"{a} {o}", "pyxab", o, a) for a in TUNED for o in pyxab_grid(a)]
     tseeds = [TUNING_SEED_OFFSET + s for s in seeds]
     jobs_list = [(m, f, s, T, noise) for m in grid for f in functions for s in tseeds]
     final, _ = _harness.final_regrets(_harness.pmap(run_bandit, jobs_list, jobs))
     means = {k: float(np.mean(v)) for k, v in final.items()}
     best: dict[tuple[str, str], dict[str, Any]] = {}
-    for algo in PYXAB_ALGOS:
+    for algo in TUNED:
         for f in functions:
             cands = [m for m in grid if m.algo == algo]
-            if not cands:
-                continue
             m = min(cands, key=lambda m: np.nan_to_num(means[(m.label, f)], nan=np.inf))
             best[(algo, f)] = dict(m.options)
     return best
@@ -132,18 +133,12 @@ def main(argv: list[str] | None = None) -> None:
     tseeds = list(range(2 if a.quick else 3))
     best = tune_pyxab(functions, T, tseeds, a.noise, a.jobs)
     tuned_jobs = []
-    for algo in PYXAB_ALGOS:
-        if not pyxab_grid(algo)[0]:
-            continue
+    for algo in TUNED:
         for f in functions:
             m = Method(f"{algo} (tuned)", "pyxab", best[(algo, f)], algo)
             tuned_jobs += [(m, f, s, T, a.noise) for s in seeds]
     results += _harness.pmap(run_bandit, tuned_jobs, a.jobs)
-    choice = [
-        [algo, *[str(best[(algo, f)]) for f in functions]]
-        for algo in PYXAB_ALGOS
-        if pyxab_grid(algo)[0]
-    ]
+    choice = [[algo, *[str(best[(algo, f)]) for f in functions]] for algo in TUNED]
     tuned_note = (
         "\nConstants of the tuned PyXAB rows (per function, best mean regret on "
         f"{len(tseeds)} tuning seeds {TUNING_SEED_OFFSET}+, "
