@@ -106,7 +106,7 @@ def fmt(v: float, digits: int = 3) -> str:
 
 
 def md_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
-    """A GitHub Markdown table."""
+    """A GitHub Markdown table; a cell that is not a string is a number (:func:`fmt`)."""
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
         cells = [c if isinstance(c, str) else fmt(float(c)) for c in row]
@@ -249,8 +249,8 @@ def rank_tables(
             win = "-"
             if reference in samplers:
                 win = fmt(paired(values[i], values[samplers.index(reference)]).win, 2)
-            row = [samplers[i], *[fmt(float(ranks[g][i]), 3) for g in cols]]
-            rows.append([*row, *[fmt(geomean(values[i, sel[g]])) for g in cols], win])
+            row = [samplers[i], *[float(ranks[g][i]) for g in cols]]
+            rows.append([*row, *[geomean(values[i, sel[g]]) for g in cols], win])
         header = ["sampler", *[f"{what} {g}" for what in ("rank", "regret") for g in cols]]
         header.append(f"win rate vs {reference}")
         text += f"\n### After {n} trials\n\n" + md_table(header, rows)

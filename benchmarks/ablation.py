@@ -109,17 +109,8 @@ def main(argv: list[str] | None = None) -> None:
     rows = []
     for i in np.argsort(combined, kind="stable"):
         label = configs[i][0]
-        rows.append(
-            [
-                label,
-                _report.fmt(b_gm[label]),
-                _report.fmt(1e3 * float(np.mean(b_time[label]))),
-                _report.fmt(o_gm[label]),
-                _report.fmt(o_gm_noisy[label]),
-                _report.fmt(float(o_rank[i]), 3),
-                _report.fmt(float(combined[i]), 3),
-            ]
-        )
+        row = [label, b_gm[label], 1e3 * float(np.mean(b_time[label])), o_gm[label]]
+        rows.append([*row, o_gm_noisy[label], float(o_rank[i]), float(combined[i])])
     header = ["configuration", f"bandit cum. regret T={T} (geo. mean)", "ms / round"]
     header += [f"opt. norm. regret @{n_trials} (geo. mean)", "… noisy only"]
     header += ["opt. mean rank", "combined rank"]

@@ -80,8 +80,8 @@ def report(
         rows = []
         for i, s in enumerate(samplers):
             ratios = [_report.paired(R[W][i], R[workers[0]][i]) for W in workers[1:]]
-            row = [s, *[_report.fmt(_report.geomean(R[W][i])) for W in workers]]
-            row += [_report.fmt(float(ranks[W][i]), 3) for W in workers]
+            row = [s, *[_report.geomean(R[W][i]) for W in workers]]
+            row += [float(ranks[W][i]) for W in workers]
             rows.append(row + [f"{_report.fmt(st.ratio)} ({st})" for st in ratios])
         header = ["sampler", *[f"{what} W={W}" for what in ("regret", "rank") for W in workers]]
         header += [f"ratio W={W}/W={workers[0]} (log ± s.e.)" for W in workers[1:]]
@@ -92,7 +92,7 @@ def report(
             for s in tree:
                 for W in workers:
                     st = _report.paired(R[W][samplers.index(s)], R[W][samplers.index(LIAR)])
-                    prow.append([s, str(W), str(st.n), str(st), _report.fmt(st.win, 3)])
+                    prow.append([s, str(W), str(st.n), str(st), st.win])
             text += (
                 f"\n{', '.join(tree)} against {LIAR} after {n} finished trials (paired "
                 "log-ratio of the regret; negative is better than TPE):\n\n"

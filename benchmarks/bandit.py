@@ -89,8 +89,8 @@ def summarise(
     rows = []
     for lab in sorted(labels, key=lambda lab: gm[lab]):
         cells = [f"{fmt(mean[(lab, f)])} ± {fmt(se[(lab, f)], 2)}" for f in functions]
-        ms = fmt(1e3 * float(np.mean(secs[lab])))
-        rows.append([lab, *cells, fmt(gm[lab]), fmt(float(rank[lab]), 2), ms])
+        ms = 1e3 * float(np.mean(secs[lab]))
+        rows.append([lab, *cells, gm[lab], fmt(float(rank[lab]), 2), ms])
     header = ["method", *functions, "geo. mean", "mean rank", "ms / round"]
     return _report.md_table(header, rows), gm
 

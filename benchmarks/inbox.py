@@ -39,10 +39,8 @@ def report(labels: list[str], res: np.ndarray, groups: list[str], checkpoints: l
                 sel = np.ones(garr.size, bool) if g == "overall" else garr == g
                 st = _report.paired(res[i, sel, n - 1], res[0, sel, n - 1])
                 name = label + (" (baseline)" if i == 0 else "")
-                rows.append(
-                    [name, g, str(st.n), _report.fmt(_report.geomean(res[i, sel, n - 1])), str(st)]
-                )
-                rows[-1].append(_report.fmt(st.win, 3))
+                regret = _report.geomean(res[i, sel, n - 1])
+                rows.append([name, g, str(st.n), regret, str(st), st.win])
         text += f"\n### After {n} trials\n\n" + _report.md_table(header, rows)
     return text
 
@@ -155,15 +153,7 @@ def main_paired(argv: list[str] | None = None) -> None:
         label = f"C={C:g} M={M:g}" + (f" sampling={smp}" if smp else "")
         label += "".join(f" {k}={v}" for k, v in extra.items()) + (" (baseline)" if i == 0 else "")
         by_noise = [str(_report.paired(res[i, sel], res[0, sel])) for sel in (~noisy, noisy)]
-        rows.append(
-            [
-                label,
-                _report.fmt(_report.geomean(res[i])),
-                str(st),
-                _report.fmt(st.win, 3),
-                *by_noise,
-            ]
-        )
+        rows.append([label, _report.geomean(res[i]), str(st), st.win, *by_noise])
     header = ["setting", "norm. regret (geo. mean)", "log-ratio to baseline ± s.e.", "win rate"]
     header += [f"log-ratio {noise}" for noise in ("noiseless", "noisy")]
     _harness.finish(
