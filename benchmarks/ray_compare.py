@@ -115,15 +115,9 @@ def time_table(results: list[dict[str, Any]], names: list[str], n_trials: int) -
         ok = [r for r in results if r["sampler"] == s and not r["error"]]
         failed = sum(1 for r in results if r["sampler"] == s and r["error"])
         wall = [r["wall"] / n_trials for r in ok]
-        own = [r["searcher_s"] / n_trials for r in ok]
+        own = [1e3 * r["searcher_s"] / n_trials for r in ok]
         rows.append(
-            [
-                s,
-                str(len(ok)),
-                str(failed),
-                _report.fmt(float(np.median(wall))) if wall else "-",
-                _report.fmt(1e3 * float(np.median(own))) if own else "-",
-            ]
+            [s, str(len(ok)), str(failed), *(np.median(v) if v else "-" for v in (wall, own))]
         )
     header = ["searcher", "runs", "failed runs", "wall s per trial (median over runs)"]
     return _report.md_table([*header, "searcher ms per trial"], rows)
