@@ -128,9 +128,11 @@ class Parser(argparse.ArgumentParser):
             self.quick_defaults[action.dest] = default
 
     def parse(self, argv: Sequence[str] | None, stamp: bool = True) -> argparse.Namespace:
-        """Parse ``argv``, resolve the :class:`Quick` defaults, and (``stamp``) name the code
-        measured (:func:`stamp_core`) and start the clock of :func:`finish`."""
+        """Parse ``argv``, resolve the :class:`Quick` defaults (and ``name``, the command's
+        without ``--name``), and (``stamp``) name the code measured (:func:`stamp_core`) and
+        start the clock of :func:`finish`."""
         a = self.parse_args(argv)
+        a.name = getattr(a, "name", self.command)
         for dest, default in self.quick_defaults.items():
             if getattr(a, dest) is None:
                 setattr(a, dest, default.quick if getattr(a, "quick", False) else default.full)

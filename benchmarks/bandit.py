@@ -155,9 +155,7 @@ def write_report(
     T, n_seeds = a.rounds, a.seeds
     labels = list(dict.fromkeys(r["label"] for r in results))
     table, gm = summarise(results, labels, functions)
-    out = _harness.results_dir(a.out)
-    stem = "bandit"
-    plot(results, labels, functions, str(out / f"{stem}.png"))
+    plot(results, labels, functions, str(_harness.results_dir(a.out) / f"{a.name}.png"))
     best_pyxab = min((v, k) for k, v in gm.items() if not k.startswith(("TreeUCB", "Random")))
     _harness.finish(
         a,
@@ -171,6 +169,5 @@ def write_report(
         + f"\nBest PyXAB row by geometric mean: {best_pyxab[1]} ({_report.fmt(best_pyxab[0])}); "
         f"TreeUCB (default): {_report.fmt(gm['TreeUCB (default)'])}.\n"
         + tuned_note
-        + f"\n![cumulative regret]({stem}.png)\n",
-        stem,
+        + f"\n![cumulative regret]({a.name}.png)\n",
     )

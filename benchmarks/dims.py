@@ -62,5 +62,4 @@ def main(argv: list[str] | None = None) -> None:
         "alternating; median wall milliseconds per trial (the objective is a sphere on floats, "
         "so the time is the sampler's and Optuna's). ",
         "\n" + md_table(["d", "TreeUCB ms", "TPE ms", "TreeUCB / TPE"], rows),
-        "dims",
     )

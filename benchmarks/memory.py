@@ -158,5 +158,4 @@ def main(argv: list[str] | None = None) -> None:
         f"{max_rss:.0f} MB high-water mark at the end. Before the closed-form grids "
         "(main at 2caa038) the same study raised MemoryError (7.28 TiB) at its first model "
         "trial.\n",
-        "memory",
     )

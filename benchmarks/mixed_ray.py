@@ -146,5 +146,4 @@ def main(argv: list[str] | None = None) -> None:
         "mean over (problem, seed) of the rank of the best value (1 = best); best branch: share "
         "of runs whose best value is in the problem's best branch. ",
         f"\n{report(results, budgets)}",
-        "mixed_ray",
     )
