@@ -18,12 +18,12 @@ from typing import Any
 import numpy as np
 
 from benchmarks import _harness
+from benchmarks import _samplers
 from benchmarks._harness import Quick
 from benchmarks._problems import BRANCHES
 from benchmarks._problems import study
 from benchmarks._report import md_table
 from benchmarks._report import mean_ranks
-from benchmarks._samplers import require
 
 SEARCHERS = ("OptunaSearch (TreeUCB)", "OptunaSearch (TPE)")
 
@@ -47,18 +47,10 @@ class _Space:
 
 def make_searcher(name: str, problem_name: str, seed: int) -> Any:
     """Ray's ``OptunaSearch`` over the problem's define-by-run space, with ``name``'s sampler."""
-    import optuna
-    from ray.tune.search.optuna import OptunaSearch
-
-    from optuna_treeucb import TreeUCBSampler
-
     if name not in SEARCHERS:
         raise ValueError(f"Unknown searcher {name!r}; known: {', '.join(SEARCHERS)}.")
     space = _Space(problem_name, seed)
-    sampler = (
-        TreeUCBSampler(seed=seed) if "TreeUCB" in name else optuna.samplers.TPESampler(seed=seed)
-    )
-    return OptunaSearch(space=space, sampler=sampler, metric="loss", mode="min", seed=seed)
+    return _samplers.make_searcher(name, seed, space=space, metric="loss", mode="min")
 
 
 def make_trainable(problem_name: str, seed: int) -> Callable[[dict[str, Any]], dict[str, Any]]:
@@ -129,7 +121,7 @@ def main(argv: list[str] | None = None) -> None:
             )
     if args.seeds < 1 or args.trials < 2:
         parser.error(f"--seeds must be >= 1 and --trials >= 2; got {args.seeds} and {args.trials}")
-    require("ray", "the Tune runs", "mixed_ray", extra="ray")
+    _samplers.require("ray", "the Tune runs", "mixed_ray", extra="ray")
     _harness.stamp_core()
     seeds = _harness.seeds(args)
     jobs = [(s, pr, seed, args.trials) for pr in problems for seed in seeds for s in SEARCHERS]
