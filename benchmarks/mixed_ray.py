@@ -22,8 +22,8 @@ from benchmarks import _samplers
 from benchmarks._harness import Quick
 from benchmarks._problems import BRANCHES
 from benchmarks._problems import study
+from benchmarks._report import cell_ranks
 from benchmarks._report import md_table
-from benchmarks._report import mean_ranks
 
 SEARCHERS = ("OptunaSearch (TreeUCB)", "OptunaSearch (TPE)")
 
@@ -88,15 +88,11 @@ def report(results: Sequence[dict[str, Any]], budgets: Sequence[int]) -> str:
     in the best branch within the last budget."""
     header = ["searcher", *(f"rank @{b}" for b in budgets), f"best branch @{budgets[-1]}"]
     runs = {(r["searcher"], r["problem"], r["seed"]): r for r in results}
-    cases = sorted({(r["problem"], r["seed"]) for r in results})
-    best = {
-        b: [[np.min(runs[(s, *c)]["values"][:b]) for c in cases] for s in SEARCHERS]
-        for b in budgets
-    }
-    ranks = {b: mean_ranks(np.array(best[b], dtype=float)) for b in budgets}
+    best = {b: {k: float(np.min(r["values"][:b])) for k, r in runs.items()} for b in budgets}
+    ranks = {b: cell_ranks(best[b], list(SEARCHERS)) for b in budgets}
     rows = []
     for i, name in enumerate(SEARCHERS):
-        mine = [runs[(name, *case)] for case in cases]
+        mine = [r for (s, *_), r in runs.items() if s == name]
         found = [r["branches"][int(np.argmin(r["values"][: budgets[-1]]))] == "best" for r in mine]
         rows.append([name, *(float(ranks[b][i]) for b in budgets), f"{np.mean(found):.2f}"])
     return md_table(header, rows)
