@@ -144,20 +144,19 @@ class Parser(argparse.ArgumentParser):
         return a
 
 
-def make_parser(command: str, doc: str | None, **common: Any) -> Parser:
+def make_parser(command: str, doc: str | None, quick: str | None, **common: Any) -> Parser:
     """The parser of a command: its module docstring as the description (line breaks kept,
-    so usage examples stay one per line), ``--out``, and the common options named in
-    ``common`` with their defaults (``quick``'s value: what else ``--quick`` changes, or
-    ``None``); a :class:`Quick` default depends on ``--quick``."""
+    so usage examples stay one per line), ``--out``, ``--quick`` (``quick``: what else it
+    changes, or ``None``) and the common options named in ``common``, in that order, with
+    their defaults (a :class:`Quick` one depends on ``--quick``)."""
     parser = Parser(command, doc)
+    kwargs, text = _COMMON["quick"]
+    parser.add_argument(
+        "--quick", help=text.format(default=f": {quick}" if quick else ""), **kwargs
+    )
     for dest, default in common.items():
         kwargs, text = _COMMON[dest]
-        if dest == "quick":
-            note = f": {default}" if default else ""
-            parser.add_argument("--quick", help=text.format(default=note), **kwargs)
-        else:
-            flag = "--" + dest.replace("_", "-")
-            parser.option(flag, default, help=text, **kwargs)
+        parser.option("--" + dest.replace("_", "-"), default, help=text, **kwargs)
     return parser
 
 
@@ -176,8 +175,8 @@ def study_parser(
     ``constrained``, ``async``): their common options, in one order."""
     runs = {"seed_offset": 0, **({"problems": None} if problems else {}), "samplers": samplers}
     saved = {"save": None, "load": None, **({"paired": None} if paired else {})}
-    common = {"quick": quick, "trials": trials, "seeds": seeds, **runs, "jobs": 1, "name": name}
-    return make_parser(command, doc, **common, **saved)
+    common = {"trials": trials, "seeds": seeds, **runs, "jobs": 1, "name": name}
+    return make_parser(command, doc, quick, **common, **saved)
 
 
 def command_line(command: str, argv: Sequence[str] | None) -> str:

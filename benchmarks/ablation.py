@@ -51,15 +51,8 @@ def configurations() -> list[tuple[str, dict[str, Any]]]:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the ablation and write <name>.md into ``--out``."""
-    p = _harness.make_parser(
-        "ablation",
-        __doc__,
-        quick="2-D and 10-D only",
-        trials=Quick(200, 100),
-        seeds=Quick(5, 2),
-        jobs=1,
-        name="ablation",
-    )
+    common = {"trials": Quick(200, 100), "seeds": Quick(5, 2), "jobs": 1, "name": "ablation"}
+    p = _harness.make_parser("ablation", __doc__, quick="2-D and 10-D only", **common)
     p.option("--rounds", Quick(1000, 300), type=int, help="Bandit T")
     p.option("--only", help="Comma-separated configuration labels to run.")
     a = p.parse(argv)

@@ -112,7 +112,7 @@ def plot(
 
 def main(argv: list[str] | None = None) -> None:
     """Run the bandit benchmark and write bandit.md and bandit.png into ``--out``."""
-    p = _harness.make_parser("bandit", __doc__, seeds=Quick(10, 3), jobs=1, quick=None)
+    p = _harness.make_parser("bandit", __doc__, None, seeds=Quick(10, 3), jobs=1)
     p.option("--rounds", Quick(2000, 500), type=int, help="T")
     p.option("--noise", 0.1, type=float, help="Std of the Gaussian reward noise.")
     p.option("--no-tuning", False, action="store_true", help="Skip the tuned PyXAB rows.")

@@ -115,16 +115,8 @@ def report(results: list[dict[str, Any]], samplers: list[str]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the three studies and write ``changing_spaces.md`` into ``--out``."""
-    p = _harness.make_parser(
-        "changing_spaces",
-        __doc__,
-        quick=None,
-        seeds=Quick(3, 1),
-        seed_offset=0,
-        samplers=",".join(SAMPLERS),
-        jobs=1,
-        name="changing_spaces",
-    )
+    common = {"seeds": Quick(3, 1), "seed_offset": 0, "samplers": ",".join(SAMPLERS), "jobs": 1}
+    p = _harness.make_parser("changing_spaces", __doc__, None, **common, name="changing_spaces")
     args = p.parse(argv)
     samplers = _samplers.split_names(args.samplers)
     jobs = [

@@ -47,16 +47,9 @@ def report(labels: list[str], res: np.ndarray, groups: list[str], checkpoints: l
 
 def main(argv: list[str] | None = None) -> None:
     """Run the comparison and write <name>.md into ``--out``."""
-    p = _harness.make_parser(
-        "inbox",
-        __doc__,
-        quick="the BBOB functions 1, 8, 15, 21 in 2-D only",
-        trials=Quick(200, 50),
-        seeds=Quick(5, 1),
-        seed_offset=0,
-        jobs=1,
-        name="inbox",
-    )
+    quick = "the BBOB functions 1, 8, 15, 21 in 2-D only"
+    common = {"trials": Quick(200, 50), "seeds": Quick(5, 1), "seed_offset": 0, "jobs": 1}
+    p = _harness.make_parser("inbox", __doc__, quick, **common, name="inbox")
     p.option(
         "--settings",
         [{"sampling": "uniform"}, {"sampling": "trust_region"}, {"sampling": "local_gp"}],
@@ -111,15 +104,8 @@ def main_paired(argv: list[str] | None = None) -> None:
 
         python -m benchmarks paired --index soft_gp --settings 0.03,0.1 0.01,0.1 0.003,0.03
     """
-    p = _harness.make_parser(
-        "paired",
-        main_paired.__doc__,
-        quick=None,
-        trials=Quick(200, 100),
-        seeds=Quick(10, 3),
-        jobs=1,
-        name=None,
-    )
+    common = {"trials": Quick(200, 100), "seeds": Quick(10, 3), "jobs": 1, "name": None}
+    p = _harness.make_parser("paired", main_paired.__doc__, None, **common)
     p.option(
         "--index",
         "hoeffding",

@@ -99,14 +99,9 @@ def report(results: Sequence[dict[str, Any]], budgets: Sequence[int]) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
+    common = {"trials": Quick(100, 30), "seeds": Quick(3, 1), "seed_offset": 100}
     parser = _harness.make_parser(
-        "mixed_ray",
-        __doc__,
-        quick=None,
-        trials=Quick(100, 30),
-        seeds=Quick(3, 1),
-        seed_offset=100,
-        problems="branch-3,branch-4",
+        "mixed_ray", __doc__, None, **common, problems="branch-3,branch-4"
     )
     args = parser.parse(argv, stamp=False)
     problems = [p for p in args.problems.split(",") if p]

@@ -90,13 +90,9 @@ def measure(
 
 def main(argv: list[str] | None = None) -> None:
     """Run the overhead benchmark and write overhead.md and overhead.png into ``--out``."""
-    p = _harness.make_parser(
-        "overhead",
-        __doc__,
-        quick="up to 2,000 finished trials instead of 10,000",
-        samplers=",".join(SAMPLER_NAMES),
-        name="overhead",
-    )
+    quick = "up to 2,000 finished trials instead of 10,000"
+    common = {"samplers": ",".join(SAMPLER_NAMES), "name": "overhead"}
+    p = _harness.make_parser("overhead", __doc__, quick, **common)
     p.option("--max-seconds", Quick(20.0, 5.0), type=float, help="Drop a sampler above this")
     p.option(
         "--objectives",

@@ -125,16 +125,8 @@ def time_table(results: list[dict[str, Any]], names: list[str], n_trials: int) -
 
 def main(argv: list[str] | None = None) -> None:
     """Run every searcher on every problem and seed; write <name>.md and <name>.png."""
-    p = _harness.make_parser(
-        "ray_compare",
-        __doc__,
-        quick="2 problems",
-        trials=Quick(100, 50),
-        seeds=Quick(2, 1),
-        seed_offset=0,
-        problems=None,
-        name="ray_compare",
-    )
+    common = {"trials": Quick(100, 50), "seeds": Quick(2, 1), "seed_offset": 0, "problems": None}
+    p = _harness.make_parser("ray_compare", __doc__, "2 problems", **common, name="ray_compare")
     p.option("--searchers", help="Comma-separated subset of the searchers.")
     p.option("--no-plot", False, action="store_true", help="Write the table only.")
     a = p.parse(argv, stamp=False)
