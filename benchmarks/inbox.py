@@ -50,13 +50,9 @@ def main(argv: list[str] | None = None) -> None:
     quick = "the BBOB functions 1, 8, 15, 21 in 2-D only"
     common = {"trials": Quick(200, 50), "seeds": Quick(5, 1), "seed_offset": 0, "jobs": 1}
     p = _harness.make_parser("inbox", __doc__, quick, **common, name="inbox")
-    p.option(
-        "--settings",
-        [{"sampling": "uniform"}, {"sampling": "trust_region"}, {"sampling": "local_gp"}],
-        type=parse_options,
-        nargs="+",
-        help="Core options per setting, 'key=value,key=value'; the first is the baseline",
-    )
+    settings = [{"sampling": "uniform"}, {"sampling": "trust_region"}, {"sampling": "local_gp"}]
+    text = "Core options per setting, 'key=value,key=value'; the first is the baseline"
+    p.option("--settings", settings, type=parse_options, nargs="+", help=text)
     _harness.bbob_options(p, Quick("2,5,10", "2"))
     a = p.parse(argv)
     dims, fids, cases = _harness.bbob_cases(a)
@@ -106,19 +102,11 @@ def main_paired(argv: list[str] | None = None) -> None:
     """
     common = {"trials": Quick(200, 100), "seeds": Quick(10, 3), "jobs": 1, "name": None}
     p = _harness.make_parser("paired", main_paired.__doc__, None, **common)
-    p.option(
-        "--index",
-        "hoeffding",
-        choices=OPTIONS["index"].choices,
-        help="The core's index option for every setting",
-    )
-    p.option(
-        "--settings",
-        [(0.03, 0.1, None, {}), (0.01, 0.1, None, {}), (0.003, 0.03, None, {})],
-        type=_setting,
-        nargs="+",
-        help="C,M pairs (or C,M,sampling, then key=value core options); the first is the baseline",
-    )
+    text = "The core's index option for every setting"
+    p.option("--index", "hoeffding", choices=OPTIONS["index"].choices, help=text)
+    pairs: list[Any] = [(0.03, 0.1, None, {}), (0.01, 0.1, None, {}), (0.003, 0.03, None, {})]
+    text = "C,M pairs (or C,M,sampling, then key=value core options); the first is the baseline"
+    p.option("--settings", pairs, type=_setting, nargs="+", help=text)
     a = p.parse(argv)
     instances = continuous()
     seeds = [SEED_OFFSET + s for s in range(a.seeds)]

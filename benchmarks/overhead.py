@@ -94,18 +94,10 @@ def main(argv: list[str] | None = None) -> None:
     common = {"samplers": ",".join(SAMPLER_NAMES), "name": "overhead"}
     p = _harness.make_parser("overhead", __doc__, quick, **common)
     p.option("--max-seconds", Quick(20.0, 5.0), type=float, help="Drop a sampler above this")
-    p.option(
-        "--objectives",
-        1,
-        type=int,
-        choices=(1, 2),
-        help="2: two spheres (a study of two objectives)",
-    )
-    p.option(
-        "--sizes",
-        Quick("10,100,200,500,1000,2000,5000,10000", "10,100,200,500,1000,2000"),
-        help="Comma-separated numbers of finished trials",
-    )
+    text = "2: two spheres (a study of two objectives)"
+    p.option("--objectives", 1, type=int, choices=(1, 2), help=text)
+    default = Quick("10,100,200,500,1000,2000,5000,10000", "10,100,200,500,1000,2000")
+    p.option("--sizes", default, help="Comma-separated numbers of finished trials")
     a = p.parse(argv, stamp=False)
     names = _samplers.split_names(a.samplers)
     _samplers.require_packages(names, "overhead")
