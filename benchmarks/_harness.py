@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import _problems
+from benchmarks import _report
 from benchmarks._samplers import make_sampler
 
 RESULTS = Path(__file__).resolve().parent / "results"  # the committed results
@@ -127,9 +128,11 @@ class Parser(argparse.ArgumentParser):
             self.quick_defaults[action.dest] = default
 
     def parse(self, argv: Sequence[str] | None, stamp: bool = True) -> argparse.Namespace:
-        """Parse ``argv``, resolve the :class:`Quick` defaults, and (``stamp``) name the code
-        measured (:func:`stamp_core`) and start the clock of :func:`finish`."""
+        """Parse ``argv``, resolve the :class:`Quick` defaults (and ``name``, the command's
+        without ``--name``), and (``stamp``) name the code measured (:func:`stamp_core`) and
+        start the clock of :func:`finish`."""
         a = self.parse_args(argv)
+        a.name = getattr(a, "name", self.command)
         for dest, default in self.quick_defaults.items():
             if getattr(a, dest) is None:
                 setattr(a, dest, default.quick if getattr(a, "quick", False) else default.full)
@@ -141,20 +144,19 @@ class Parser(argparse.ArgumentParser):
         return a
 
 
-def make_parser(command: str, doc: str | None, **common: Any) -> Parser:
+def make_parser(command: str, doc: str | None, quick: str | None, **common: Any) -> Parser:
     """The parser of a command: its module docstring as the description (line breaks kept,
-    so usage examples stay one per line), ``--out``, and the common options named in
-    ``common`` with their defaults (``quick``'s value: what else ``--quick`` changes, or
-    ``None``); a :class:`Quick` default depends on ``--quick``."""
+    so usage examples stay one per line), ``--out``, ``--quick`` (``quick``: what else it
+    changes, or ``None``) and the common options named in ``common``, in that order, with
+    their defaults (a :class:`Quick` one depends on ``--quick``)."""
     parser = Parser(command, doc)
+    kwargs, text = _COMMON["quick"]
+    parser.add_argument(
+        "--quick", help=text.format(default=f": {quick}" if quick else ""), **kwargs
+    )
     for dest, default in common.items():
         kwargs, text = _COMMON[dest]
-        if dest == "quick":
-            note = f": {default}" if default else ""
-            parser.add_argument("--quick", help=text.format(default=note), **kwargs)
-        else:
-            flag = "--" + dest.replace("_", "-")
-            parser.option(flag, default, help=text, **kwargs)
+        parser.option("--" + dest.replace("_", "-"), default, help=text, **kwargs)
     return parser
 
 
@@ -173,8 +175,8 @@ def study_parser(
     ``constrained``, ``async``): their common options, in one order."""
     runs = {"seed_offset": 0, **({"problems": None} if problems else {}), "samplers": samplers}
     saved = {"save": None, "load": None, **({"paired": None} if paired else {})}
-    common = {"quick": quick, "trials": trials, "seeds": seeds, **runs, "jobs": 1, "name": name}
-    return make_parser(command, doc, **common, **saved)
+    common = {"trials": trials, "seeds": seeds, **runs, "jobs": 1, "name": name}
+    return make_parser(command, doc, quick, **common, **saved)
 
 
 def command_line(command: str, argv: Sequence[str] | None) -> str:
@@ -356,6 +358,14 @@ def quiet() -> None:
     warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
 
 
+def new_study(sampler: str, seed: int, **kwargs: Any) -> Any:
+    """A new in-memory Optuna study (``kwargs`` to ``create_study``) with the sampler named
+    ``sampler`` (:func:`benchmarks._samplers.make_sampler`) seeded ``seed``."""
+    import optuna
+
+    return optuna.create_study(sampler=make_sampler(sampler, seed), **kwargs)
+
+
 def optimize(study: Any, objective: Callable[[Any], Any], n_trials: int, **kwargs: Any) -> float:
     """``study.optimize(objective, n_trials, **kwargs)`` with every warning ignored; returns
     its wall time in seconds."""
@@ -370,12 +380,10 @@ def run_study(job: tuple[str, str, int, int]) -> dict[str, Any]:
     """One Optuna study ``(sampler, problem, seed, n_trials)`` of a problem of
     :func:`benchmarks._problems.study`: per trial the observed and the noiseless value and
     the branch, the problem's scale and group, and the wall time."""
-    import optuna
-
     quiet()
     sampler_name, name, seed, n_trials = job
     prob = _problems.study(name, seed)
-    study = optuna.create_study(sampler=make_sampler(sampler_name, seed))
+    study = new_study(sampler_name, seed)
     wall = optimize(study, prob.objective, n_trials)
     return {
         "sampler": sampler_name,
@@ -401,16 +409,13 @@ def core_regret(job: tuple[dict[str, Any], str, int, int]) -> np.ndarray:
     options, name, seed, n_trials = job
     fn = _problems.function(name, seed)
     bandit = TreeUCB(fn.dim, seed=seed, direction="minimize", **options)
-    best_obs, best_true = np.inf, np.inf
-    out = np.empty(n_trials)
-    for t in range(n_trials):
+    seen: list[tuple[float, float]] = []  # (observed, noiseless) per trial
+    for _ in range(n_trials):
         x = bandit.ask_x()
-        obs, true = fn.observe(-5.0 + 10.0 * x)
-        bandit.tell_x(x, obs)
-        if obs < best_obs:
-            best_obs, best_true = obs, true
-        out[t] = max(best_true, 0.0) / fn.median_random
-    return out
+        seen.append(fn.observe(-5.0 + 10.0 * x))
+        bandit.tell_x(x, seen[-1][0])
+    obs, true = np.array(seen).T
+    return _report.scaled_regret(obs, true, fn.median_random, take_first=False)
 
 
 def core_final_regret(job: tuple[dict[str, Any], str, int, int]) -> float:

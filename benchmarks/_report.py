@@ -106,7 +106,7 @@ def fmt(v: float, digits: int = 3) -> str:
 
 
 def md_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
-    """A GitHub Markdown table."""
+    """A GitHub Markdown table; a cell that is not a string is a number (:func:`fmt`)."""
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
         cells = [c if isinstance(c, str) else fmt(float(c)) for c in row]
@@ -172,15 +172,23 @@ def plot_panels(
 
 
 # -- the regret of Optuna runs: normalised, ranked, paired, plotted --------------------
-def _best_of_observed(obs: np.ndarray, true: np.ndarray) -> np.ndarray:
-    """Noiseless value of the best observed trial so far, shape (n_trials,)."""
-    idx = np.zeros(obs.size, dtype=int)
-    best = 0
-    for i in range(obs.size):
-        if obs[i] < obs[best]:
-            best = i
-        idx[i] = best
-    return true[idx]
+def best_observed(obs: np.ndarray, true: np.ndarray, take_first: bool) -> np.ndarray:
+    """Noiseless value of the best observed trial so far, shape (n_trials,): a trial is taken
+    when its observed value is below that of the one taken before.  ``take_first``: the first
+    trial is taken whatever its value (a NaN there is never beaten); else a NaN is never taken,
+    and the value is ``inf`` until a trial is."""
+    out = np.empty(len(obs))
+    best_obs, best_true = (obs[0], true[0]) if take_first and len(obs) else (np.inf, np.inf)
+    for i, (o, t) in enumerate(zip(obs, true, strict=True)):
+        if o < best_obs:
+            best_obs, best_true = o, t
+        out[i] = best_true
+    return out
+
+
+def scaled_regret(obs: np.ndarray, true: np.ndarray, scale: float, take_first: bool) -> np.ndarray:
+    """The noiseless value of :func:`best_observed`, floored at 0, over ``scale``."""
+    return np.maximum(best_observed(obs, true, take_first), 0.0) / scale
 
 
 def normalised_regret(results: list[dict[str, Any]]) -> None:
@@ -195,27 +203,29 @@ def normalised_regret(results: list[dict[str, Any]]) -> None:
     for rs in by_problem.values():
         if np.isfinite(rs[0]["scale"]):
             for r in rs:
-                r["regret"] = np.maximum(_best_of_observed(r["obs"], r["true"]), 0.0) / r["scale"]
+                r["regret"] = scaled_regret(r["obs"], r["true"], r["scale"], True)
             continue
         best = min(float(np.min(r["true"])) for r in rs)
         rand = [r["true"] for r in rs if r["sampler"] == "Random"]
         pool = np.concatenate(rand) if rand else np.concatenate([r["true"] for r in rs])
         spread = max(float(np.median(pool)) - best, 1e-12)
         for r in rs:
-            r["regret"] = (_best_of_observed(r["obs"], r["true"]) - best) / spread
+            r["regret"] = (best_observed(r["obs"], r["true"], True) - best) / spread
 
 
 def regret_matrix(
     results: list[dict[str, Any]], samplers: list[str], n: int
-) -> tuple[np.ndarray, list[str]]:
-    """Regrets after ``n`` trials, shape (n_samplers, n_runs), and each run's group (a run is
-    a (problem, seed); needs :func:`normalised_regret` first)."""
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Regrets after ``n`` trials, shape (n_samplers, n_runs) (a run is a (problem, seed);
+    needs :func:`normalised_regret` first), and which runs each group holds, then "overall"."""
     keyed = {(r["sampler"], r["problem"], r["seed"]): r for r in results}
     cells = sorted({(r["problem"], r["seed"], r["group"]) for r in results})
     values = np.array(
         [[keyed[(s, p, seed)]["regret"][n - 1] for p, seed, _ in cells] for s in samplers]
     )
-    return values, [g for _, _, g in cells]
+    groups = [g for _, _, g in cells]
+    cols = [*sorted(set(groups)), "overall"]
+    return values, {g: np.array([g in (h, "overall") for h in groups]) for g in cols}
 
 
 def rank_tables(
@@ -230,9 +240,8 @@ def rank_tables(
     text = ""
     headline: dict[int, Any] = {}
     for n in checkpoints:
-        values, groups = regret_matrix(results, samplers, n)
-        cols = [*sorted(set(groups)), "overall"]
-        sel = {g: np.array([g in (h, "overall") for h in groups]) for g in cols}
+        values, sel = regret_matrix(results, samplers, n)
+        cols = list(sel)
         ranks = {g: mean_ranks(values[:, sel[g]]) for g in cols}
         rows = []
         order = np.argsort(ranks["overall"], kind="stable")
@@ -240,8 +249,8 @@ def rank_tables(
             win = "-"
             if reference in samplers:
                 win = fmt(paired(values[i], values[samplers.index(reference)]).win, 2)
-            row = [samplers[i], *[fmt(float(ranks[g][i]), 3) for g in cols]]
-            rows.append([*row, *[fmt(geomean(values[i, sel[g]])) for g in cols], win])
+            row = [samplers[i], *[float(ranks[g][i]) for g in cols]]
+            rows.append([*row, *[geomean(values[i, sel[g]]) for g in cols], win])
         header = ["sampler", *[f"{what} {g}" for what in ("rank", "regret") for g in cols]]
         header.append(f"win rate vs {reference}")
         text += f"\n### After {n} trials\n\n" + md_table(header, rows)
@@ -266,8 +275,7 @@ def paired_tables(
         for i, s in enumerate(samplers):
             if s == baseline:
                 continue
-            for g in [*sorted(set(groups)), "overall"]:
-                sel = np.array([g in (h, "overall") for h in groups])
+            for g, sel in groups.items():
                 st = paired(values[i, sel], base[sel])
                 rows.append([s, g, str(st.n), str(st), fmt(st.win, 2)])
         header = ["sampler", "group", "runs", f"log-ratio to {baseline} ± s.e.", "win"]

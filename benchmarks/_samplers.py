@@ -7,6 +7,7 @@ name, optionally with constructor options in brackets, ``Name[key=value,...]``
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 from collections.abc import Callable
 from collections.abc import Iterable
@@ -119,9 +120,10 @@ def _tune_search(module: str, cls: str, seed_argument: str) -> Callable[..., Any
 
 def _optuna_search(seed: int, context: dict[str, Any], **options: Any) -> Any:
     """Ray's ``OptunaSearch`` (TPE; ``multivariate=True`` gives it
-    ``TPESampler(multivariate=True)``).  It has no constraints argument: with ``constraints``
-    in the context, a subclass stores those metrics of each result on its Optuna trial
-    (``Trial.set_constraint``, where Optuna 5's samplers read them) before the tell."""
+    ``TPESampler(multivariate=True)``, ``sampler=NAME`` the sampler of :data:`SAMPLERS` so
+    named).  It has no constraints argument: with ``constraints`` in the context, a subclass
+    stores those metrics of each result on its Optuna trial (``Trial.set_constraint``, where
+    Optuna 5's samplers read them) before the tell."""
     import optuna
     from ray.tune.search.optuna import OptunaSearch
 
@@ -138,6 +140,8 @@ def _optuna_search(seed: int, context: dict[str, Any], **options: Any) -> Any:
 
     if options.pop("multivariate", False):
         options["sampler"] = optuna.samplers.TPESampler(seed=seed, multivariate=True)
+    if isinstance(options.get("sampler"), str):
+        options["sampler"] = make_sampler(options["sampler"], seed)
     cls = ConstrainedOptunaSearch if constraints else OptunaSearch
     space, metric, mode = (context.get(k) for k in ("space", "metric", "mode"))
     return cls(space=space, metric=metric, mode=mode, seed=seed, **options)
@@ -176,6 +180,7 @@ SEARCHERS: dict[str, Entry] = {
         package="hyperopt",
     ),
     "OptunaSearch (TPE)": Entry(_optuna_search),
+    "OptunaSearch (TreeUCB)": Entry(functools.partial(_optuna_search, sampler="TreeUCB")),
     "NevergradSearch (CMA)": Entry(_nevergrad_cma, package="nevergrad", owns_space=True),
     "BasicVariantGenerator (random)": Entry(_random_search),
 }

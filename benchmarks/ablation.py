@@ -24,6 +24,7 @@ from benchmarks._problems import ABLATION_FUNCTIONS
 from benchmarks._problems import ABLATION_NOISES
 from benchmarks._problems import FUNCTIONS
 from benchmarks._problems import TUNING_SEED_OFFSET
+from benchmarks._problems import continuous
 
 C_GRID = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0)
 M_GRID = (0.0, 0.01, 0.03, 0.1, 1.0)
@@ -50,15 +51,8 @@ def configurations() -> list[tuple[str, dict[str, Any]]]:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the ablation and write <name>.md into ``--out``."""
-    p = _harness.make_parser(
-        "ablation",
-        __doc__,
-        quick="2-D and 10-D only",
-        trials=Quick(200, 100),
-        seeds=Quick(5, 2),
-        jobs=1,
-        name="ablation",
-    )
+    common = {"trials": Quick(200, 100), "seeds": Quick(5, 2), "jobs": 1, "name": "ablation"}
+    p = _harness.make_parser("ablation", __doc__, quick="2-D and 10-D only", **common)
     p.option("--rounds", Quick(1000, 300), type=int, help="Bandit T")
     p.option("--only", help="Comma-separated configuration labels to run.")
     a = p.parse(argv)
@@ -87,13 +81,8 @@ def main(argv: list[str] | None = None) -> None:
         for label, _ in configs
     }
 
-    instances = [(n, d, nz) for d in dims for n in names for nz in noises]
-    opt_jobs = [
-        (opts, f"{n}-{d}d" + ("-noisy" if nz else ""), s, n_trials)
-        for _, opts in configs
-        for (n, d, nz) in instances
-        for s in seeds
-    ]
+    instances = continuous(tuple(dims))
+    opt_jobs = [(opts, pr, s, n_trials) for _, opts in configs for pr in instances for s in seeds]
     o_res = _harness.pmap(_harness.core_final_regret, opt_jobs, a.jobs)
     per = len(instances) * len(seeds)
     o_vals = {
@@ -102,7 +91,7 @@ def main(argv: list[str] | None = None) -> None:
     # rank of each configuration per (instance, seed), averaged
     mat = np.stack([o_vals[label] for label, _ in configs])  # (n_configs, per)
     o_rank = _report.mean_ranks(mat)
-    noisy = np.array([nz > 0 for (_, _, nz) in instances for _ in seeds])
+    noisy = np.array([pr.endswith("-noisy") for pr in instances for _ in seeds])
     o_gm = {label: _report.geomean(o_vals[label]) for label, _ in configs}
     o_gm_noisy = {label: _report.geomean(o_vals[label][noisy]) for label, _ in configs}
 
@@ -113,17 +102,8 @@ def main(argv: list[str] | None = None) -> None:
     rows = []
     for i in np.argsort(combined, kind="stable"):
         label = configs[i][0]
-        rows.append(
-            [
-                label,
-                _report.fmt(b_gm[label]),
-                _report.fmt(1e3 * float(np.mean(b_time[label]))),
-                _report.fmt(o_gm[label]),
-                _report.fmt(o_gm_noisy[label]),
-                _report.fmt(float(o_rank[i]), 3),
-                _report.fmt(float(combined[i]), 3),
-            ]
-        )
+        row = [label, b_gm[label], 1e3 * float(np.mean(b_time[label])), o_gm[label]]
+        rows.append([*row, o_gm_noisy[label], float(o_rank[i]), float(combined[i])])
     header = ["configuration", f"bandit cum. regret T={T} (geo. mean)", "ms / round"]
     header += [f"opt. norm. regret @{n_trials} (geo. mean)", "… noisy only"]
     header += ["opt. mean rank", "combined rank"]
@@ -153,7 +133,3 @@ def main(argv: list[str] | None = None) -> None:
         + "\n## C x M grid (bandit cum. regret / optimisation norm. regret, geometric means)\n\n"
         + _report.md_table(["", *(f"M={M:g}" for M in M_GRID)], cm_rows),
     )
-
-
-if __name__ == "__main__":
-    main()

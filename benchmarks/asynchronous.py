@@ -39,13 +39,12 @@ def run_one(job: tuple[str, int, int, bool, int, int, int]) -> dict[str, Any]:
     order = np.random.default_rng([seed, fid, dim, int(noisy), W, 17])
     study = optuna.create_study(sampler=_samplers.make_sampler(sampler_name, seed))
     running: list[tuple[Any, np.ndarray]] = []
-    regret = np.empty(n_trials)
-    best_obs, best_true = np.inf, np.inf
-    started = finished = max_running = 0
+    seen: list[tuple[float, float]] = []  # (observed, noiseless) per finished trial
+    started = max_running = 0
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        while finished < n_trials:
+        while len(seen) < n_trials:
             while len(running) < W and started < n_trials:
                 trial = study.ask()
                 x = np.array([trial.suggest_float(f"x{i}", -5.0, 5.0) for i in range(dim)])
@@ -56,12 +55,10 @@ def run_one(job: tuple[str, int, int, bool, int, int, int]) -> dict[str, Any]:
             )
             max_running = max(max_running, n_run)
             trial, x = running.pop(int(order.integers(len(running))))
-            obs, true = fn.observe(x)
-            study.tell(trial, obs)
-            if obs < best_obs:
-                best_obs, best_true = obs, true
-            regret[finished] = max(best_true, 0.0) / fn.median_random
-            finished += 1
+            seen.append(fn.observe(x))
+            study.tell(trial, seen[-1][0])
+    obs, true = np.array(seen).T
+    regret = _report.scaled_regret(obs, true, fn.median_random, take_first=False)
     out = {"sampler": sampler_name, "problem": name, "noisy": noisy, "seed": seed, "W": W}
     return {**out, "regret": regret, "max_running": max_running, "wall": time.perf_counter() - t0}
 
@@ -83,8 +80,8 @@ def report(
         rows = []
         for i, s in enumerate(samplers):
             ratios = [_report.paired(R[W][i], R[workers[0]][i]) for W in workers[1:]]
-            row = [s, *[_report.fmt(_report.geomean(R[W][i])) for W in workers]]
-            row += [_report.fmt(float(ranks[W][i]), 3) for W in workers]
+            row = [s, *[_report.geomean(R[W][i]) for W in workers]]
+            row += [float(ranks[W][i]) for W in workers]
             rows.append(row + [f"{_report.fmt(st.ratio)} ({st})" for st in ratios])
         header = ["sampler", *[f"{what} W={W}" for what in ("regret", "rank") for W in workers]]
         header += [f"ratio W={W}/W={workers[0]} (log ± s.e.)" for W in workers[1:]]
@@ -95,7 +92,7 @@ def report(
             for s in tree:
                 for W in workers:
                     st = _report.paired(R[W][samplers.index(s)], R[W][samplers.index(LIAR)])
-                    prow.append([s, str(W), str(st.n), str(st), _report.fmt(st.win, 3)])
+                    prow.append([s, str(W), str(st.n), str(st), st.win])
             text += (
                 f"\n{', '.join(tree)} against {LIAR} after {n} finished trials (paired "
                 "log-ratio of the regret; negative is better than TPE):\n\n"
@@ -191,7 +188,3 @@ def main(argv: list[str] | None = None) -> None:
         + f"\n![regret vs finished trials]({a.name}.png)\n",
         source="".join(f"; rows of {{{_samplers_of(results, c)}}} from `{c}`" for c in loaded),
     )
-
-
-if __name__ == "__main__":
-    main()

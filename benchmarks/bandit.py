@@ -52,21 +52,22 @@ def pyxab_grid(algo: str) -> list[dict[str, Any]]:
     return [{}]  # StroquOOL has no constant
 
 
+TUNED = tuple(algo for algo in PYXAB_ALGOS if pyxab_grid(algo)[0])  # those with constants
+
+
 def tune_pyxab(
     functions: list[str], T: int, seeds: list[int], noise: float, jobs: int
 ) -> dict[tuple[str, str], dict[str, Any]]:
     """Per (algorithm, function): the grid point with the least mean regret on tuning seeds."""
-    grid = [Method(f"{a} {o}", "pyxab", o, a) for a in PYXAB_ALGOS for o in pyxab_grid(a) if o]
+    grid = [Method(f"{a} {o}", "pyxab", o, a) for a in TUNED for o in pyxab_grid(a)]
     tseeds = [TUNING_SEED_OFFSET + s for s in seeds]
     jobs_list = [(m, f, s, T, noise) for m in grid for f in functions for s in tseeds]
     final, _ = _harness.final_regrets(_harness.pmap(run_bandit, jobs_list, jobs))
     means = {k: float(np.mean(v)) for k, v in final.items()}
     best: dict[tuple[str, str], dict[str, Any]] = {}
-    for algo in PYXAB_ALGOS:
+    for algo in TUNED:
         for f in functions:
             cands = [m for m in grid if m.algo == algo]
-            if not cands:
-                continue
             m = min(cands, key=lambda m: np.nan_to_num(means[(m.label, f)], nan=np.inf))
             best[(algo, f)] = dict(m.options)
     return best
@@ -88,8 +89,8 @@ def summarise(
     rows = []
     for lab in sorted(labels, key=lambda lab: gm[lab]):
         cells = [f"{fmt(mean[(lab, f)])} ± {fmt(se[(lab, f)], 2)}" for f in functions]
-        ms = fmt(1e3 * float(np.mean(secs[lab])))
-        rows.append([lab, *cells, fmt(gm[lab]), fmt(float(rank[lab]), 2), ms])
+        ms = 1e3 * float(np.mean(secs[lab]))
+        rows.append([lab, *cells, gm[lab], fmt(float(rank[lab]), 2), ms])
     header = ["method", *functions, "geo. mean", "mean rank", "ms / round"]
     return _report.md_table(header, rows), gm
 
@@ -111,7 +112,7 @@ def plot(
 
 def main(argv: list[str] | None = None) -> None:
     """Run the bandit benchmark and write bandit.md and bandit.png into ``--out``."""
-    p = _harness.make_parser("bandit", __doc__, seeds=Quick(10, 3), jobs=1, quick=None)
+    p = _harness.make_parser("bandit", __doc__, None, seeds=Quick(10, 3), jobs=1)
     p.option("--rounds", Quick(2000, 500), type=int, help="T")
     p.option("--noise", 0.1, type=float, help="Std of the Gaussian reward noise.")
     p.option("--no-tuning", False, action="store_true", help="Skip the tuned PyXAB rows.")
@@ -132,18 +133,12 @@ def main(argv: list[str] | None = None) -> None:
     tseeds = list(range(2 if a.quick else 3))
     best = tune_pyxab(functions, T, tseeds, a.noise, a.jobs)
     tuned_jobs = []
-    for algo in PYXAB_ALGOS:
-        if not pyxab_grid(algo)[0]:
-            continue
+    for algo in TUNED:
         for f in functions:
             m = Method(f"{algo} (tuned)", "pyxab", best[(algo, f)], algo)
             tuned_jobs += [(m, f, s, T, a.noise) for s in seeds]
     results += _harness.pmap(run_bandit, tuned_jobs, a.jobs)
-    choice = [
-        [algo, *[str(best[(algo, f)]) for f in functions]]
-        for algo in PYXAB_ALGOS
-        if pyxab_grid(algo)[0]
-    ]
+    choice = [[algo, *[str(best[(algo, f)]) for f in functions]] for algo in TUNED]
     tuned_note = (
         "\nConstants of the tuned PyXAB rows (per function, best mean regret on "
         f"{len(tseeds)} tuning seeds {TUNING_SEED_OFFSET}+, "
@@ -160,9 +155,7 @@ def write_report(
     T, n_seeds = a.rounds, a.seeds
     labels = list(dict.fromkeys(r["label"] for r in results))
     table, gm = summarise(results, labels, functions)
-    out = _harness.results_dir(a.out)
-    stem = "bandit"
-    plot(results, labels, functions, str(out / f"{stem}.png"))
+    plot(results, labels, functions, str(_harness.results_dir(a.out) / f"{a.name}.png"))
     best_pyxab = min((v, k) for k, v in gm.items() if not k.startswith(("TreeUCB", "Random")))
     _harness.finish(
         a,
@@ -176,10 +169,5 @@ def write_report(
         + f"\nBest PyXAB row by geometric mean: {best_pyxab[1]} ({_report.fmt(best_pyxab[0])}); "
         f"TreeUCB (default): {_report.fmt(gm['TreeUCB (default)'])}.\n"
         + tuned_note
-        + f"\n![cumulative regret]({stem}.png)\n",
-        stem,
+        + f"\n![cumulative regret]({a.name}.png)\n",
     )
-
-
-if __name__ == "__main__":
-    main()

@@ -38,9 +38,7 @@ def widen_objective(high: float) -> Callable[[Any], float]:
 
 
 def widen(sampler: str, seed: int) -> dict[str, float]:
-    import optuna
-
-    study = optuna.create_study(sampler=_samplers.make_sampler(sampler, seed))
+    study = _harness.new_study(sampler, seed)
     study.optimize(widen_objective(1.0), n_trials=50)
     study.sampler = _samplers.make_sampler(sampler, seed + 1000)  # resumed with the wider range
     study.optimize(widen_objective(2.0), n_trials=100)
@@ -59,9 +57,7 @@ def per_branch_objective(trial: Any) -> float:
 
 
 def per_branch(sampler: str, seed: int) -> dict[str, float]:
-    import optuna
-
-    study = optuna.create_study(sampler=_samplers.make_sampler(sampler, seed))
+    study = _harness.new_study(sampler, seed)
     study.optimize(per_branch_objective, n_trials=100)
     late = study.trials[50:]
     share = np.mean([t.params["branch"] == "a" for t in late])
@@ -69,8 +65,6 @@ def per_branch(sampler: str, seed: int) -> dict[str, float]:
 
 
 def choices(sampler: str, seed: int) -> dict[str, float]:
-    import optuna
-
     rng = np.random.default_rng(12345)  # the problem, the same for every seed
     level = rng.uniform(0.2, 1.0, CHOICES)
     level[BEST_CHOICE] = 0.0
@@ -82,7 +76,7 @@ def choices(sampler: str, seed: int) -> dict[str, float]:
         i = int(choice[1:])
         return float(level[i] + (trial.suggest_float(f"p_{choice}", 0.0, 1.0) - centre[i]) ** 2)
 
-    study = optuna.create_study(sampler=_samplers.make_sampler(sampler, seed))
+    study = _harness.new_study(sampler, seed)
     study.optimize(objective, n_trials=200)
     played = sum(t.params["model"] == names[BEST_CHOICE] for t in study.trials)
     return {"best": float(study.best_value), f"m{BEST_CHOICE} played": float(played)}
@@ -121,16 +115,8 @@ def report(results: list[dict[str, Any]], samplers: list[str]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the three studies and write ``changing_spaces.md`` into ``--out``."""
-    p = _harness.make_parser(
-        "changing_spaces",
-        __doc__,
-        quick=None,
-        seeds=Quick(3, 1),
-        seed_offset=0,
-        samplers=",".join(SAMPLERS),
-        jobs=1,
-        name="changing_spaces",
-    )
+    common = {"seeds": Quick(3, 1), "seed_offset": 0, "samplers": ",".join(SAMPLERS), "jobs": 1}
+    p = _harness.make_parser("changing_spaces", __doc__, None, **common, name="changing_spaces")
     args = p.parse(argv)
     samplers = _samplers.split_names(args.samplers)
     jobs = [
@@ -140,7 +126,3 @@ def main(argv: list[str] | None = None) -> None:
     _harness.finish(
         args, "Changing and wide conditional spaces", "", "\n" + report(results, samplers)
     )
-
-
-if __name__ == "__main__":
-    main()

@@ -84,9 +84,4 @@ def main(argv: list[str] | None = None) -> None:
         f"{rounds} rounds each. Ratio = median time / one absolute-error CART fit on the same n "
         "(the paper's per-round refit), measured in the same process. ",
         "\n".join(lines),
-        "core_cost",
     )
-
-
-if __name__ == "__main__":
-    main()

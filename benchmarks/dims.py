@@ -11,14 +11,12 @@ Usage::
 from __future__ import annotations
 
 import statistics
-import time
 from collections.abc import Callable
 from typing import Any
 
 from benchmarks import _harness
 from benchmarks._harness import Quick
 from benchmarks._report import md_table
-from benchmarks._samplers import make_sampler
 
 DIMS = (10, 63, 64, 100, 250, 500)
 QUICK_DIMS = (10, 64, 500)
@@ -33,22 +31,15 @@ def _objective(d: int) -> Callable[[Any], float]:
 
 def seconds_per_trial(name: str, d: int, n_trials: int, seed: int) -> float:
     """Wall seconds per trial of one seeded study (objective included, which is cheap)."""
-    import optuna
-
-    study = optuna.create_study(sampler=make_sampler(name, seed))
-    started = time.perf_counter()
-    study.optimize(_objective(d), n_trials=n_trials)
-    return (time.perf_counter() - started) / n_trials
+    return _harness.optimize(_harness.new_study(name, seed), _objective(d), n_trials) / n_trials
 
 
 def main(argv: list[str] | None = None) -> None:
     """Run the benchmark and write `dims.md` into `--out`."""
-    import optuna
-
     p = _harness.make_parser("dims", __doc__, quick="3 sizes", trials=Quick(100, 40))
     p.option("--repeats", Quick(3, 2), type=int, help="Rounds per sampler")
     a = p.parse(argv)
-    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    _harness.quiet()
     dims = QUICK_DIMS if a.quick else DIMS
     n_trials, repeats = a.trials, a.repeats
     names = ("TreeUCB", "TPE")
@@ -71,5 +62,4 @@ def main(argv: list[str] | None = None) -> None:
         "alternating; median wall milliseconds per trial (the objective is a sphere on floats, "
         "so the time is the sampler's and Optuna's). ",
         "\n" + md_table(["d", "TreeUCB ms", "TPE ms", "TreeUCB / TPE"], rows),
-        "dims",
     )

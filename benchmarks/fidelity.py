@@ -320,15 +320,8 @@ def plot(
 
 def main(argv: list[str] | None = None) -> None:
     """Run the benchmark and write fidelity.md (or ``--name``.md) into ``--out``."""
-    p = _harness.make_parser(
-        "fidelity",
-        __doc__,
-        quick="3 seeds, the curves task only",
-        seeds=None,
-        seed_offset=SEED_OFFSET,
-        jobs=1,
-        name=None,
-    )
+    common = {"seeds": None, "seed_offset": SEED_OFFSET, "jobs": 1, "name": None}
+    p = _harness.make_parser("fidelity", __doc__, quick="3 seeds, the curves task only", **common)
     text = "optuna: samplers and pruners; ray: searchers under ASHAScheduler on a local Ray"
     p.option("--backend", "optuna", choices=("optuna", "ray"), help=text + " (curves task only)")
     p.option("--tasks", help=f"Comma-separated subset of {TASKS}.")
@@ -410,7 +403,3 @@ def main(argv: list[str] | None = None) -> None:
         "\n" + "\n".join(sections),
         name,
     )
-
-
-if __name__ == "__main__":
-    main()

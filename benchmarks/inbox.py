@@ -19,9 +19,8 @@ import numpy as np
 from benchmarks import _harness
 from benchmarks import _report
 from benchmarks._harness import Quick
-from benchmarks._problems import ABLATION_FUNCTIONS
-from benchmarks._problems import ABLATION_NOISES
 from benchmarks._problems import TUNING_SEED_OFFSET
+from benchmarks._problems import continuous
 from benchmarks._samplers import parse_options
 from optuna_treeucb.core import OPTIONS
 
@@ -40,33 +39,20 @@ def report(labels: list[str], res: np.ndarray, groups: list[str], checkpoints: l
                 sel = np.ones(garr.size, bool) if g == "overall" else garr == g
                 st = _report.paired(res[i, sel, n - 1], res[0, sel, n - 1])
                 name = label + (" (baseline)" if i == 0 else "")
-                rows.append(
-                    [name, g, str(st.n), _report.fmt(_report.geomean(res[i, sel, n - 1])), str(st)]
-                )
-                rows[-1].append(_report.fmt(st.win, 3))
+                regret = _report.geomean(res[i, sel, n - 1])
+                rows.append([name, g, str(st.n), regret, str(st), st.win])
         text += f"\n### After {n} trials\n\n" + _report.md_table(header, rows)
     return text
 
 
 def main(argv: list[str] | None = None) -> None:
     """Run the comparison and write <name>.md into ``--out``."""
-    p = _harness.make_parser(
-        "inbox",
-        __doc__,
-        quick="the BBOB functions 1, 8, 15, 21 in 2-D only",
-        trials=Quick(200, 50),
-        seeds=Quick(5, 1),
-        seed_offset=0,
-        jobs=1,
-        name="inbox",
-    )
-    p.option(
-        "--settings",
-        [{"sampling": "uniform"}, {"sampling": "trust_region"}, {"sampling": "local_gp"}],
-        type=parse_options,
-        nargs="+",
-        help="Core options per setting, 'key=value,key=value'; the first is the baseline",
-    )
+    quick = "the BBOB functions 1, 8, 15, 21 in 2-D only"
+    common = {"trials": Quick(200, 50), "seeds": Quick(5, 1), "seed_offset": 0, "jobs": 1}
+    p = _harness.make_parser("inbox", __doc__, quick, **common, name="inbox")
+    settings = [{"sampling": "uniform"}, {"sampling": "trust_region"}, {"sampling": "local_gp"}]
+    text = "Core options per setting, 'key=value,key=value'; the first is the baseline"
+    p.option("--settings", settings, type=parse_options, nargs="+", help=text)
     _harness.bbob_options(p, Quick("2,5,10", "2"))
     a = p.parse(argv)
     dims, fids, cases = _harness.bbob_cases(a)
@@ -114,34 +100,17 @@ def main_paired(argv: list[str] | None = None) -> None:
 
         python -m benchmarks paired --index soft_gp --settings 0.03,0.1 0.01,0.1 0.003,0.03
     """
-    p = _harness.make_parser(
-        "paired",
-        main_paired.__doc__,
-        quick=None,
-        trials=Quick(200, 100),
-        seeds=Quick(10, 3),
-        jobs=1,
-        name=None,
-    )
-    p.option(
-        "--index",
-        "hoeffding",
-        choices=OPTIONS["index"].choices,
-        help="The core's index option for every setting",
-    )
-    p.option(
-        "--settings",
-        [(0.03, 0.1, None, {}), (0.01, 0.1, None, {}), (0.003, 0.03, None, {})],
-        type=_setting,
-        nargs="+",
-        help="C,M pairs (or C,M,sampling, then key=value core options); the first is the baseline",
-    )
+    common = {"trials": Quick(200, 100), "seeds": Quick(10, 3), "jobs": 1, "name": None}
+    p = _harness.make_parser("paired", main_paired.__doc__, None, **common)
+    text = "The core's index option for every setting"
+    p.option("--index", "hoeffding", choices=OPTIONS["index"].choices, help=text)
+    pairs: list[Any] = [(0.03, 0.1, None, {}), (0.01, 0.1, None, {}), (0.003, 0.03, None, {})]
+    text = "C,M pairs (or C,M,sampling, then key=value core options); the first is the baseline"
+    p.option("--settings", pairs, type=_setting, nargs="+", help=text)
     a = p.parse(argv)
-    instances = [
-        (n, d, nz) for d in (2, 5, 10) for n in ABLATION_FUNCTIONS for nz in ABLATION_NOISES
-    ]
+    instances = continuous()
     seeds = [SEED_OFFSET + s for s in range(a.seeds)]
-    names = [(f"{n}-{d}d" + ("-noisy" if nz else ""), s) for n, d, nz in instances for s in seeds]
+    names = [(pr, s) for pr in instances for s in seeds]
     jobs = [
         ({"C": C, "M": M, "index": a.index, **({"sampling": smp} if smp else {}), **extra}, *job)
         for (C, M, smp, extra) in a.settings
@@ -152,21 +121,13 @@ def main_paired(argv: list[str] | None = None) -> None:
     )
     res = res.reshape(len(a.settings), -1)
     rows = []
-    noisy = np.array([nz > 0 for (_, _, nz) in instances for _ in seeds])
+    noisy = np.array([pr.endswith("-noisy") for pr in instances for _ in seeds])
     for i, (C, M, smp, extra) in enumerate(a.settings):
         st = _report.paired(res[i], res[0])
         label = f"C={C:g} M={M:g}" + (f" sampling={smp}" if smp else "")
         label += "".join(f" {k}={v}" for k, v in extra.items()) + (" (baseline)" if i == 0 else "")
         by_noise = [str(_report.paired(res[i, sel], res[0, sel])) for sel in (~noisy, noisy)]
-        rows.append(
-            [
-                label,
-                _report.fmt(_report.geomean(res[i])),
-                str(st),
-                _report.fmt(st.win, 3),
-                *by_noise,
-            ]
-        )
+        rows.append([label, _report.geomean(res[i]), str(st), st.win, *by_noise])
     header = ["setting", "norm. regret (geo. mean)", "log-ratio to baseline ± s.e.", "win rate"]
     header += [f"log-ratio {noise}" for noise in ("noiseless", "noisy")]
     _harness.finish(
@@ -178,7 +139,3 @@ def main_paired(argv: list[str] | None = None) -> None:
         "\n" + _report.md_table(header, rows),
         a.name or "paired_" + a.index,
     )
-
-
-if __name__ == "__main__":
-    main()

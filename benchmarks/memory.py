@@ -22,7 +22,6 @@ from typing import Any
 from benchmarks import _harness
 from benchmarks._harness import Quick
 from benchmarks._report import md_table
-from benchmarks._samplers import make_sampler
 
 SAMPLER_NAMES = ("Random", "TreeUCB")
 MB = 2**20
@@ -74,13 +73,11 @@ def run(name: str, n_trials: int, keep: list[Any]) -> dict[str, float]:
 
     The study is appended to ``keep``, so that the next run cannot reuse its memory.
     """
-    import optuna
-
     gc.collect()
     before = rss()
     with _PeakRSS() as peak:
         t0 = time.perf_counter()
-        study = optuna.create_study(sampler=make_sampler(name, 0))
+        study = _harness.new_study(name, 0)
         study.optimize(objective, n_trials=n_trials)
         seconds = time.perf_counter() - t0
     after = rss()
@@ -97,12 +94,10 @@ def run(name: str, n_trials: int, keep: list[Any]) -> dict[str, float]:
 
 def traced_peak(name: str, n_trials: int) -> float:
     """Peak of the Python heap (MB, tracemalloc) during one study, above its start."""
-    import optuna
-
     gc.collect()
     tracemalloc.start()
     try:
-        study = optuna.create_study(sampler=make_sampler(name, 0))
+        study = _harness.new_study(name, 0)
         study.optimize(objective, n_trials=n_trials)
         current, peak = tracemalloc.get_traced_memory()
     finally:
@@ -113,11 +108,9 @@ def traced_peak(name: str, n_trials: int) -> float:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the memory benchmark and write ``memory.md`` into ``--out``."""
-    import optuna
-
     p = _harness.make_parser("memory", __doc__, quick=None, trials=Quick(1000, 200))
     a = p.parse(argv)
-    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    _harness.quiet()
     warnings.simplefilter("ignore")  # Optuna's note that it narrows b's high
     n_trials = a.trials
     start_rss = rss() / MB
@@ -165,9 +158,4 @@ def main(argv: list[str] | None = None) -> None:
         f"{max_rss:.0f} MB high-water mark at the end. Before the closed-form grids "
         "(main at 2caa038) the same study raised MemoryError (7.28 TiB) at its first model "
         "trial.\n",
-        "memory",
     )
-
-
-if __name__ == "__main__":
-    main()

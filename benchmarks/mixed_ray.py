@@ -18,12 +18,12 @@ from typing import Any
 import numpy as np
 
 from benchmarks import _harness
+from benchmarks import _samplers
 from benchmarks._harness import Quick
 from benchmarks._problems import BRANCHES
 from benchmarks._problems import study
+from benchmarks._report import cell_ranks
 from benchmarks._report import md_table
-from benchmarks._report import mean_ranks
-from benchmarks._samplers import require
 
 SEARCHERS = ("OptunaSearch (TreeUCB)", "OptunaSearch (TPE)")
 
@@ -47,18 +47,10 @@ class _Space:
 
 def make_searcher(name: str, problem_name: str, seed: int) -> Any:
     """Ray's ``OptunaSearch`` over the problem's define-by-run space, with ``name``'s sampler."""
-    import optuna
-    from ray.tune.search.optuna import OptunaSearch
-
-    from optuna_treeucb import TreeUCBSampler
-
     if name not in SEARCHERS:
         raise ValueError(f"Unknown searcher {name!r}; known: {', '.join(SEARCHERS)}.")
     space = _Space(problem_name, seed)
-    sampler = (
-        TreeUCBSampler(seed=seed) if "TreeUCB" in name else optuna.samplers.TPESampler(seed=seed)
-    )
-    return OptunaSearch(space=space, sampler=sampler, metric="loss", mode="min", seed=seed)
+    return _samplers.make_searcher(name, seed, space=space, metric="loss", mode="min")
 
 
 def make_trainable(problem_name: str, seed: int) -> Callable[[dict[str, Any]], dict[str, Any]]:
@@ -96,29 +88,20 @@ def report(results: Sequence[dict[str, Any]], budgets: Sequence[int]) -> str:
     in the best branch within the last budget."""
     header = ["searcher", *(f"rank @{b}" for b in budgets), f"best branch @{budgets[-1]}"]
     runs = {(r["searcher"], r["problem"], r["seed"]): r for r in results}
-    cases = sorted({(r["problem"], r["seed"]) for r in results})
-    best = {
-        b: [[np.min(runs[(s, *c)]["values"][:b]) for c in cases] for s in SEARCHERS]
-        for b in budgets
-    }
-    ranks = {b: mean_ranks(np.array(best[b], dtype=float)) for b in budgets}
+    best = {b: {k: float(np.min(r["values"][:b])) for k, r in runs.items()} for b in budgets}
+    ranks = {b: cell_ranks(best[b], list(SEARCHERS)) for b in budgets}
     rows = []
     for i, name in enumerate(SEARCHERS):
-        mine = [runs[(name, *case)] for case in cases]
+        mine = [r for (s, *_), r in runs.items() if s == name]
         found = [r["branches"][int(np.argmin(r["values"][: budgets[-1]]))] == "best" for r in mine]
         rows.append([name, *(float(ranks[b][i]) for b in budgets), f"{np.mean(found):.2f}"])
     return md_table(header, rows)
 
 
 def main(argv: list[str] | None = None) -> None:
+    common = {"trials": Quick(100, 30), "seeds": Quick(3, 1), "seed_offset": 100}
     parser = _harness.make_parser(
-        "mixed_ray",
-        __doc__,
-        quick=None,
-        trials=Quick(100, 30),
-        seeds=Quick(3, 1),
-        seed_offset=100,
-        problems="branch-3,branch-4",
+        "mixed_ray", __doc__, None, **common, problems="branch-3,branch-4"
     )
     args = parser.parse(argv, stamp=False)
     problems = [p for p in args.problems.split(",") if p]
@@ -129,7 +112,7 @@ def main(argv: list[str] | None = None) -> None:
             )
     if args.seeds < 1 or args.trials < 2:
         parser.error(f"--seeds must be >= 1 and --trials >= 2; got {args.seeds} and {args.trials}")
-    require("ray", "the Tune runs", "mixed_ray", extra="ray")
+    _samplers.require("ray", "the Tune runs", "mixed_ray", extra="ray")
     _harness.stamp_core()
     seeds = _harness.seeds(args)
     jobs = [(s, pr, seed, args.trials) for pr in problems for seed in seeds for s in SEARCHERS]
@@ -146,9 +129,4 @@ def main(argv: list[str] | None = None) -> None:
         "mean over (problem, seed) of the rank of the best value (1 = best); best branch: share "
         "of runs whose best value is in the problem's best branch. ",
         f"\n{report(results, budgets)}",
-        "mixed_ray",
     )
-
-
-if __name__ == "__main__":
-    main()

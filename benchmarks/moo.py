@@ -414,7 +414,3 @@ def main(argv: list[str] | None = None) -> None:
 def main_constrained(argv: list[str] | None = None) -> None:
     """Constraints: samplers on constrained problems with known optima."""
     run("constrained", argv)
-
-
-if __name__ == "__main__":
-    main()

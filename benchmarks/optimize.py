@@ -42,16 +42,14 @@ MIXED_SAMPLERS = (
     "TPE",
     "Random",
 )
-FUNCTIONS = ("sphere", "ellipsoid", "rosenbrock", "rastrigin", "ackley")
 QUICK_FUNCTIONS = ("sphere", "rosenbrock", "rastrigin")
-TASKS = ("svc-breast_cancer", "enet-diabetes", "rf-wine", "mlp-digits", "keras-mlp-digits")
+TASKS = _problems.SKLEARN_TASKS
 LOCK_IN_TRIALS = 100
 
 
 def problems(quick: bool) -> list[str]:
     """The default problems: the BBOB-like functions (noiseless, noisy) and the tasks."""
-    names = QUICK_FUNCTIONS if quick else FUNCTIONS
-    out = [f"{n}-{d}d{noisy}" for d in (2, 5, 10) for n in names for noisy in ("", "-noisy")]
+    out = _problems.continuous(names=QUICK_FUNCTIONS) if quick else _problems.continuous()
     return out + list(TASKS[:2] if quick else TASKS)
 
 
@@ -211,7 +209,3 @@ def main_mixed(argv: list[str] | None = None) -> None:
         + ", ".join(f"{s} {_report.fmt(float(w / base), 2)}" for s, w in walls.items())
         + "\n",
     )
-
-
-if __name__ == "__main__":
-    main()

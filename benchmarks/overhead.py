@@ -90,34 +90,20 @@ def measure(
 
 def main(argv: list[str] | None = None) -> None:
     """Run the overhead benchmark and write overhead.md and overhead.png into ``--out``."""
-    import optuna
-
-    p = _harness.make_parser(
-        "overhead",
-        __doc__,
-        quick="up to 2,000 finished trials instead of 10,000",
-        samplers=",".join(SAMPLER_NAMES),
-        name="overhead",
-    )
+    quick = "up to 2,000 finished trials instead of 10,000"
+    common = {"samplers": ",".join(SAMPLER_NAMES), "name": "overhead"}
+    p = _harness.make_parser("overhead", __doc__, quick, **common)
     p.option("--max-seconds", Quick(20.0, 5.0), type=float, help="Drop a sampler above this")
-    p.option(
-        "--objectives",
-        1,
-        type=int,
-        choices=(1, 2),
-        help="2: two spheres (a study of two objectives)",
-    )
-    p.option(
-        "--sizes",
-        Quick("10,100,200,500,1000,2000,5000,10000", "10,100,200,500,1000,2000"),
-        help="Comma-separated numbers of finished trials",
-    )
+    text = "2: two spheres (a study of two objectives)"
+    p.option("--objectives", 1, type=int, choices=(1, 2), help=text)
+    default = Quick("10,100,200,500,1000,2000,5000,10000", "10,100,200,500,1000,2000")
+    p.option("--sizes", default, help="Comma-separated numbers of finished trials")
     a = p.parse(argv, stamp=False)
     names = _samplers.split_names(a.samplers)
     _samplers.require_packages(names, "overhead")
     out = _harness.results_dir(a.out)
     print(_harness.stamp_core(), flush=True)
-    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    _harness.quiet()
     warnings.simplefilter("ignore")
     sizes = [int(n) for n in a.sizes.split(",")]
     k = 5 if a.quick else 10
@@ -167,7 +153,3 @@ def main(argv: list[str] | None = None) -> None:
         f"{limit:g} s at a smaller size). 'cold' = first trial, caches built from scratch. ",
         "\n" + _report.md_table(header, rows) + f"\n![{a.name}]({a.name}.png)\n",
     )
-
-
-if __name__ == "__main__":
-    main()

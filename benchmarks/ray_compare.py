@@ -115,15 +115,9 @@ def time_table(results: list[dict[str, Any]], names: list[str], n_trials: int) -
         ok = [r for r in results if r["sampler"] == s and not r["error"]]
         failed = sum(1 for r in results if r["sampler"] == s and r["error"])
         wall = [r["wall"] / n_trials for r in ok]
-        own = [r["searcher_s"] / n_trials for r in ok]
+        own = [1e3 * r["searcher_s"] / n_trials for r in ok]
         rows.append(
-            [
-                s,
-                str(len(ok)),
-                str(failed),
-                _report.fmt(float(np.median(wall))) if wall else "-",
-                _report.fmt(1e3 * float(np.median(own))) if own else "-",
-            ]
+            [s, str(len(ok)), str(failed), *(np.median(v) if v else "-" for v in (wall, own))]
         )
     header = ["searcher", "runs", "failed runs", "wall s per trial (median over runs)"]
     return _report.md_table([*header, "searcher ms per trial"], rows)
@@ -131,16 +125,8 @@ def time_table(results: list[dict[str, Any]], names: list[str], n_trials: int) -
 
 def main(argv: list[str] | None = None) -> None:
     """Run every searcher on every problem and seed; write <name>.md and <name>.png."""
-    p = _harness.make_parser(
-        "ray_compare",
-        __doc__,
-        quick="2 problems",
-        trials=Quick(100, 50),
-        seeds=Quick(2, 1),
-        seed_offset=0,
-        problems=None,
-        name="ray_compare",
-    )
+    common = {"trials": Quick(100, 50), "seeds": Quick(2, 1), "seed_offset": 0, "problems": None}
+    p = _harness.make_parser("ray_compare", __doc__, "2 problems", **common, name="ray_compare")
     p.option("--searchers", help="Comma-separated subset of the searchers.")
     p.option("--no-plot", False, action="store_true", help="Write the table only.")
     a = p.parse(argv, stamp=False)
@@ -193,7 +179,3 @@ def main(argv: list[str] | None = None) -> None:
         "searchers (1 = best). Regret: geometric mean of the normalised regret (floored at "
         f"{_report.FLOOR:g}).\n\n" + "\n".join(parts),
     )
-
-
-if __name__ == "__main__":
-    main()

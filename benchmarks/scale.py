@@ -285,9 +285,7 @@ def sampler_cost(
 
 
 def run_sampler(sizes: list[int], widths: list[int], k: int) -> str:
-    import optuna
-
-    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    _harness.quiet()
     rows = []
     for n in sizes:
         for w in widths:

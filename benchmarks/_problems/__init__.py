@@ -37,6 +37,7 @@ __all__ = [
     "Box",
     "Study",
     "box",
+    "continuous",
     "function",
     "kind_of",
     "select",
@@ -44,10 +45,19 @@ __all__ = [
 ]
 
 TUNING_SEED_OFFSET = 1000  # tuning seeds (bandit, ablation) never overlap the report seeds
-# the optimisation suite of the ablation and the paired check: functions x noise
+# the optimisation suite of the ablation and the paired check (and optimize's functions):
+# functions x noise, the noisy ones' noise sd 0.1 of the median (see :func:`continuous`)
 ABLATION_FUNCTIONS = ("sphere", "ellipsoid", "rosenbrock", "rastrigin", "ackley")
 ABLATION_NOISES = (0.0, 0.1)
 CONTINUOUS_DIMS = (2, 5, 10)
+
+
+def continuous(
+    dims: tuple[int, ...] = CONTINUOUS_DIMS, names: tuple[str, ...] = ABLATION_FUNCTIONS
+) -> list[str]:
+    """The BBOB-like problems of ``names`` in ``dims``: per dimension and name, noiseless
+    (``sphere-2d``) then noisy (``sphere-2d-noisy``)."""
+    return [f"{n}-{d}d{noisy}" for d in dims for n in names for noisy in ("", "-noisy")]
 
 
 def _bbob_groups() -> dict[str, list[str]]:

@@ -73,10 +73,6 @@ class TestFunction:
         self.noise_sd = self.noise * self.median_random
         self._noise_rng = np.random.default_rng([self.seed, 99])
 
-    @property
-    def label(self) -> str:
-        return f"{self.name}-{self.dim}d" + ("-noisy" if self.noise else "")
-
     def f(self, x: np.ndarray) -> np.ndarray:
         """Noiseless value(s); x has shape (..., dim) in [-5, 5]."""
         return BASE[self.name](np.asarray(x, dtype=float) - self.xopt)
@@ -240,10 +236,6 @@ class BBOBFunction:
         )
         self.median_random = float(np.median(self.f(ref)))
         self._noise_rng = np.random.default_rng([self.seed, self.fid, self.dim, 99])
-
-    @property
-    def label(self) -> str:
-        return f"bbob-f{self.fid:02d}-{self.dim}d" + ("-noisy" if self.noisy else "")
 
     def f(self, x: np.ndarray) -> np.ndarray:
         """Noiseless regret(s) ``f(x) - f_opt``; x has shape (dim,) or (k, dim) in [-5, 5]."""
