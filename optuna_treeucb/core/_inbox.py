@@ -350,10 +350,10 @@ class LocalGP(TrustRegion):
     (:meth:`_mean_optima`).  With 2 or 3 objectives, every other ask fits a GP per objective
     instead and takes the candidate whose drawn objectives add the most hypervolume to the
     front (TSEMO, Bradford et al. 2018), in a region centred on the box's best front point
-    (MORBO, Daulton et al. 2022).  With a
-    discrete column, the candidates include the centre moved along one discrete column to each
-    of the box's other values (a discrete local search's step, as Optuna's ``optim_mixed``).
-    A draw that repeats a tried point is drawn again.
+    (MORBO, Daulton et al. 2022).  With a discrete column, the candidates include the centre
+    moved along one discrete column to each of the box's other values (a discrete local
+    search's step, as Optuna's ``optim_mixed``).  A draw that repeats a tried point is drawn
+    again.
     Asked for ``n > 1`` points (the soft-GP index), it draws as :class:`TrustRegion`.
     """
 
@@ -453,9 +453,8 @@ class LocalGP(TrustRegion):
             return cand[:0]
         means = [posterior_mean(gp, cand) for gp in gps]
         ok = np.all(np.column_stack(means[1:]) >= 0.0, axis=1)
-        top = np.argsort(-np.where(ok, means[0], -np.inf), kind="stable")[
-            : LOCAL_GP_MEAN_OPTIMA - 1
-        ]
+        order = np.argsort(-np.where(ok, means[0], -np.inf), kind="stable")
+        top = order[: LOCAL_GP_MEAN_OPTIMA - 1]
         starts = np.vstack((center, cand[top[ok[top]]]))
         return np.array([mean_optimum(gps[0], gps[1:], x, lo, hi, free) for x in starts])
 
