@@ -298,8 +298,7 @@ class TrustRegion:
         """The trust region around ``center``: ``(lo, hi)``, each (d,); discrete columns keep
         the box's range, or with ``discrete="region"`` get :func:`~._discrete.grid_region`."""
         t_lo, t_hi = region_bounds(center, self.state.rho)
-        discrete = np.zeros(center.shape[0], dtype=bool)
-        discrete[: self.space.dim] = self._is_discrete
+        discrete = self.discrete_columns(center.shape[0])
         lo, hi = np.where(discrete, low, t_lo), np.where(discrete, high, t_hi)
         if self.discrete == "region":
             for j in np.flatnonzero(self._is_discrete):
@@ -309,6 +308,13 @@ class TrustRegion:
                 else:
                     lo[j], hi[j] = grid_region(spec, center[j], t_lo[j], t_hi[j], 0.0, 1.0)
         return lo, hi
+
+    def discrete_columns(self, d: int) -> np.ndarray:
+        """Which of the ``d`` partition columns are discrete parameters, (d,) (a budget
+        context column, past the parameters, is not)."""
+        out = np.zeros(d, dtype=bool)
+        out[: self.space.dim] = self._is_discrete
+        return out
 
     def discrete_candidates(
         self,
@@ -402,8 +408,8 @@ class LocalGP(TrustRegion):
             near = neighbours(self.space.params, center, low, high, tuple(ctx))
             if near.shape[0]:
                 cand, n_mean = np.vstack((cand, near)), LOCAL_GP_MEAN_TOP
-        per_constraint = len(gps) > 1 and snap.constraints is not None
-        if snap.constrained() and snap.objectives is None and per_constraint:
+        if snap.objectives is None and snap.constraints is not None and len(gps) > 1:
+            # one objective and more GPs: SCBO's, one per constraint (a local value infeasible);
             # random candidates meet a constraint's boundary, where constrained optima lie,
             # only by chance: add the models' optima (constrained_mean_optima_tuning.md); not
             # on the total violation's GP, whose mean is no boundary (0 all over the feasible)
@@ -446,8 +452,7 @@ class LocalGP(TrustRegion):
         centre and from the candidates ``cand`` of best mean among those the means call
         feasible; only the continuous columns move.  Shape (k, d), ``k = 0`` on one-hot
         inputs or without a continuous column."""
-        free = np.ones(center.shape[0], dtype=bool)
-        free[: self.space.dim] &= ~self._is_discrete
+        free = ~self.discrete_columns(center.shape[0])
         free[list(ctx)] = False
         if not free.any() or self.features(cand[:1]).shape[1] != cand.shape[1]:
             return cand[:0]
