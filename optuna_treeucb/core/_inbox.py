@@ -30,6 +30,8 @@ from optuna_treeucb.core._discrete import snap as snap_to_bins
 from optuna_treeucb.core._discrete import step_off_centre
 from optuna_treeucb.core._index import argmax
 from optuna_treeucb.core._index import one_blas_thread
+from optuna_treeucb.core._localgp import FINE_NOISE_RATIOS
+from optuna_treeucb.core._localgp import NOISE_RATIOS
 from optuna_treeucb.core._localgp import LocalGP as GP
 from optuna_treeucb.core._localgp import condition_on_pending
 from optuna_treeucb.core._localgp import finite
@@ -466,22 +468,29 @@ class LocalGP(TrustRegion):
     @staticmethod
     def _models(snap: Snapshot, Z: np.ndarray, local: np.ndarray, dim: int | None) -> list[GP]:
         """The local GP of the targets; under constraints (a local observation infeasible),
-        SCBO's pair instead: the objective's GP and the negated total violation's."""
+        SCBO's pair instead: the objective's GP and the negated total violation's.  With
+        constraints or several objectives, every GP's noise ratio is chosen on
+        :data:`~._localgp.FINE_NOISE_RATIOS`."""
         v = None if snap.violations is None else snap.violations[local]
+        measured = snap.objectives is not None or snap.constraints is not None
+        noise = FINE_NOISE_RATIOS if measured or snap.constrained() else NOISE_RATIOS
+
+        def fit(y: np.ndarray) -> GP:
+            return fit_gp(Z[local], y, dim, noise)
+
         if snap.several():  # one GP per objective (TSEMO, MORBO), then the constraints'
             assert snap.objectives is not None
             Y = snap.objectives[local]
-            objectives = [fit_gp(Z[local], finite(Y[:, j]), dim=dim) for j in range(Y.shape[1])]
+            objectives = [fit(finite(Y[:, j])) for j in range(Y.shape[1])]
             if v is None or not (v > 0.0).any():
                 return objectives
         elif v is None or not (v > 0.0).any() or snap.objective is None:
-            return [fit_gp(Z[local], snap.targets(local), dim=dim)]
+            return [fit(snap.targets(local))]
         else:
-            objectives = [fit_gp(Z[local], snap.objective(local), dim=dim)]
+            objectives = [fit(snap.objective(local))]
         if snap.constraints is None:
-            return [*objectives, fit_gp(Z[local], -v, dim=dim)]
-        C = snap.constraints[local]
-        return [*objectives, *(fit_gp(Z[local], -finite(c), dim=dim) for c in C.T)]
+            return [*objectives, fit(-v)]
+        return [*objectives, *(fit(-finite(c)) for c in snap.constraints[local].T)]
 
     @staticmethod
     def _front(snap: Snapshot, gps: list[GP], pending: np.ndarray) -> Front:

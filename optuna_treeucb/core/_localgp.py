@@ -26,6 +26,10 @@ import numpy as np
 
 LENGTHSCALES = (0.05, 0.1, 0.2, 0.4, 0.8)  # times sqrt(d): the cube's diameter
 NOISE_RATIOS = (1e-3, 1e-2, 0.1, 1.0)  # noise variance / signal variance
+# with constraints or several objectives: ratios down to 1e-6 let the GPs interpolate a
+# noise-free objective or constraint, whose optimum or boundary a 1e-3 floor blurs
+# (noise_floor_tuning.md; on one unconstrained objective it was not clearly better)
+FINE_NOISE_RATIOS = (1e-6, 1e-4, *NOISE_RATIOS)
 JITTER = 1e-8
 PERTURB_DIMS = 5.0  # expected number of coordinates a perturbation moves
 PERTURB_SCALE = 0.2  # its step relative to the region's side
@@ -98,21 +102,26 @@ def profile_loglik(chol: np.ndarray, z: np.ndarray) -> np.ndarray:
     return out
 
 
-def fit_gp(X: np.ndarray, y: np.ndarray, dim: int | None = None) -> LocalGP:
+def fit_gp(
+    X: np.ndarray,
+    y: np.ndarray,
+    dim: int | None = None,
+    noise_ratios: tuple[float, ...] = NOISE_RATIOS,
+) -> LocalGP:
     """Fit the GP on ``X`` (n >= 1 rows): standardise ``y``, choose ``(ell, lam)`` on the grid
-    by likelihood.  ``dim`` (``None``: ``d``; one-hot inputs: the number of parameters) scales
-    the lengthscales by ``sqrt(dim)``."""
+    of :data:`LENGTHSCALES` and ``noise_ratios`` by likelihood.  ``dim`` (``None``: ``d``;
+    one-hot inputs: the number of parameters) scales the lengthscales by ``sqrt(dim)``."""
     n, d = X.shape
     d = d if dim is None else dim
     z, y_mean, y_std = standardise(y)
     dist = _distances(X, X)
     ells = np.array(LENGTHSCALES) * math.sqrt(d)
-    lams = np.array(NOISE_RATIOS) + JITTER
+    lams = np.array(noise_ratios) + JITTER
     K = _matern52_of(dist[None], ells[:, None, None])  # (n_ell, n, n)
     A = K[:, None] + lams[None, :, None, None] * np.eye(n)  # (n_ell, n_lam, n, n)
     chol = np.linalg.cholesky(A.reshape(-1, n, n))
     i = int(np.argmax(profile_loglik(chol, z)))
-    ell, lam = float(ells[i // lams.size]), float(NOISE_RATIOS[i % lams.size])
+    ell, lam = float(ells[i // lams.size]), float(noise_ratios[i % lams.size])
     # the factor fit_gp_fixed would compute (same matrix, same routine): reused
     return _factor(X, z, ell, lam, y_mean, y_std, chol[i])
 

@@ -11,6 +11,7 @@ from threadpoolctl import threadpool_limits
 import optuna_treeucb.core._inbox as inbox_module
 from optuna_treeucb.core import ParamSpec
 from optuna_treeucb.core import TreeUCB
+from optuna_treeucb.core._localgp import FINE_NOISE_RATIOS
 from optuna_treeucb.core._localgp import NOISE_RATIOS
 from optuna_treeucb.core._localgp import condition_on_pending
 from optuna_treeucb.core._localgp import fit_gp
@@ -68,6 +69,25 @@ def test_likelihood_tells_noise_from_signal() -> None:
     noise = fit_gp(X, rng.standard_normal(40))
     assert smooth.lam <= 1e-2
     assert noise.lam == max(NOISE_RATIOS)
+
+
+def test_fine_noise_grid_interpolates_a_noise_free_objective() -> None:
+    # a noise-free quadratic: on the fine grid the likelihood takes its smallest noise ratio,
+    # below the default grid's 1e-3 floor, and inside the data the mean is closer to the
+    # function than the same fit with that floor
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 3))
+
+    def f(P: np.ndarray) -> np.ndarray:
+        return -np.sum((P - 0.4) ** 2, axis=1)
+
+    assert fit_gp(X, f(X)).lam == min(NOISE_RATIOS) == 1e-3
+    gp = fit_gp(X, f(X), noise_ratios=FINE_NOISE_RATIOS)
+    assert gp.lam == min(FINE_NOISE_RATIOS) < 1e-3
+    floor = fit_gp_fixed(X, f(X), gp.ell, 1e-3)
+    T = 0.25 + 0.3 * rng.random((2000, 3))
+    error = np.max(np.abs(posterior_mean(gp, T) - f(T)))
+    assert error < 0.75 * np.max(np.abs(posterior_mean(floor, T) - f(T)))
 
 
 def test_pending_fantasies_keep_the_mean_and_shrink_the_variance() -> None:
