@@ -23,6 +23,8 @@ from optuna.study import Study
 from optuna.trial import FrozenTrial
 from optuna.trial import TrialState
 
+from optuna_treeucb import TreeUCBSampler
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -71,16 +73,12 @@ def parse_name(name: str) -> tuple[str, dict[str, Any]]:
 
 # -- Optuna samplers ----------------------------------------------------------------------------
 def _treeucb(seed: int, context: dict[str, Any], **options: Any) -> Any:
-    from optuna_treeucb import TreeUCBSampler
-
     options.setdefault("warn_independent_sampling", False)  # runs are unattended
     return TreeUCBSampler(seed=seed, **options)
 
 
 def _optuna(cls: str, **fixed: Any) -> Callable[..., Any]:
     def build(seed: int, context: dict[str, Any], **options: Any) -> Any:
-        import optuna
-
         return getattr(optuna.samplers, cls)(seed=seed, **{**fixed, **options})
 
     return build
@@ -124,7 +122,6 @@ def _optuna_search(seed: int, context: dict[str, Any], **options: Any) -> Any:
     named).  It has no constraints argument: with ``constraints`` in the context, a subclass
     stores those metrics of each result on its Optuna trial (``Trial.set_constraint``, where
     Optuna 5's samplers read them) before the tell."""
-    import optuna
     from ray.tune.search.optuna import OptunaSearch
 
     constraints = context.get("constraints") or []

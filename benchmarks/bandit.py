@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> None:
     p.option("--no-tuning", False, action="store_true", help="Skip the tuned PyXAB rows.")
     a = p.parse(argv, stamp=False)
     require("PyXAB", "the PyXAB baselines", "bandit")
-    print(_harness.stamp_core(), flush=True)
+    _harness.stamp_core()
     T, seeds = a.rounds, list(range(a.seeds))
     functions = list(FUNCTIONS)
     methods = treeucb_methods()

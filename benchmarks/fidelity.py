@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import optuna
 
 from benchmarks import _harness
 from benchmarks import _report
@@ -96,8 +97,6 @@ def _keras_digits() -> Any:
 
 
 def _objective(task: str, seed: int, spent: list[int], log: list[tuple[int, float, float]]) -> Any:
-    import optuna
-
     def step(trial: optuna.Trial, value: float, t: int) -> None:
         """Spend step ``t``: report its value, and prune if the pruner says so."""
         spent[0] += 1
@@ -168,8 +167,6 @@ def _objective(task: str, seed: int, spent: list[int], log: list[tuple[int, floa
 
 
 def _make_pruner(name: str) -> Any:
-    import optuna
-
     if name == "hyperband":
         return optuna.pruners.HyperbandPruner(min_resource=1, max_resource=T, reduction_factor=3)
     if name == "sha":
@@ -181,8 +178,6 @@ def _make_pruner(name: str) -> Any:
 
 def run_one(job: tuple[str, str, str, int, int]) -> list[tuple[int, float, float]]:
     """One study: the complete trials as (steps spent at the end, reported, true final)."""
-    import optuna
-
     task, pruner, sampler, seed, fulls = job
     _harness.quiet()
     budget = fulls * T
@@ -338,7 +333,7 @@ def main(argv: list[str] | None = None) -> None:
     if ray:
         require("ray.tune", "the Ray backend", "fidelity", "ray")
         require_packages(RAY_SEARCHERS, "fidelity", searchers=True)
-    print(_harness.stamp_core(), flush=True)
+    _harness.stamp_core()
 
     def n_seeds(task: str) -> int:
         return a.seeds or (3 if a.quick or ray else (20 if task == "curves" else 10))

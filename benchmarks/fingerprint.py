@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import optuna
 
+from optuna_treeucb import TreeUCBSampler
 from optuna_treeucb.core import ParamSpec
 from optuna_treeucb.core import TreeUCB
 
@@ -92,9 +94,6 @@ def core_fingerprints(n_asks: int = 60) -> dict[str, str]:
 
 def optuna_fingerprints(n_trials: int = 40) -> dict[str, str]:
     """Hashes of the parameters of a seeded Optuna study per case (and of their states)."""
-    import optuna
-
-    from optuna_treeucb import TreeUCBSampler
 
     def value(trial: optuna.Trial) -> float:
         x = trial.suggest_float("x", -5, 5)

@@ -350,7 +350,7 @@ def run(mode: str, argv: list[str] | None = None) -> None:
         _samplers.require("torch", "GPSampler", mode, extra="gp")
     if any(pr in _problems.GROUPS[coco] for pr in problems):
         _samplers.require("cocoex", f"COCO's {coco} suite", mode)
-    print(_harness.stamp_core(), flush=True)
+    _harness.stamp_core()
     seeds = _harness.seeds(a)
     jobs = [(mode, s, pr, seed, a.trials) for pr in problems for seed in seeds for s in samplers]
     results = _harness.pmap(run_one_ray if ray else run_one, jobs, a.jobs)

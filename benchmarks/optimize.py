@@ -58,7 +58,7 @@ def _run(
 ) -> tuple[str, list[dict[str, Any]]]:
     """Run every (sampler, problem, seed) study, slowest first, with ``--save``/``--load``;
     the rank and paired tables (:mod:`benchmarks._report`)."""
-    print(_harness.stamp_core(), flush=True)
+    _harness.stamp_core()
     seeds = _harness.seeds(a)
     jobs = [(s, pr, seed, a.trials) for pr in probs for seed in seeds for s in samplers]
     if command == "optimize":  # slowest first, so that parallel workers finish together

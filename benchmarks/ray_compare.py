@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> None:
             _bbob.parse(pr)
         except ValueError as exc:
             raise SystemExit(str(exc)) from None
-    print(_harness.stamp_core(), flush=True)
+    _harness.stamp_core()
     # one Tune run at a time; searchers interleaved so that the load hits all alike
     jobs = [
         (s, pr, seed, a.trials) for pr in problems for seed in _harness.seeds(a) for s in names

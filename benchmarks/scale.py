@@ -25,6 +25,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import optuna
+from optuna.distributions import CategoricalDistribution
+from optuna.distributions import FloatDistribution
+from optuna.distributions import IntDistribution
 
 from benchmarks import _harness
 from benchmarks._harness import Quick
@@ -50,8 +54,6 @@ def objective(trial: Any) -> float:
 
 
 def _storage(kind: str, path: str) -> Any:
-    import optuna
-
     if kind == "postgresql":  # path is the URL
         return optuna.storages.RDBStorage(path)
     if kind == "journal":
@@ -66,8 +68,6 @@ def _storage(kind: str, path: str) -> Any:
 def _worker(argv: list[str]) -> None:
     """One process: load the study, wait for the start file, optimise, print a JSON line."""
     kind, path, sampler_name, index, n_trials, go = argv
-    import optuna
-
     _harness.quiet()
     # every TreeUCB worker gets seed 0 (trial numbers keep them apart), Random its index
     sampler = make_sampler(sampler_name, 0 if sampler_name == "TreeUCB" else int(index))
@@ -93,8 +93,6 @@ def throughput(
 
     ``url``: the database of the ``postgresql`` kind (its study is deleted afterwards).
     """
-    import optuna
-
     with tempfile.TemporaryDirectory(prefix="treeucb-scale-") as tmp:
         path = url or str(Path(tmp) / ("study.log" if kind == "journal" else "study.db"))
         go = str(Path(tmp) / "go")
@@ -250,11 +248,6 @@ def sampler_cost(
     make: Callable[[], Any], n: int, pending: int, k: int
 ) -> tuple[float, float, float]:
     """(median ms per ask + tell, median ms in sample_relative, cold s) after ``n`` trials."""
-    import optuna
-    from optuna.distributions import CategoricalDistribution
-    from optuna.distributions import FloatDistribution
-    from optuna.distributions import IntDistribution
-
     dists: dict[str, Any] = {"x": FloatDistribution(-5.0, 5.0), "y": FloatDistribution(-5.0, 5.0)}
     dists["lr"] = FloatDistribution(1e-5, 1.0, log=True)
     dists.update(k=IntDistribution(1, 64), c=CategoricalDistribution(["a", "b", "c"]))

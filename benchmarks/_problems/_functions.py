@@ -195,15 +195,14 @@ def instance_of(seed: int) -> int:
     return 1 + seed % 3
 
 
-def problem_names(dims: tuple[int, ...] = DIMS, noisy: bool = True) -> list[str]:
+def bbob_name(fid: int, dim: int, noisy: bool) -> str:
+    """The registry's name of a BBOB function, e.g. ``bbob-f08-5d-noisy``."""
+    return f"bbob-f{fid:02d}-{dim}d" + ("-noisy" if noisy else "")
+
+
+def problem_names(dims: tuple[int, ...] = DIMS) -> list[str]:
     """Every BBOB problem name for the given dimensions (noiseless, then noisy per function)."""
-    out = []
-    for d in dims:
-        for fid in FUNCTION_IDS:
-            out.append(f"bbob-f{fid:02d}-{d}d")
-            if noisy:
-                out.append(f"bbob-f{fid:02d}-{d}d-noisy")
-    return out
+    return [bbob_name(f, d, noisy) for d in dims for f in FUNCTION_IDS for noisy in (False, True)]
 
 
 def parse(name: str) -> tuple[int, int, bool]:
