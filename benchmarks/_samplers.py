@@ -213,11 +213,6 @@ def make_searcher(name: str, seed: int, **context: Any) -> Any:
     return entry.build(seed, context, **options)
 
 
-def searcher_owns_space(name: str) -> bool:
-    """Whether the searcher ``name`` takes the space at construction (see :class:`Entry`)."""
-    return _entry(name, SEARCHERS)[0].owns_space
-
-
 def require(module: str, needed_for: str, command: str, extra: str = "benchmarks") -> None:
     """Exit with a one-line message naming the extra if ``module`` cannot be imported."""
     try:

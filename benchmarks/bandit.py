@@ -28,14 +28,13 @@ from benchmarks._samplers import require
 INCREMENTAL = {"rule": "incremental"}
 
 
-def treeucb_methods() -> list[Method]:
-    """The TreeUCB variants of the comparison (core defaults, then the main options)."""
-    return [
-        Method("TreeUCB (default)", "treeucb"),
-        Method("TreeUCB incremental", "treeucb", INCREMENTAL),
-        Method("TreeUCB soft_gp", "treeucb", {"index": "soft_gp"}),
-        Method("TreeUCB incremental+soft_gp", "treeucb", {**INCREMENTAL, "index": "soft_gp"}),
-    ]
+# the TreeUCB variants of the comparison (core defaults, then the main options)
+TREEUCB_METHODS = [
+    Method("TreeUCB (default)", "treeucb"),
+    Method("TreeUCB incremental", "treeucb", INCREMENTAL),
+    Method("TreeUCB soft_gp", "treeucb", {"index": "soft_gp"}),
+    Method("TreeUCB incremental+soft_gp", "treeucb", {**INCREMENTAL, "index": "soft_gp"}),
+]
 
 
 PYXAB_ALGOS = ("HOO", "HCT", "VHCT", "POO", "VPCT", "StroquOOL")
@@ -121,8 +120,7 @@ def main(argv: list[str] | None = None) -> None:
     _harness.stamp_core()
     T, seeds = a.rounds, list(range(a.seeds))
     functions = list(FUNCTIONS)
-    methods = treeucb_methods()
-    methods += [Method(f"{algo} (default)", "pyxab", {}, algo) for algo in PYXAB_ALGOS]
+    methods = TREEUCB_METHODS + [Method(f"{n} (default)", "pyxab", {}, n) for n in PYXAB_ALGOS]
     methods += [Method(f"{algo} (c=0.01)", "pyxab", {"c": 0.01}, algo) for algo in ("HCT", "VHCT")]
     methods.append(Method("Random", "random"))
     jobs_list = [(m, f, s, T, a.noise) for m in methods for f in functions for s in seeds]

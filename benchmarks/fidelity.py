@@ -56,13 +56,9 @@ def _samplers(pruner: str, task: str) -> list[str]:
 
 
 # -- tasks -----------------------------------------------------------------------------------
-def _curve_floor(u: np.ndarray) -> np.ndarray:
-    return 0.05 + 0.4 * u[..., 0] ** 2 + 0.5 * np.sum((u[..., 1:] - _C) ** 2, axis=-1)
-
-
 def curve_loss(u: np.ndarray, t: float) -> np.ndarray:
     """Noiseless loss of the synthetic task after ``t`` steps, u of shape (..., 4)."""
-    f = _curve_floor(u)
+    f = 0.05 + 0.4 * u[..., 0] ** 2 + 0.5 * np.sum((u[..., 1:] - _C) ** 2, axis=-1)
     k = 10.0 ** (2.5 * u[..., 0] - 2.0)
     return f + (1.0 - f) * np.exp(-k * t)
 

@@ -137,39 +137,33 @@ DEFECTS = {"lost": "lost", "running": "left running", "duplicates": "duplicates"
 DEFECTS["errors"] = "errors"
 
 
-def _process_rows(
-    kind: str, procs: list[int], per_proc: int, repeats: int, url: str
-) -> list[list[str]]:
+def run_processes(kind: str, procs: list[int], per_proc: int, repeats: int) -> str:
+    """The table of one storage: Random's and TreeUCB's throughput and defects per count."""
+    if kind == "postgresql" and (reason := postgres_missing()) is not None:
+        raise SystemExit(f"python -m benchmarks scale: the postgresql storage: {reason}.")
+    server = LocalPostgres().start() if kind == "postgresql" else None
     rows = []
-    for n in procs:
-        runs: dict[str, list[dict[str, float]]] = {"Random": [], "TreeUCB": []}
-        for _, name in _harness.alternating(list(runs), repeats):
-            runs[name].append(throughput(kind, n, name, per_proc, url))
-            print(f"  {kind} {n} processes {name}: {runs[name][-1]}", flush=True)
-        defects = {k: sum(int(r[k]) for r in runs["TreeUCB"]) for k in DEFECTS}
-        rand, tree = (float(np.median([r["rate"] for r in runs[s]])) for s in runs)
-        cpu_rand, cpu_tree = (float(np.median([r["cpu_ms"] for r in runs[s]])) for s in runs)
-        rows.append(
-            [kind, str(n), str(n * per_proc), f"{rand:.1f}", f"{tree:.1f}"]
-            + [f"{tree / rand:.2f}x" if rand > 0 else "-"]
-            + [f"{cpu_rand:.1f}", f"{cpu_tree:.1f}"]
-            + [f"{cpu_rand / cpu_tree:.2f}x" if cpu_tree > 0 else "-"]
-            + [str(defects[k]) for k in DEFECTS]
-        )
-    return rows
-
-
-def run_processes(procs: list[int], per_proc: int, repeats: int, storages: list[str]) -> str:
-    rows = []
-    for kind in storages:
-        if kind == "postgresql" and (reason := postgres_missing()) is not None:
-            raise SystemExit(f"python -m benchmarks scale: the postgresql storage: {reason}.")
-        server = LocalPostgres().start() if kind == "postgresql" else None
-        try:
-            rows += _process_rows(kind, procs, per_proc, repeats, server.url if server else "")
-        finally:
-            if server is not None:
-                server.stop()
+    try:
+        for n in procs:
+            runs: dict[str, list[dict[str, float]]] = {"Random": [], "TreeUCB": []}
+            for _, name in _harness.alternating(list(runs), repeats):
+                runs[name].append(
+                    throughput(kind, n, name, per_proc, server.url if server else "")
+                )
+                print(f"  {kind} {n} processes {name}: {runs[name][-1]}", flush=True)
+            defects = {k: sum(int(r[k]) for r in runs["TreeUCB"]) for k in DEFECTS}
+            rand, tree = (float(np.median([r["rate"] for r in runs[s]])) for s in runs)
+            cpu_rand, cpu_tree = (float(np.median([r["cpu_ms"] for r in runs[s]])) for s in runs)
+            rows.append(
+                [kind, str(n), str(n * per_proc), f"{rand:.1f}", f"{tree:.1f}"]
+                + [f"{tree / rand:.2f}x" if rand > 0 else "-"]
+                + [f"{cpu_rand:.1f}", f"{cpu_tree:.1f}"]
+                + [f"{cpu_rand / cpu_tree:.2f}x" if cpu_tree > 0 else "-"]
+                + [str(defects[k]) for k in DEFECTS]
+            )
+    finally:
+        if server is not None:
+            server.stop()
     samplers = ("Random", "TreeUCB")
     header = ["storage", "processes", "trials", *(f"{s} trials/s" for s in samplers), "ratio"]
     header += [*(f"{s} CPU ms/trial" for s in samplers), "CPU ratio", *DEFECTS.values()]
@@ -193,9 +187,9 @@ def _loss(config: dict[str, Any]) -> float:
     return float(loss + (math.log10(config["lr"]) + 2.0) ** 2 + (config["act"] != "relu"))
 
 
-def searcher_cost(make: Callable[[], Any], n: int, pending: int) -> tuple[np.ndarray, int]:
+def searcher_cost(name: str, n: int, pending: int) -> tuple[np.ndarray, int]:
     """Seconds per suggest + on_trial_complete with ``pending`` trials live; duplicates."""
-    searcher = make()
+    searcher = make_searcher(name, 0, space=_tune_space(), metric="loss", mode="min")
     live: list[tuple[str, dict[str, Any]]] = []
     seen: set[tuple[Any, ...]] = set()
     duplicates = 0
@@ -227,15 +221,11 @@ def run_searcher(n: int, widths: list[int], n_optuna: int) -> str:
         if package and importlib.util.find_spec(package) is None:
             print(f"  {package} is not installed: {name} is left out", flush=True)
             del sizes[name]
-
-    def maker(name: str) -> Callable[[], Any]:
-        return lambda: make_searcher(name, 0, space=_tune_space(), metric="loss", mode="min")
-
     checkpoints = sorted({c for c in (1_000, 2_000, 5_000, 10_000) if c <= n} | {n})
     rows = []
     for name, size in sizes.items():
         for w in widths if name == "TreeUCBSearch" else [w for w in widths if w in (1, 64)]:
-            times, dup = searcher_cost(maker(name), size, w)
+            times, dup = searcher_cost(name, size, w)
             cells = [f"{_window(times, c):.2f}" if c <= size else "-" for c in checkpoints]
             rows.append([name, str(w), *cells, f"{times.sum():.1f}", str(dup)])
             print(f"  {rows[-1]}", flush=True)
@@ -244,9 +234,7 @@ def run_searcher(n: int, widths: list[int], n_optuna: int) -> str:
 
 
 # -- the sampler with W running trials ----------------------------------------------------------
-def sampler_cost(
-    make: Callable[[], Any], n: int, pending: int, k: int
-) -> tuple[float, float, float]:
+def sampler_cost(name: str, n: int, pending: int, k: int) -> tuple[float, float, float]:
     """(median ms per ask + tell, median ms in sample_relative, cold s) after ``n`` trials."""
     dists: dict[str, Any] = {"x": FloatDistribution(-5.0, 5.0), "y": FloatDistribution(-5.0, 5.0)}
     dists["lr"] = FloatDistribution(1e-5, 1.0, log=True)
@@ -259,7 +247,7 @@ def sampler_cost(
         params.update(k=int(rng.integers(1, 65)), c=str(rng.choice(["a", "b", "c"])))
         value = params["x"] ** 2 + params["y"] ** 2 + abs(params["k"] - 8) + (params["c"] != "b")
         trials.append(optuna.create_trial(params=params, distributions=dists, value=value))
-    sampler = make()
+    sampler = make_sampler(name, 0)
     study = optuna.create_study(sampler=sampler)
     study.add_trials(trials)
     inner = _harness.Clock(sampler, "sample_relative").calls
@@ -282,8 +270,8 @@ def run_sampler(sizes: list[int], widths: list[int], k: int) -> str:
     rows = []
     for n in sizes:
         for w in widths:
-            tree, inner, cold = sampler_cost(lambda: make_sampler("TreeUCB", 0), n, w, k)
-            rand, _, _ = sampler_cost(lambda: make_sampler("Random", 0), n, w, k)
+            tree, inner, cold = sampler_cost("TreeUCB", n, w, k)
+            rand, _, _ = sampler_cost("Random", n, w, k)
             rows.append(
                 [f"{n:,}", str(w), f"{tree:.2f}", f"{inner:.2f}", f"{rand:.2f}"]
                 + [f"{tree - rand:.2f}", f"{cold:.1f}"]
@@ -295,16 +283,6 @@ def run_sampler(sizes: list[int], widths: list[int], k: int) -> str:
 
 
 # -- a real Tune run with many concurrent trials -------------------------------------------
-def _tune_trainable(seconds: float) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """A trainable that sleeps ``seconds`` (no CPU) and reports :func:`_loss`."""
-
-    def trainable(config: dict[str, Any]) -> dict[str, Any]:
-        time.sleep(seconds)
-        return {"loss": _loss(config)}
-
-    return trainable
-
-
 def _running_counter() -> Any:
     """A Tune callback that counts the trials Tune holds running, and their peak."""
     from ray.tune import Callback
@@ -333,10 +311,15 @@ def tune_run(name: str, n: int, concurrency: int, seconds: float = 0.0) -> dict[
     # BasicVariantGenerator keeps its own limit)
     search_alg = _harness.timed(make_searcher(name, 0, max_concurrent=concurrency), concurrency)
     counter = _running_counter()
-    trainable = tune.with_resources(_tune_trainable(seconds), {"cpu": 2 / concurrency})
+
+    def trainable(config: dict[str, Any]) -> dict[str, Any]:  # sleeps (no CPU), reports _loss
+        time.sleep(seconds)
+        return {"loss": _loss(config)}
+
     config = {"callbacks": [counter]}
+    resourced = tune.with_resources(trainable, {"cpu": 2 / concurrency})
     grid, wall = _harness.fit_tuner(
-        trainable, search_alg, n, _tune_space(), config, metric="loss", mode="min"
+        resourced, search_alg, n, _tune_space(), config, metric="loss", mode="min"
     )
     trials = [grid[i] for i in range(len(grid))]
     points = [tuple(sorted((k, (t.config or {}).get(k)) for k in _tune_space())) for t in trials]
@@ -458,7 +441,7 @@ def main(argv: list[str] | None = None) -> None:
         "wall clock.  Lost, left running, duplicates and errors are summed over TreeUCB's "
         "runs (all must be 0).",
         *(
-            functools.partial(run_processes, args.procs, per_proc, args.repeats, [kind])
+            functools.partial(run_processes, kind, args.procs, per_proc, args.repeats)
             for kind in args.storages
         ),
     )
