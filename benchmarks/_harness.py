@@ -248,13 +248,19 @@ def finish(
     body: str,
     name: str | None = None,
     source: str = "",
+    partial: bool = False,
 ) -> Path:
     """Write ``# title``, the ``intro`` paragraph ending with the exact command (and
     ``source``, where loaded rows come from), ``body`` and the :func:`machine_note` to
-    ``<name or --name>.md`` in :func:`results_dir`, print it and say where it went."""
+    ``<name or --name>.md`` in :func:`results_dir`, print it and say where it went; or
+    (``partial``) write the results so far of a run still going, saying so, and no more."""
     text = f"# {title}\n\n{intro}Command: `{a.command_line}`{source}.\n{body}\n"
     path = results_dir(a.out) / f"{name or a.name}.md"
-    path.write_text(text + machine_note(a.mode, a.started))
+    note = machine_note(a.mode, a.started)
+    if partial:
+        path.write_text(text + "_Partial: the run is still going (or was stopped)._\n\n" + note)
+        return path
+    path.write_text(text + note)
     print(path.read_text())
     print(f"wrote {path}", flush=True)
     return path
@@ -405,11 +411,6 @@ def core_regret(job: tuple[dict[str, Any], str, int, int]) -> np.ndarray:
         bandit.tell_x(x, seen[-1][0])
     obs, true = np.array(seen).T
     return _report.scaled_regret(obs, true, fn.median_random, take_first=False)
-
-
-def core_final_regret(job: tuple[dict[str, Any], str, int, int]) -> float:
-    """The last value of :func:`core_regret`."""
-    return float(core_regret(job)[-1])
 
 
 # -- the bandit run: the core, PyXAB's algorithms or uniform random, T rounds ---------------

@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> None:
     instances = continuous(tuple(dims))
     opt_jobs = [(opts, pr, s, a.trials) for _, opts in configs for pr in instances for s in seeds]
     # (configurations, instances x seeds); ranked per (instance, seed), the ranks averaged
-    o_vals = np.array(_harness.pmap(_harness.core_final_regret, opt_jobs, a.jobs))
+    o_vals = np.array(_harness.pmap(_harness.core_regret, opt_jobs, a.jobs))[:, -1]
     o_vals = o_vals.reshape(len(configs), -1)
     o_rank = _report.mean_ranks(o_vals)
     noisy = np.array([pr.endswith("-noisy") for pr in instances for _ in seeds])

@@ -109,15 +109,13 @@ def main_paired(argv: list[str] | None = None) -> None:
     a = p.parse(argv)
     instances = _problems.continuous()
     seeds = [SEED_OFFSET + s for s in range(a.seeds)]
-    names = [(pr, s) for pr in instances for s in seeds]
     jobs = [
         ({"C": C, "M": M, "index": a.index, **({"sampling": smp} if smp else {}), **extra}, *job)
         for (C, M, smp, extra) in a.settings
-        for job in names
+        for job in ((pr, s, a.trials) for pr in instances for s in seeds)
     ]
-    res = np.array(
-        _harness.pmap(_harness.core_final_regret, [(*j, a.trials) for j in jobs], a.jobs)
-    )
+    # the final regret of each run, (settings, instances x seeds)
+    res = np.array(_harness.pmap(_harness.core_regret, jobs, a.jobs))[:, -1]
     res = res.reshape(len(a.settings), -1)
     rows = []
     noisy = np.array([pr.endswith("-noisy") for pr in instances for _ in seeds])

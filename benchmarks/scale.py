@@ -380,15 +380,12 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse(args_in)
     n, per_proc = args.n_trials, args.per_process
     n_optuna = min(n, 1_000 if args.quick else 2_000)
-    sections = ["# Scale: processes, pending trials, trials (issue 13)", ""]
-    sections += [f"Command: `{args.command_line}`.", ""]
-    path = _harness.results_dir(args.out) / f"{args.name}.md"
+    sections: list[str] = []
 
     def write(done: bool) -> None:
-        note = _harness.machine_note(args.mode, args.started)
-        if not done:
-            note = "_Partial: the run is still going (or was stopped)._\n\n" + note
-        path.write_text("\n".join(sections) + "\n" + note)
+        title = "Scale: processes, pending trials, trials (issue 13)"
+        body = "\n" + "\n".join(sections)
+        _harness.finish(args, title, "", body, partial=not done)
 
     def part(name: str, title: str, prose: str, *tables: Callable[[], str]) -> None:
         """Run one part, its tables in turn, and write the results so far after each."""
@@ -446,7 +443,6 @@ def main(argv: list[str] | None = None) -> None:
         ),
     )
     write(done=True)
-    print(f"wrote {path}")
 
 
 if __name__ == "__main__":
