@@ -17,14 +17,9 @@ from typing import Any
 import numpy as np
 
 from benchmarks import _harness
+from benchmarks import _problems
 from benchmarks import _report
-from benchmarks._harness import Method
 from benchmarks._harness import Quick
-from benchmarks._problems import ABLATION_FUNCTIONS
-from benchmarks._problems import ABLATION_NOISES
-from benchmarks._problems import FUNCTIONS
-from benchmarks._problems import TUNING_SEED_OFFSET
-from benchmarks._problems import continuous
 
 C_GRID = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0)
 M_GRID = (0.0, 0.01, 0.03, 0.1, 1.0)
@@ -57,11 +52,11 @@ def main(argv: list[str] | None = None) -> None:
     p.option("--only", help="Comma-separated configuration labels to run.")
     a = p.parse(argv)
     T, dims = a.rounds, [2, 10] if a.quick else [2, 5, 10]
-    seeds = [TUNING_SEED_OFFSET + s for s in range(a.seeds)]
+    seeds = [_problems.TUNING_SEED_OFFSET + s for s in range(a.seeds)]
     configs = [c for c in configurations() if not a.only or c[0] in a.only.split(",")]
-    functions = list(FUNCTIONS)
+    functions = list(_problems.FUNCTIONS)
     bandit_jobs = [
-        (Method(label, "treeucb", opts), f, s, T, 0.1)
+        (_harness.Method(label, "treeucb", opts), f, s, T, 0.1)
         for label, opts in configs
         for f in functions
         for s in seeds
@@ -73,7 +68,7 @@ def main(argv: list[str] | None = None) -> None:
         label: _report.geomean(float(np.mean(b_mean[(label, f)])) for f in functions)
         for label, _ in configs
     }
-    instances = continuous(tuple(dims))
+    instances = _problems.continuous(tuple(dims))
     opt_jobs = [(opts, pr, s, a.trials) for _, opts in configs for pr in instances for s in seeds]
     # (configurations, instances x seeds); ranked per (instance, seed), the ranks averaged
     o_vals = np.array(_harness.pmap(_harness.core_regret, opt_jobs, a.jobs))[:, -1]
@@ -112,11 +107,11 @@ def main(argv: list[str] | None = None) -> None:
         f"{len(functions)} Lipschitz functions ({', '.join(functions)}). Optimisation: simple "
         f"regret after {a.trials} trials (noiseless value of the best observed trial) divided by "
         "the median regret of a uniform random point, on "
-        f"{{{', '.join(ABLATION_FUNCTIONS)}}} x d in {dims} x noise in {list(ABLATION_NOISES)} "
-        "(noise sd as a fraction of that median), geometric mean and mean rank over instances x "
-        f"seeds. {a.seeds} tuning seeds ({TUNING_SEED_OFFSET}+), disjoint from the report seeds "
-        "of the other benchmarks. "
-        "Lower is better everywhere. Sorted by the mean of the two ranks. ",
+        f"{{{', '.join(_problems.ABLATION_FUNCTIONS)}}} x d in {dims} x noise in "
+        f"{list(_problems.ABLATION_NOISES)} (noise sd as a fraction of that median), geometric "
+        f"mean and mean rank over instances x seeds. {a.seeds} tuning seeds "
+        f"({_problems.TUNING_SEED_OFFSET}+), disjoint from the report seeds of the other "
+        "benchmarks. Lower is better everywhere. Sorted by the mean of the two ranks. ",
         "\n"
         + _report.md_table(header, rows)
         + "\n## C x M grid (bandit cum. regret / optimisation norm. regret, geometric means)\n\n"

@@ -17,12 +17,10 @@ from typing import Any
 import numpy as np
 
 from benchmarks import _harness
+from benchmarks import _problems
 from benchmarks import _report
 from benchmarks._harness import Method
 from benchmarks._harness import Quick
-from benchmarks._harness import run_bandit
-from benchmarks._problems import FUNCTIONS
-from benchmarks._problems import TUNING_SEED_OFFSET
 from benchmarks._samplers import require
 
 INCREMENTAL = {"rule": "incremental"}
@@ -59,9 +57,9 @@ def tune_pyxab(
 ) -> dict[tuple[str, str], dict[str, Any]]:
     """Per (algorithm, function): the grid point with the least mean regret on tuning seeds."""
     grid = [Method(f"{a} {o}", "pyxab", o, a) for a in TUNED for o in pyxab_grid(a)]
-    tseeds = [TUNING_SEED_OFFSET + s for s in seeds]
+    tseeds = [_problems.TUNING_SEED_OFFSET + s for s in seeds]
     jobs_list = [(m, f, s, T, noise) for m in grid for f in functions for s in tseeds]
-    final, _ = _harness.final_regrets(_harness.pmap(run_bandit, jobs_list, jobs))
+    final, _ = _harness.final_regrets(_harness.pmap(_harness.run_bandit, jobs_list, jobs))
     means = {k: float(np.mean(v)) for k, v in final.items()}
     best: dict[tuple[str, str], dict[str, Any]] = {}
     for algo in TUNED:
@@ -119,12 +117,12 @@ def main(argv: list[str] | None = None) -> None:
     require("PyXAB", "the PyXAB baselines", "bandit")
     _harness.stamp_core()
     T, seeds = a.rounds, list(range(a.seeds))
-    functions = list(FUNCTIONS)
+    functions = list(_problems.FUNCTIONS)
     methods = TREEUCB_METHODS + [Method(f"{n} (default)", "pyxab", {}, n) for n in PYXAB_ALGOS]
     methods += [Method(f"{algo} (c=0.01)", "pyxab", {"c": 0.01}, algo) for algo in ("HCT", "VHCT")]
     methods.append(Method("Random", "random"))
     jobs_list = [(m, f, s, T, a.noise) for m in methods for f in functions for s in seeds]
-    results = _harness.pmap(run_bandit, jobs_list, a.jobs)
+    results = _harness.pmap(_harness.run_bandit, jobs_list, a.jobs)
     write_report(results, a, functions, "")
     if a.no_tuning:
         return
@@ -135,11 +133,11 @@ def main(argv: list[str] | None = None) -> None:
         for f in functions:
             m = Method(f"{algo} (tuned)", "pyxab", best[(algo, f)], algo)
             tuned_jobs += [(m, f, s, T, a.noise) for s in seeds]
-    results += _harness.pmap(run_bandit, tuned_jobs, a.jobs)
+    results += _harness.pmap(_harness.run_bandit, tuned_jobs, a.jobs)
     choice = [[algo, *[str(best[(algo, f)]) for f in functions]] for algo in TUNED]
     tuned_note = (
         "\nConstants of the tuned PyXAB rows (per function, best mean regret on "
-        f"{len(tseeds)} tuning seeds {TUNING_SEED_OFFSET}+, "
+        f"{len(tseeds)} tuning seeds {_problems.TUNING_SEED_OFFSET}+, "
         "disjoint from the report seeds):\n\n"
         + _report.md_table(["algorithm", *functions], choice)
     )

@@ -31,13 +31,10 @@ from optuna.distributions import FloatDistribution
 from optuna.distributions import IntDistribution
 
 from benchmarks import _harness
+from benchmarks import _postgres
+from benchmarks import _samplers
 from benchmarks._harness import Quick
-from benchmarks._postgres import LocalPostgres
-from benchmarks._postgres import missing as postgres_missing
 from benchmarks._report import md_table
-from benchmarks._samplers import SEARCHERS
-from benchmarks._samplers import make_sampler
-from benchmarks._samplers import make_searcher
 
 PARTS = ("processes", "searcher", "sampler", "tune")
 STORAGES = ("journal", "sqlite", "postgresql")
@@ -70,7 +67,7 @@ def _worker(argv: list[str]) -> None:
     kind, path, sampler_name, index, n_trials, go = argv
     _harness.quiet()
     # every TreeUCB worker gets seed 0 (trial numbers keep them apart), Random its index
-    sampler = make_sampler(sampler_name, 0 if sampler_name == "TreeUCB" else int(index))
+    sampler = _samplers.make_sampler(sampler_name, 0 if sampler_name == "TreeUCB" else int(index))
     study = optuna.load_study(study_name="scale", storage=_storage(kind, path), sampler=sampler)
     Path(f"{go}.ready{index}").touch()
     deadline = time.time() + 600
@@ -139,9 +136,9 @@ DEFECTS["errors"] = "errors"
 
 def run_processes(kind: str, procs: list[int], per_proc: int, repeats: int) -> str:
     """The table of one storage: Random's and TreeUCB's throughput and defects per count."""
-    if kind == "postgresql" and (reason := postgres_missing()) is not None:
+    if kind == "postgresql" and (reason := _postgres.missing()) is not None:
         raise SystemExit(f"python -m benchmarks scale: the postgresql storage: {reason}.")
-    server = LocalPostgres().start() if kind == "postgresql" else None
+    server = _postgres.LocalPostgres().start() if kind == "postgresql" else None
     rows = []
     try:
         for n in procs:
@@ -189,7 +186,7 @@ def _loss(config: dict[str, Any]) -> float:
 
 def searcher_cost(name: str, n: int, pending: int) -> tuple[np.ndarray, int]:
     """Seconds per suggest + on_trial_complete with ``pending`` trials live; duplicates."""
-    searcher = make_searcher(name, 0, space=_tune_space(), metric="loss", mode="min")
+    searcher = _samplers.make_searcher(name, 0, space=_tune_space(), metric="loss", mode="min")
     live: list[tuple[str, dict[str, Any]]] = []
     seen: set[tuple[Any, ...]] = set()
     duplicates = 0
@@ -217,7 +214,7 @@ def _window(times: np.ndarray, n: int) -> float:
 def run_searcher(n: int, widths: list[int], n_optuna: int) -> str:
     sizes = {"TreeUCBSearch": n, "OptunaSearch (TPE)": n_optuna, "HyperOptSearch": n_optuna}
     for name in list(sizes):
-        package = SEARCHERS[name].package
+        package = _samplers.SEARCHERS[name].package
         if package and importlib.util.find_spec(package) is None:
             print(f"  {package} is not installed: {name} is left out", flush=True)
             del sizes[name]
@@ -247,7 +244,7 @@ def sampler_cost(name: str, n: int, pending: int, k: int) -> tuple[float, float,
         params.update(k=int(rng.integers(1, 65)), c=str(rng.choice(["a", "b", "c"])))
         value = params["x"] ** 2 + params["y"] ** 2 + abs(params["k"] - 8) + (params["c"] != "b")
         trials.append(optuna.create_trial(params=params, distributions=dists, value=value))
-    sampler = make_sampler(name, 0)
+    sampler = _samplers.make_sampler(name, 0)
     study = optuna.create_study(sampler=sampler)
     study.add_trials(trials)
     inner = _harness.Clock(sampler, "sample_relative").calls
@@ -309,7 +306,9 @@ def tune_run(name: str, n: int, concurrency: int, seconds: float = 0.0) -> dict[
 
     # the ConcurrencyLimiter that max_concurrent_trials would build, timed (a
     # BasicVariantGenerator keeps its own limit)
-    search_alg = _harness.timed(make_searcher(name, 0, max_concurrent=concurrency), concurrency)
+    search_alg = _harness.timed(
+        _samplers.make_searcher(name, 0, max_concurrent=concurrency), concurrency
+    )
     counter = _running_counter()
 
     def trainable(config: dict[str, Any]) -> dict[str, Any]:  # sleeps (no CPU), reports _loss
