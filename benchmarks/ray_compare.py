@@ -158,10 +158,11 @@ def main(argv: list[str] | None = None) -> None:
         time_table(results, names, a.trials),
     ]
     if failed:
-        errors = [
-            f"{r['sampler']} on {r['problem']} seed {r['seed']}: {r['error']}" for r in results
-        ]
-        text = "; ".join(e for e, r in zip(errors, results) if r["error"])
+        text = "; ".join(
+            f"{r['sampler']} on {r['problem']} seed {r['seed']}: {r['error']}"
+            for r in results
+            if r["error"]
+        )
         parts.append(f"\nFailed runs (these searchers are left out of the ranks): {text}\n")
     if ranked and not a.no_plot:
         _report.plot_regret(good, ranked, _harness.results_dir(a.out) / f"{a.name}.png")
