@@ -156,12 +156,10 @@ def main(argv: list[str] | None = None) -> None:
     plot(results, samplers, workers, str(out / f"{a.name}.png"))
 
     def per_w(cell: Any) -> str:  # a table of one figure per sampler and W
-        mine = {
-            (s, W): [r for r in results if (r["sampler"], r["W"]) == (s, W)]
+        rows = [
+            [s, *(cell([r for r in results if (r["sampler"], r["W"]) == (s, W)]) for W in workers)]
             for s in samplers
-            for W in workers
-        }
-        rows = [[s, *(cell(mine[(s, W)]) for W in workers)] for s in samplers]
+        ]
         return _report.md_table(["sampler", *[f"W={W}" for W in workers]], rows)
 
     conc = per_w(lambda mine: str(min(r["max_running"] for r in mine)))

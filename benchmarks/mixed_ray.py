@@ -75,11 +75,8 @@ def run_one(job: tuple[str, str, int, int]) -> dict[str, Any]:
     grid, wall = _harness.fit_tuner(trainable, search_alg, n_trials)
     rows = _harness.trial_results(grid, n_trials)
     out = {"searcher": searcher, "problem": problem, "seed": seed, "wall": wall}
-    return {
-        **out,
-        "values": np.array([m["loss"] for m in rows]),
-        "branches": [m["branch"] for m in rows],
-    }
+    out.update(values=np.array([m["loss"] for m in rows]), branches=[m["branch"] for m in rows])
+    return out
 
 
 def report(results: Sequence[dict[str, Any]], budgets: Sequence[int]) -> str:

@@ -13,7 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._problems import _functions
+from benchmarks._problems._functions import HIGH
+from benchmarks._problems._functions import LOW
+from benchmarks._problems._functions import TestFunction
+from benchmarks._problems._functions import coco_problem
 
 MOO_PROBLEMS = (
     *(f"zdt{i}-{d}d" for d in (5, 10) for i in (1, 2, 3)),
@@ -161,7 +164,7 @@ def _gramacy(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _bbob_constrained(name: str, seed: int) -> Box:
     func, kind, dims = name.split("-")
     d = int(dims[:-1])
-    tf = _functions.TestFunction(func, d, seed)
+    tf = TestFunction(func, d, seed)
     norm = float(np.linalg.norm(tf.xopt))
     a, b = tf.xopt / norm, norm / 2
 
@@ -175,11 +178,11 @@ def _bbob_constrained(name: str, seed: int) -> Box:
         optimum = b**2
     else:
         optimum = _ellipsoid_linear_optimum(tf, a, b)
-    low, high = np.full(d, _functions.LOW), np.full(d, _functions.HIGH)
+    low, high = np.full(d, LOW), np.full(d, HIGH)
     return Box(name, low, high, 1, 1, evaluate, optimum)
 
 
-def _ellipsoid_linear_optimum(tf: _functions.TestFunction, a: np.ndarray, b: float) -> float:
+def _ellipsoid_linear_optimum(tf: TestFunction, a: np.ndarray, b: float) -> float:
     """``f*`` of the separable ellipsoid under ``a.x <= b`` on the box (KKT, exactly).
 
     At the optimum ``x_i(lam) = clip(x_opt_i - lam a_i / (2 w_i))``, and ``a.x(lam)``
@@ -191,7 +194,7 @@ def _ellipsoid_linear_optimum(tf: _functions.TestFunction, a: np.ndarray, b: flo
     w = 10.0 ** (6.0 * np.arange(tf.dim) / max(tf.dim - 1, 1))  # _testfunctions._ellipsoid
 
     def x_of(lam: float) -> np.ndarray:
-        return np.clip(tf.xopt - lam * a / (2 * w), _functions.LOW, _functions.HIGH)
+        return np.clip(tf.xopt - lam * a / (2 * w), LOW, HIGH)
 
     hi = 1.0
     while float(np.dot(a, x_of(hi))) > b:
@@ -241,7 +244,7 @@ def coco_box(name: str, seed: int) -> Box:
     """A problem of :data:`COCO_CONSTRAINED_PROBLEMS` or :data:`COCO_BIOBJ_PROBLEMS` for
     ``seed`` (its instance): a biobjective one in [-5, 5]^d with COCO's nadir as reference."""
     suite_name, fid, dims = name.rsplit("-", 2)
-    suite, problem = _functions.coco_problem(suite_name, int(fid[1:]), int(dims[:-1]), seed)
+    suite, problem = coco_problem(suite_name, int(fid[1:]), int(dims[:-1]), seed)
     biobj = name in COCO_BIOBJ_PROBLEMS
 
     def evaluate(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
