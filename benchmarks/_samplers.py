@@ -250,22 +250,14 @@ class AutoRuleSampler(BaseSampler):
     ``seed`` seeds every sampler it delegates to."""
 
     def __init__(self, *, seed: int | None = None) -> None:
-        self._seed = seed
-        self._samplers: dict[str, BaseSampler] = {}
+        samplers = optuna.samplers
+        self._samplers: dict[str, BaseSampler] = {
+            "gp": samplers.GPSampler(seed=seed),
+            "tpe": samplers.TPESampler(seed=seed, multivariate=True, constant_liar=True),
+            "cmaes": samplers.CmaEsSampler(seed=seed),
+        }
         self._tree_structured = False  # a categorical or conditional parameter was seen
-        self._current = self._get("gp")
-
-    def _get(self, name: str) -> BaseSampler:
-        if name not in self._samplers:
-            samplers = optuna.samplers
-            self._samplers[name] = {
-                "gp": lambda: samplers.GPSampler(seed=self._seed),
-                "tpe": lambda: samplers.TPESampler(
-                    seed=self._seed, multivariate=True, constant_liar=True
-                ),
-                "cmaes": lambda: samplers.CmaEsSampler(seed=self._seed),
-            }[name]()
-        return self._samplers[name]
+        self._current = self._samplers["gp"]
 
     def _choose(self, study: Study) -> BaseSampler:
         trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
@@ -275,11 +267,11 @@ class AutoRuleSampler(BaseSampler):
             categorical = any(isinstance(d, CategoricalDistribution) for d in dists)
             self._tree_structured = len(names) > 1 or categorical
         if self._tree_structured:
-            return self._get("tpe")
+            return self._samplers["tpe"]
         if len(trials) < GP_MAX_TRIALS:
-            return self._get("gp")
+            return self._samplers["gp"]
         constrained = bool(getattr(trials[-1], "constraints", None))
-        return self._get("tpe" if constrained or len(study.directions) > 1 else "cmaes")
+        return self._samplers["tpe" if constrained or len(study.directions) > 1 else "cmaes"]
 
     def infer_relative_search_space(
         self, study: Study, trial: FrozenTrial
