@@ -70,28 +70,6 @@ def tune_pyxab(
     return best
 
 
-def summarise(
-    results: list[dict[str, Any]], labels: list[str], functions: list[str]
-) -> tuple[str, dict[str, float]]:
-    """Markdown table of mean cumulative regret (± s.e.), geometric mean, rank, ms/round."""
-    by, secs = _harness.final_regrets(results)
-    mean = {k: float(np.mean(v)) for k, v in by.items()}
-    se = {
-        k: float(np.std(v, ddof=1) / np.sqrt(len(v))) if len(v) > 1 else 0.0 for k, v in by.items()
-    }
-    ranks = _report.mean_ranks(np.array([[mean[(lab, f)] for f in functions] for lab in labels]))
-    rank = dict(zip(labels, ranks))
-    gm = {lab: _report.geomean(mean[(lab, f)] for f in functions) for lab in labels}
-    fmt = _report.fmt
-    rows = []
-    for lab in sorted(labels, key=lambda lab: gm[lab]):
-        cells = [f"{fmt(mean[(lab, f)])} ± {fmt(se[(lab, f)], 2)}" for f in functions]
-        ms = 1e3 * float(np.mean(secs[lab]))
-        rows.append([lab, *cells, gm[lab], fmt(float(rank[lab]), 2), ms])
-    header = ["method", *functions, "geo. mean", "mean rank", "ms / round"]
-    return _report.md_table(header, rows), gm
-
-
 def plot(
     results: list[dict[str, Any]], labels: list[str], functions: list[str], path: str
 ) -> None:
@@ -147,10 +125,26 @@ def main(argv: list[str] | None = None) -> None:
 def write_report(
     results: list[dict[str, Any]], a: argparse.Namespace, functions: list[str], tuned_note: str
 ) -> None:
-    """Write bandit.md and bandit.png into ``--out``."""
+    """Write bandit.md (mean cumulative regret ± s.e., geometric mean, rank and ms per round of
+    every method) and bandit.png into ``--out``."""
     T, n_seeds = a.rounds, a.seeds
     labels = list(dict.fromkeys(r["label"] for r in results))
-    table, gm = summarise(results, labels, functions)
+    by, secs = _harness.final_regrets(results)
+    mean = {k: float(np.mean(v)) for k, v in by.items()}
+    se = {
+        k: float(np.std(v, ddof=1) / np.sqrt(len(v))) if len(v) > 1 else 0.0 for k, v in by.items()
+    }
+    ranks = _report.mean_ranks(np.array([[mean[(lab, f)] for f in functions] for lab in labels]))
+    rank = dict(zip(labels, ranks))
+    gm = {lab: _report.geomean(mean[(lab, f)] for f in functions) for lab in labels}
+    fmt = _report.fmt
+    rows = []
+    for lab in sorted(labels, key=lambda lab: gm[lab]):
+        cells = [f"{fmt(mean[(lab, f)])} ± {fmt(se[(lab, f)], 2)}" for f in functions]
+        ms = 1e3 * float(np.mean(secs[lab]))
+        rows.append([lab, *cells, gm[lab], fmt(float(rank[lab]), 2), ms])
+    header = ["method", *functions, "geo. mean", "mean rank", "ms / round"]
+    table = _report.md_table(header, rows)
     plot(results, labels, functions, str(_harness.results_dir(a.out) / f"{a.name}.png"))
     best_pyxab = min((v, k) for k, v in gm.items() if not k.startswith(("TreeUCB", "Random")))
     _harness.finish(
@@ -162,8 +156,8 @@ def write_report(
         "functions; time per round (ask + tell). ",
         "\n"
         + table
-        + f"\nBest PyXAB row by geometric mean: {best_pyxab[1]} ({_report.fmt(best_pyxab[0])}); "
-        f"TreeUCB (default): {_report.fmt(gm['TreeUCB (default)'])}.\n"
+        + f"\nBest PyXAB row by geometric mean: {best_pyxab[1]} ({fmt(best_pyxab[0])}); "
+        f"TreeUCB (default): {fmt(gm['TreeUCB (default)'])}.\n"
         + tuned_note
         + f"\n![cumulative regret]({a.name}.png)\n",
     )
