@@ -171,18 +171,6 @@ def hypervolume_regret(F: np.ndarray, problem: Box, t: int, optimum: float | Non
     return max(best - hypervolume(F[:t], problem.reference), 0.0)
 
 
-def best_feasible_regret(
-    F: np.ndarray, G: np.ndarray, problem: Box, t: int, optimum: float | None = None
-) -> float:
-    """``f - f*`` of the best feasible trial among the first ``t`` (``inf`` if none);
-    ``optimum`` overrides ``f*``."""
-    feasible = np.all(G[:t] <= 0.0, axis=1)
-    if not feasible.any():
-        return float("inf")
-    best = problem.optimum if optimum is None else optimum
-    return max(float(F[:t, 0][feasible].min()) - best, 0.0)
-
-
 def optimum_key(name: str, seed: int) -> str:
     """The key of a problem's best seen in :func:`best_seen`: its name, or ``name@seed`` for
     COCO's problems, whose instance (and so optimum and reference point) the seed picks."""
@@ -220,13 +208,18 @@ def feasible_fraction(G: np.ndarray, t: int) -> float:
 
 
 def score(result: dict[str, Any], t: int, optima: dict[str, float] | None = None) -> float:
-    """The score of a run after ``t`` trials (lower is better); ``optima`` gives the best
-    seen of the real tasks (:func:`best_seen`)."""
+    """The score of a run after ``t`` trials (lower is better): :func:`hypervolume_regret`, or
+    ``f - f*`` of the best feasible trial (``inf`` if none); ``optima`` gives the best seen of
+    the real tasks (:func:`best_seen`)."""
     problem = _problems.box(result["problem"], result["seed"])
     optimum = (optima or {}).get(optimum_key(result["problem"], result["seed"]))
     if result["mode"] == "moo":
         return hypervolume_regret(result["F"], problem, t, optimum)
-    return best_feasible_regret(result["F"], result["G"], problem, t, optimum)
+    feasible = np.all(result["G"][:t] <= 0.0, axis=1)
+    if not feasible.any():
+        return float("inf")
+    best = problem.optimum if optimum is None else optimum
+    return max(float(result["F"][:t, 0][feasible].min()) - best, 0.0)
 
 
 def scores(results: list[dict[str, Any]], t: int) -> dict[tuple[str, str, int], float]:
