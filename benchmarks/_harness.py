@@ -91,14 +91,6 @@ def plain(doc: str) -> str:
     return text.replace("``", "`").replace("::\n", ":\n").strip()
 
 
-def _default_text(default: Any) -> str:
-    if isinstance(default, Quick):
-        return f" (default: {default.full}; {default.quick} with --quick)"
-    if default is None or default is False:
-        return ""
-    return f" (default: {default})"
-
-
 class Parser(argparse.ArgumentParser):
     """The parser of ``python -m benchmarks COMMAND``; :meth:`parse` fills :class:`Quick`
     defaults from ``--quick``."""
@@ -123,11 +115,14 @@ class Parser(argparse.ArgumentParser):
     def option(self, flag: str, default: Any = None, *, help: str, **kwargs: Any) -> None:
         """Add an option; its default (a :class:`Quick` pair or a value) is named at
         ``{default}`` in its help, else at the end."""
-        text = _default_text(default)
+        quick = isinstance(default, Quick)
+        if quick:
+            text = f" (default: {default.full}; {default.quick} with --quick)"
+        else:
+            text = "" if default is None or default is False else f" (default: {default})"
         help = help.replace("{default}", text) if "{default}" in help else help + text
-        stored = None if isinstance(default, Quick) else default
-        action = self.add_argument(flag, default=stored, help=help, **kwargs)
-        if isinstance(default, Quick):
+        action = self.add_argument(flag, default=None if quick else default, help=help, **kwargs)
+        if quick:
             self.quick_defaults[action.dest] = default
 
     def parse(self, argv: Sequence[str] | None, stamp: bool = True) -> argparse.Namespace:

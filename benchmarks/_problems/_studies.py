@@ -143,12 +143,8 @@ def _mixed(s: Study, seed: int) -> Objective:
 
 
 def _sklearn(s: Study, seed: int) -> Objective:
-    inner = _sklearn_objective(s.name)
-    return lambda trial: s.record(inner(trial))
-
-
-def _sklearn_objective(name: str) -> Objective:
     """The cross-validated error of one scikit-learn task (data loaded once)."""
+    name = s.name
     from sklearn import datasets
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.linear_model import ElasticNet
@@ -177,7 +173,7 @@ def _sklearn_objective(name: str) -> Objective:
             )
             return 1.0 - float(cross_val_score(model, X, y, cv=cv).mean())
 
-        return svc
+        return lambda trial: s.record(svc(trial))
     if name == "enet-diabetes":
         X, y = datasets.load_diabetes(return_X_y=True)
 
@@ -196,7 +192,7 @@ def _sklearn_objective(name: str) -> Objective:
                 s = cross_val_score(model, X, y, cv=cv, scoring="neg_mean_squared_error")
             return float(-s.mean())
 
-        return enet
+        return lambda trial: s.record(enet(trial))
     if name == "rf-wine":
         X, y = datasets.load_wine(return_X_y=True)
 
@@ -211,7 +207,7 @@ def _sklearn_objective(name: str) -> Objective:
             )
             return 1.0 - float(cross_val_score(model, X, y, cv=cv).mean())
 
-        return rf
+        return lambda trial: s.record(rf(trial))
     if name == "mlp-digits":
         X, y = datasets.load_digits(return_X_y=True)
         X, y = X[:600] / 16.0, y[:600]
@@ -229,7 +225,7 @@ def _sklearn_objective(name: str) -> Objective:
                 warnings.simplefilter("ignore")
                 return 1.0 - float(cross_val_score(model, X, y, cv=cv).mean())
 
-        return mlp
+        return lambda trial: s.record(mlp(trial))
     if name == "keras-mlp-digits":
         # The paper's MLP space and Keras model (examples/mnist.py) on the bundled digits,
         # exactly as the README's main job trains them; error = 1 - validation accuracy.
@@ -249,7 +245,7 @@ def _sklearn_objective(name: str) -> Objective:
             result = evaluate_mlp(params, data, Settings(iter_scale=1.0, seed=0))
             return 1.0 - result.accuracy
 
-        return keras_mlp
+        return lambda trial: s.record(keras_mlp(trial))
     raise ValueError(f"Unknown sklearn task {name!r}.")
 
 
