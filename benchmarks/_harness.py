@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import hashlib
 import inspect
 import os
@@ -29,10 +30,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import optuna
 
 from benchmarks import _problems
 from benchmarks import _report
 from benchmarks._samplers import make_sampler
+from optuna_treeucb.core import TreeUCB
 
 RESULTS = Path(__file__).resolve().parent / "results"  # the committed results
 SCRATCH = Path(tempfile.gettempdir()) / "treeucb-benchmarks"
@@ -88,14 +91,6 @@ def plain(doc: str) -> str:
     return text.replace("``", "`").replace("::\n", ":\n").strip()
 
 
-def _default_text(default: Any) -> str:
-    if isinstance(default, Quick):
-        return f" (default: {default.full}; {default.quick} with --quick)"
-    if default is None or default is False:
-        return ""
-    return f" (default: {default})"
-
-
 class Parser(argparse.ArgumentParser):
     """The parser of ``python -m benchmarks COMMAND``; :meth:`parse` fills :class:`Quick`
     defaults from ``--quick``."""
@@ -120,11 +115,14 @@ class Parser(argparse.ArgumentParser):
     def option(self, flag: str, default: Any = None, *, help: str, **kwargs: Any) -> None:
         """Add an option; its default (a :class:`Quick` pair or a value) is named at
         ``{default}`` in its help, else at the end."""
-        text = _default_text(default)
+        quick = isinstance(default, Quick)
+        if quick:
+            text = f" (default: {default.full}; {default.quick} with --quick)"
+        else:
+            text = "" if default is None or default is False else f" (default: {default})"
         help = help.replace("{default}", text) if "{default}" in help else help + text
-        stored = None if isinstance(default, Quick) else default
-        action = self.add_argument(flag, default=stored, help=help, **kwargs)
-        if isinstance(default, Quick):
+        action = self.add_argument(flag, default=None if quick else default, help=help, **kwargs)
+        if quick:
             self.quick_defaults[action.dest] = default
 
     def parse(self, argv: Sequence[str] | None, stamp: bool = True) -> argparse.Namespace:
@@ -139,7 +137,7 @@ class Parser(argparse.ArgumentParser):
         a.command_line = command_line(self.command, argv)
         a.mode = "quick" if getattr(a, "quick", False) else "full"
         if stamp:
-            print(stamp_core(), flush=True)
+            stamp_core()
         a.started = time.time()
         return a
 
@@ -217,11 +215,6 @@ def bbob_cases(a: argparse.Namespace) -> tuple[list[int], list[int], list[tuple[
     return dims, fids, cases
 
 
-def bbob_name(fid: int, dim: int, noisy: bool) -> str:
-    """The registry's name of a BBOB function, e.g. ``bbob-f08-5d-noisy``."""
-    return f"bbob-f{fid:02d}-{dim}d" + ("-noisy" if noisy else "")
-
-
 def alternating(names: Sequence[str], repeats: int) -> list[tuple[int, str]]:
     """``(repeat, name)`` in the order timed runs take: the names forward on even repeats and
     backward on odd ones, so that neither always runs first."""
@@ -250,13 +243,19 @@ def finish(
     body: str,
     name: str | None = None,
     source: str = "",
+    partial: bool = False,
 ) -> Path:
     """Write ``# title``, the ``intro`` paragraph ending with the exact command (and
     ``source``, where loaded rows come from), ``body`` and the :func:`machine_note` to
-    ``<name or --name>.md`` in :func:`results_dir`, print it and say where it went."""
+    ``<name or --name>.md`` in :func:`results_dir`, print it and say where it went; or
+    (``partial``) write the results so far of a run still going, saying so, and no more."""
     text = f"# {title}\n\n{intro}Command: `{a.command_line}`{source}.\n{body}\n"
     path = results_dir(a.out) / f"{name or a.name}.md"
-    path.write_text(text + machine_note(a.mode, a.started))
+    note = machine_note(a.mode, a.started)
+    if partial:
+        path.write_text(text + "_Partial: the run is still going (or was stopped)._\n\n" + note)
+        return path
+    path.write_text(text + note)
     print(path.read_text())
     print(f"wrote {path}", flush=True)
     return path
@@ -294,9 +293,11 @@ def load_runs(paths: str, keep: Callable[[dict[str, Any]], bool]) -> list[dict[s
     return list(out.values())
 
 
+@functools.cache
 def core_version() -> str:
-    """The commit and a hash of the core's sources as imported: the version measured (call
-    it in the parent process before forking workers, so that every worker runs that code)."""
+    """The commit and a hash of the core's sources as imported: the version measured (cached:
+    :func:`stamp_core` takes it in the parent process before forking workers, so that every
+    worker runs that code)."""
     import optuna_treeucb.core as core
 
     root = Path(core.__file__).resolve().parents[2]
@@ -317,20 +318,15 @@ def core_version() -> str:
     return f"commit {head}{note}, core sha1 {digest.hexdigest()[:10]}"
 
 
-_CORE_VERSION = ""
-
-
-def stamp_core() -> str:
-    """Import the core now and remember its version (see :func:`core_version`)."""
-    global _CORE_VERSION
-    _CORE_VERSION = core_version()
-    return _CORE_VERSION
+def stamp_core() -> None:
+    """Import the core now and print its version (:func:`core_version`)."""
+    print(core_version(), flush=True)
 
 
 def machine_note(mode: str, started: float) -> str:
     """One line naming the mode, the code measured, the machine and the wall time of a run."""
     return (
-        f"_Mode: {mode}; {_CORE_VERSION or core_version()}; {os.cpu_count()} CPUs (shared), "
+        f"_Mode: {mode}; {core_version()}; {os.cpu_count()} CPUs (shared), "
         f"Python {platform.python_version()}, numpy {np.__version__}; "
         f"wall time {time.time() - started:.0f} s._\n"
     )
@@ -352,8 +348,6 @@ def pmap(fn: Callable[[Any], Any], items: Sequence[Any], jobs: int) -> list[Any]
 
 def quiet() -> None:
     """Optuna's log at ERROR and its ExperimentalWarning off: runs are unattended."""
-    import optuna
-
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
 
@@ -361,8 +355,6 @@ def quiet() -> None:
 def new_study(sampler: str, seed: int, **kwargs: Any) -> Any:
     """A new in-memory Optuna study (``kwargs`` to ``create_study``) with the sampler named
     ``sampler`` (:func:`benchmarks._samplers.make_sampler`) seeded ``seed``."""
-    import optuna
-
     return optuna.create_study(sampler=make_sampler(sampler, seed), **kwargs)
 
 
@@ -404,8 +396,6 @@ def core_regret(job: tuple[dict[str, Any], str, int, int]) -> np.ndarray:
     """Normalised simple regret, shape (n_trials,), of the core's ask/tell ``(options,
     function, seed, n_trials)`` on a function of :func:`benchmarks._problems.function`: the
     noiseless regret of the best *observed* trial over that of a median random point."""
-    from optuna_treeucb.core import TreeUCB
-
     options, name, seed, n_trials = job
     fn = _problems.function(name, seed)
     bandit = TreeUCB(fn.dim, seed=seed, direction="minimize", **options)
@@ -416,11 +406,6 @@ def core_regret(job: tuple[dict[str, Any], str, int, int]) -> np.ndarray:
         bandit.tell_x(x, seen[-1][0])
     obs, true = np.array(seen).T
     return _report.scaled_regret(obs, true, fn.median_random, take_first=False)
-
-
-def core_final_regret(job: tuple[dict[str, Any], str, int, int]) -> float:
-    """The last value of :func:`core_regret`."""
-    return float(core_regret(job)[-1])
 
 
 # -- the bandit run: the core, PyXAB's algorithms or uniform random, T rounds ---------------
@@ -437,43 +422,33 @@ class Method:
 def _player(method: Method, dim: int, T: int, seed: int) -> tuple[Any, Any]:
     """``ask(t) -> x in [0, 1]^d`` and ``tell(t, x, y)`` (maximise y) of round ``t`` >= 1."""
     if method.kind == "treeucb":
-        from optuna_treeucb.core import TreeUCB
-
         bandit = TreeUCB(dim, seed=seed, **method.options)
         return lambda t: bandit.ask_x(), lambda t, x, y: bandit.tell_x(x, y)
     if method.kind == "pyxab":
+        from PyXAB.algos.HCT import HCT
+        from PyXAB.algos.HOO import T_HOO
+        from PyXAB.algos.POO import POO
+        from PyXAB.algos.StroquOOL import StroquOOL
+        from PyXAB.algos.VHCT import VHCT
+        from PyXAB.algos.VPCT import VPCT
+
+        classes = {"HOO": T_HOO, "HCT": HCT, "VHCT": VHCT, "POO": POO, "VPCT": VPCT}
+        classes["StroquOOL"] = StroquOOL
+        # the horizon, where the algorithm takes it (POO also takes the algorithm it runs)
+        horizon = {"HOO": {"rounds": T}, "POO": {"rounds": T, "algo": T_HOO}}
+        horizon.update(VPCT={"rounds": T}, StroquOOL={"n": T})
         # PyXAB's BinaryPartition draws split dimensions from the global NumPy RNG; seed it
         # (in this worker only) so that the baselines are reproducible.
         np.random.seed(seed)  # noqa: NPY002
-        algo = _make_pyxab(method.algo, dim, T, method.options)
+        domain = [[0.0, 1.0] for _ in range(dim)]
+        options = {**horizon.get(method.algo, {}), **method.options}
+        algo = classes[method.algo](domain=domain, **options)
         ask = lambda t: np.clip(np.array(algo.pull(t), dtype=float), 0.0, 1.0)  # noqa: E731
         return ask, lambda t, x, y: algo.receive_reward(t, y)
     if method.kind == "random":
         rng = np.random.default_rng([seed, 3])
         return lambda t: rng.random(dim), lambda t, x, y: None
     raise ValueError(f"Unknown method kind {method.kind!r}.")
-
-
-def _make_pyxab(algo: str, dim: int, T: int, options: dict[str, Any]) -> Any:
-    from PyXAB.algos.HCT import HCT
-    from PyXAB.algos.HOO import T_HOO
-    from PyXAB.algos.POO import POO
-    from PyXAB.algos.StroquOOL import StroquOOL
-    from PyXAB.algos.VHCT import VHCT
-    from PyXAB.algos.VPCT import VPCT
-
-    domain = [[0.0, 1.0] for _ in range(dim)]
-    builders: dict[str, Callable[[], Any]] = {
-        "HOO": lambda: T_HOO(rounds=T, domain=domain, **options),
-        "HCT": lambda: HCT(domain=domain, **options),
-        "VHCT": lambda: VHCT(domain=domain, **options),
-        "POO": lambda: POO(rounds=T, domain=domain, algo=T_HOO, **options),
-        "VPCT": lambda: VPCT(rounds=T, domain=domain, **options),
-        "StroquOOL": lambda: StroquOOL(n=T, domain=domain, **options),
-    }
-    if algo not in builders:
-        raise ValueError(f"Unknown PyXAB algorithm {algo!r}.")
-    return builders[algo]()
 
 
 def run_bandit(job: tuple[Method, str, int, int, float]) -> dict[str, Any]:

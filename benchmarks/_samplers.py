@@ -23,6 +23,8 @@ from optuna.study import Study
 from optuna.trial import FrozenTrial
 from optuna.trial import TrialState
 
+from optuna_treeucb import TreeUCBSampler
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -71,16 +73,12 @@ def parse_name(name: str) -> tuple[str, dict[str, Any]]:
 
 # -- Optuna samplers ----------------------------------------------------------------------------
 def _treeucb(seed: int, context: dict[str, Any], **options: Any) -> Any:
-    from optuna_treeucb import TreeUCBSampler
-
     options.setdefault("warn_independent_sampling", False)  # runs are unattended
     return TreeUCBSampler(seed=seed, **options)
 
 
 def _optuna(cls: str, **fixed: Any) -> Callable[..., Any]:
     def build(seed: int, context: dict[str, Any], **options: Any) -> Any:
-        import optuna
-
         return getattr(optuna.samplers, cls)(seed=seed, **{**fixed, **options})
 
     return build
@@ -124,7 +122,6 @@ def _optuna_search(seed: int, context: dict[str, Any], **options: Any) -> Any:
     named).  It has no constraints argument: with ``constraints`` in the context, a subclass
     stores those metrics of each result on its Optuna trial (``Trial.set_constraint``, where
     Optuna 5's samplers read them) before the tell."""
-    import optuna
     from ray.tune.search.optuna import OptunaSearch
 
     constraints = context.get("constraints") or []
@@ -216,11 +213,6 @@ def make_searcher(name: str, seed: int, **context: Any) -> Any:
     return entry.build(seed, context, **options)
 
 
-def searcher_owns_space(name: str) -> bool:
-    """Whether the searcher ``name`` takes the space at construction (see :class:`Entry`)."""
-    return _entry(name, SEARCHERS)[0].owns_space
-
-
 def require(module: str, needed_for: str, command: str, extra: str = "benchmarks") -> None:
     """Exit with a one-line message naming the extra if ``module`` cannot be imported."""
     try:
@@ -258,22 +250,14 @@ class AutoRuleSampler(BaseSampler):
     ``seed`` seeds every sampler it delegates to."""
 
     def __init__(self, *, seed: int | None = None) -> None:
-        self._seed = seed
-        self._samplers: dict[str, BaseSampler] = {}
+        samplers = optuna.samplers
+        self._samplers: dict[str, BaseSampler] = {
+            "gp": samplers.GPSampler(seed=seed),
+            "tpe": samplers.TPESampler(seed=seed, multivariate=True, constant_liar=True),
+            "cmaes": samplers.CmaEsSampler(seed=seed),
+        }
         self._tree_structured = False  # a categorical or conditional parameter was seen
-        self._current = self._get("gp")
-
-    def _get(self, name: str) -> BaseSampler:
-        if name not in self._samplers:
-            samplers = optuna.samplers
-            self._samplers[name] = {
-                "gp": lambda: samplers.GPSampler(seed=self._seed),
-                "tpe": lambda: samplers.TPESampler(
-                    seed=self._seed, multivariate=True, constant_liar=True
-                ),
-                "cmaes": lambda: samplers.CmaEsSampler(seed=self._seed),
-            }[name]()
-        return self._samplers[name]
+        self._current = self._samplers["gp"]
 
     def _choose(self, study: Study) -> BaseSampler:
         trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
@@ -283,11 +267,11 @@ class AutoRuleSampler(BaseSampler):
             categorical = any(isinstance(d, CategoricalDistribution) for d in dists)
             self._tree_structured = len(names) > 1 or categorical
         if self._tree_structured:
-            return self._get("tpe")
+            return self._samplers["tpe"]
         if len(trials) < GP_MAX_TRIALS:
-            return self._get("gp")
+            return self._samplers["gp"]
         constrained = bool(getattr(trials[-1], "constraints", None))
-        return self._get("tpe" if constrained or len(study.directions) > 1 else "cmaes")
+        return self._samplers["tpe" if constrained or len(study.directions) > 1 else "cmaes"]
 
     def infer_relative_search_space(
         self, study: Study, trial: FrozenTrial

@@ -16,6 +16,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+import optuna
 
 from benchmarks import _harness
 from benchmarks import _problems
@@ -30,11 +31,9 @@ SAMPLERS = ("TreeUCB", LIAR, "TPE[constant_liar=False]", "Random")
 def run_one(job: tuple[str, int, int, bool, int, int, int]) -> dict[str, Any]:
     """One asynchronous study: per finished trial (in finishing order) the normalised
     ``regret``, the most trials it held ``RUNNING`` at once and its ``wall`` time (s)."""
-    import optuna
-
     _harness.quiet()
     sampler_name, fid, dim, noisy, seed, W, n_trials = job
-    name = _harness.bbob_name(fid, dim, noisy)
+    name = _problems.bbob_name(fid, dim, noisy)
     fn = _problems.function(name, seed)
     order = np.random.default_rng([seed, fid, dim, int(noisy), W, 17])
     study = optuna.create_study(sampler=_samplers.make_sampler(sampler_name, seed))
@@ -132,7 +131,7 @@ def main(argv: list[str] | None = None) -> None:
     a = p.parse(argv, stamp=False)
     samplers = _samplers.split_names(a.samplers) or list(SAMPLERS)
     _samplers.require_packages(samplers, "async")
-    print(_harness.stamp_core(), flush=True)
+    _harness.stamp_core()
     workers = [int(v) for v in a.workers.split(",")]
     dims, fids, cases = _harness.bbob_cases(a)
     n_trials = a.trials
@@ -141,7 +140,7 @@ def main(argv: list[str] | None = None) -> None:
     results = _harness.pmap(run_one, jobs, a.jobs)
     for r in results:
         r["command"] = a.command_line
-    want = {(_harness.bbob_name(f, d, nz), s) for f, d, nz, s in cases}
+    want = {(_problems.bbob_name(f, d, nz), s) for f, d, nz, s in cases}
 
     def keep(r: dict[str, Any]) -> bool:
         return (
@@ -157,12 +156,10 @@ def main(argv: list[str] | None = None) -> None:
     plot(results, samplers, workers, str(out / f"{a.name}.png"))
 
     def per_w(cell: Any) -> str:  # a table of one figure per sampler and W
-        mine = {
-            (s, W): [r for r in results if (r["sampler"], r["W"]) == (s, W)]
+        rows = [
+            [s, *(cell([r for r in results if (r["sampler"], r["W"]) == (s, W)]) for W in workers)]
             for s in samplers
-            for W in workers
-        }
-        rows = [[s, *(cell(mine[(s, W)]) for W in workers)] for s in samplers]
+        ]
         return _report.md_table(["sampler", *[f"W={W}" for W in workers]], rows)
 
     conc = per_w(lambda mine: str(min(r["max_running"] for r in mine)))

@@ -17,25 +17,22 @@ from typing import Any
 import numpy as np
 
 from benchmarks import _harness
+from benchmarks import _problems
 from benchmarks import _report
 from benchmarks._harness import Method
 from benchmarks._harness import Quick
-from benchmarks._harness import run_bandit
-from benchmarks._problems import FUNCTIONS
-from benchmarks._problems import TUNING_SEED_OFFSET
 from benchmarks._samplers import require
 
 INCREMENTAL = {"rule": "incremental"}
 
 
-def treeucb_methods() -> list[Method]:
-    """The TreeUCB variants of the comparison (core defaults, then the main options)."""
-    return [
-        Method("TreeUCB (default)", "treeucb"),
-        Method("TreeUCB incremental", "treeucb", INCREMENTAL),
-        Method("TreeUCB soft_gp", "treeucb", {"index": "soft_gp"}),
-        Method("TreeUCB incremental+soft_gp", "treeucb", {**INCREMENTAL, "index": "soft_gp"}),
-    ]
+# the TreeUCB variants of the comparison (core defaults, then the main options)
+TREEUCB_METHODS = [
+    Method("TreeUCB (default)", "treeucb"),
+    Method("TreeUCB incremental", "treeucb", INCREMENTAL),
+    Method("TreeUCB soft_gp", "treeucb", {"index": "soft_gp"}),
+    Method("TreeUCB incremental+soft_gp", "treeucb", {**INCREMENTAL, "index": "soft_gp"}),
+]
 
 
 PYXAB_ALGOS = ("HOO", "HCT", "VHCT", "POO", "VPCT", "StroquOOL")
@@ -60,9 +57,9 @@ def tune_pyxab(
 ) -> dict[tuple[str, str], dict[str, Any]]:
     """Per (algorithm, function): the grid point with the least mean regret on tuning seeds."""
     grid = [Method(f"{a} {o}", "pyxab", o, a) for a in TUNED for o in pyxab_grid(a)]
-    tseeds = [TUNING_SEED_OFFSET + s for s in seeds]
+    tseeds = [_problems.TUNING_SEED_OFFSET + s for s in seeds]
     jobs_list = [(m, f, s, T, noise) for m in grid for f in functions for s in tseeds]
-    final, _ = _harness.final_regrets(_harness.pmap(run_bandit, jobs_list, jobs))
+    final, _ = _harness.final_regrets(_harness.pmap(_harness.run_bandit, jobs_list, jobs))
     means = {k: float(np.mean(v)) for k, v in final.items()}
     best: dict[tuple[str, str], dict[str, Any]] = {}
     for algo in TUNED:
@@ -71,28 +68,6 @@ def tune_pyxab(
             m = min(cands, key=lambda m: np.nan_to_num(means[(m.label, f)], nan=np.inf))
             best[(algo, f)] = dict(m.options)
     return best
-
-
-def summarise(
-    results: list[dict[str, Any]], labels: list[str], functions: list[str]
-) -> tuple[str, dict[str, float]]:
-    """Markdown table of mean cumulative regret (± s.e.), geometric mean, rank, ms/round."""
-    by, secs = _harness.final_regrets(results)
-    mean = {k: float(np.mean(v)) for k, v in by.items()}
-    se = {
-        k: float(np.std(v, ddof=1) / np.sqrt(len(v))) if len(v) > 1 else 0.0 for k, v in by.items()
-    }
-    ranks = _report.mean_ranks(np.array([[mean[(lab, f)] for f in functions] for lab in labels]))
-    rank = dict(zip(labels, ranks))
-    gm = {lab: _report.geomean(mean[(lab, f)] for f in functions) for lab in labels}
-    fmt = _report.fmt
-    rows = []
-    for lab in sorted(labels, key=lambda lab: gm[lab]):
-        cells = [f"{fmt(mean[(lab, f)])} ± {fmt(se[(lab, f)], 2)}" for f in functions]
-        ms = 1e3 * float(np.mean(secs[lab]))
-        rows.append([lab, *cells, gm[lab], fmt(float(rank[lab]), 2), ms])
-    header = ["method", *functions, "geo. mean", "mean rank", "ms / round"]
-    return _report.md_table(header, rows), gm
 
 
 def plot(
@@ -118,15 +93,14 @@ def main(argv: list[str] | None = None) -> None:
     p.option("--no-tuning", False, action="store_true", help="Skip the tuned PyXAB rows.")
     a = p.parse(argv, stamp=False)
     require("PyXAB", "the PyXAB baselines", "bandit")
-    print(_harness.stamp_core(), flush=True)
+    _harness.stamp_core()
     T, seeds = a.rounds, list(range(a.seeds))
-    functions = list(FUNCTIONS)
-    methods = treeucb_methods()
-    methods += [Method(f"{algo} (default)", "pyxab", {}, algo) for algo in PYXAB_ALGOS]
+    functions = list(_problems.FUNCTIONS)
+    methods = TREEUCB_METHODS + [Method(f"{n} (default)", "pyxab", {}, n) for n in PYXAB_ALGOS]
     methods += [Method(f"{algo} (c=0.01)", "pyxab", {"c": 0.01}, algo) for algo in ("HCT", "VHCT")]
     methods.append(Method("Random", "random"))
     jobs_list = [(m, f, s, T, a.noise) for m in methods for f in functions for s in seeds]
-    results = _harness.pmap(run_bandit, jobs_list, a.jobs)
+    results = _harness.pmap(_harness.run_bandit, jobs_list, a.jobs)
     write_report(results, a, functions, "")
     if a.no_tuning:
         return
@@ -137,11 +111,11 @@ def main(argv: list[str] | None = None) -> None:
         for f in functions:
             m = Method(f"{algo} (tuned)", "pyxab", best[(algo, f)], algo)
             tuned_jobs += [(m, f, s, T, a.noise) for s in seeds]
-    results += _harness.pmap(run_bandit, tuned_jobs, a.jobs)
+    results += _harness.pmap(_harness.run_bandit, tuned_jobs, a.jobs)
     choice = [[algo, *[str(best[(algo, f)]) for f in functions]] for algo in TUNED]
     tuned_note = (
         "\nConstants of the tuned PyXAB rows (per function, best mean regret on "
-        f"{len(tseeds)} tuning seeds {TUNING_SEED_OFFSET}+, "
+        f"{len(tseeds)} tuning seeds {_problems.TUNING_SEED_OFFSET}+, "
         "disjoint from the report seeds):\n\n"
         + _report.md_table(["algorithm", *functions], choice)
     )
@@ -151,10 +125,26 @@ def main(argv: list[str] | None = None) -> None:
 def write_report(
     results: list[dict[str, Any]], a: argparse.Namespace, functions: list[str], tuned_note: str
 ) -> None:
-    """Write bandit.md and bandit.png into ``--out``."""
+    """Write bandit.md (mean cumulative regret ± s.e., geometric mean, rank and ms per round of
+    every method) and bandit.png into ``--out``."""
     T, n_seeds = a.rounds, a.seeds
     labels = list(dict.fromkeys(r["label"] for r in results))
-    table, gm = summarise(results, labels, functions)
+    by, secs = _harness.final_regrets(results)
+    mean = {k: float(np.mean(v)) for k, v in by.items()}
+    se = {
+        k: float(np.std(v, ddof=1) / np.sqrt(len(v))) if len(v) > 1 else 0.0 for k, v in by.items()
+    }
+    ranks = _report.mean_ranks(np.array([[mean[(lab, f)] for f in functions] for lab in labels]))
+    rank = dict(zip(labels, ranks))
+    gm = {lab: _report.geomean(mean[(lab, f)] for f in functions) for lab in labels}
+    fmt = _report.fmt
+    rows = []
+    for lab in sorted(labels, key=lambda lab: gm[lab]):
+        cells = [f"{fmt(mean[(lab, f)])} ± {fmt(se[(lab, f)], 2)}" for f in functions]
+        ms = 1e3 * float(np.mean(secs[lab]))
+        rows.append([lab, *cells, gm[lab], fmt(float(rank[lab]), 2), ms])
+    header = ["method", *functions, "geo. mean", "mean rank", "ms / round"]
+    table = _report.md_table(header, rows)
     plot(results, labels, functions, str(_harness.results_dir(a.out) / f"{a.name}.png"))
     best_pyxab = min((v, k) for k, v in gm.items() if not k.startswith(("TreeUCB", "Random")))
     _harness.finish(
@@ -166,8 +156,8 @@ def write_report(
         "functions; time per round (ask + tell). ",
         "\n"
         + table
-        + f"\nBest PyXAB row by geometric mean: {best_pyxab[1]} ({_report.fmt(best_pyxab[0])}); "
-        f"TreeUCB (default): {_report.fmt(gm['TreeUCB (default)'])}.\n"
+        + f"\nBest PyXAB row by geometric mean: {best_pyxab[1]} ({fmt(best_pyxab[0])}); "
+        f"TreeUCB (default): {fmt(gm['TreeUCB (default)'])}.\n"
         + tuned_note
         + f"\n![cumulative regret]({a.name}.png)\n",
     )

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import optuna
 
 from benchmarks import _harness
 from benchmarks import _report
@@ -55,22 +56,11 @@ def _samplers(pruner: str, task: str) -> list[str]:
 
 
 # -- tasks -----------------------------------------------------------------------------------
-def _curve_floor(u: np.ndarray) -> np.ndarray:
-    return 0.05 + 0.4 * u[..., 0] ** 2 + 0.5 * np.sum((u[..., 1:] - _C) ** 2, axis=-1)
-
-
 def curve_loss(u: np.ndarray, t: float) -> np.ndarray:
     """Noiseless loss of the synthetic task after ``t`` steps, u of shape (..., 4)."""
-    f = _curve_floor(u)
+    f = 0.05 + 0.4 * u[..., 0] ** 2 + 0.5 * np.sum((u[..., 1:] - _C) ** 2, axis=-1)
     k = 10.0 ** (2.5 * u[..., 0] - 2.0)
     return f + (1.0 - f) * np.exp(-k * t)
-
-
-def curve_optimum() -> float:
-    """The minimum of the final loss (``u_{1:3} = c``, ``u0`` on a fine grid)."""
-    u0 = np.linspace(0.0, 1.0, 200001)
-    u = np.column_stack([u0, np.tile(_C, (u0.size, 1))])
-    return float(curve_loss(u, T).min())
 
 
 @functools.cache
@@ -96,8 +86,6 @@ def _keras_digits() -> Any:
 
 
 def _objective(task: str, seed: int, spent: list[int], log: list[tuple[int, float, float]]) -> Any:
-    import optuna
-
     def step(trial: optuna.Trial, value: float, t: int) -> None:
         """Spend step ``t``: report its value, and prune if the pruner says so."""
         spent[0] += 1
@@ -168,8 +156,6 @@ def _objective(task: str, seed: int, spent: list[int], log: list[tuple[int, floa
 
 
 def _make_pruner(name: str) -> Any:
-    import optuna
-
     if name == "hyperband":
         return optuna.pruners.HyperbandPruner(min_resource=1, max_resource=T, reduction_factor=3)
     if name == "sha":
@@ -181,8 +167,6 @@ def _make_pruner(name: str) -> Any:
 
 def run_one(job: tuple[str, str, str, int, int]) -> list[tuple[int, float, float]]:
     """One study: the complete trials as (steps spent at the end, reported, true final)."""
-    import optuna
-
     task, pruner, sampler, seed, fulls = job
     _harness.quiet()
     budget = fulls * T
@@ -338,7 +322,7 @@ def main(argv: list[str] | None = None) -> None:
     if ray:
         require("ray.tune", "the Ray backend", "fidelity", "ray")
         require_packages(RAY_SEARCHERS, "fidelity", searchers=True)
-    print(_harness.stamp_core(), flush=True)
+    _harness.stamp_core()
 
     def n_seeds(task: str) -> int:
         return a.seeds or (3 if a.quick or ray else (20 if task == "curves" else 10))
@@ -357,8 +341,9 @@ def main(argv: list[str] | None = None) -> None:
     budget = a.fulls * T
     sections = []
     for task in tasks:
-        if task == "curves":
-            best = curve_optimum()
+        if task == "curves":  # the minimum of the final loss: u_{1:3} = c, u0 on a fine grid
+            u0 = np.linspace(0.0, 1.0, 200001)
+            best = float(curve_loss(np.column_stack([u0, np.tile(_C, (u0.size, 1))]), T).min())
         else:
             best = min(f for (tk, *_), log in logs.items() if tk == task for _, _, f in log)
         seeds = [a.seed_offset + s for s in range(n_seeds(task))]

@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import optuna
 
+from optuna_treeucb import TreeUCBSampler
 from optuna_treeucb.core import ParamSpec
 from optuna_treeucb.core import TreeUCB
 
@@ -55,10 +57,6 @@ def _hash(obj: Any) -> str:
     return hashlib.sha256(repr(obj).encode()).hexdigest()[:16]
 
 
-def _rounded(a: np.ndarray) -> list[float]:
-    return (np.round(a, 9) + 0.0).tolist()  # + 0.0 turns -0.0 into 0.0
-
-
 def core_fingerprints(n_asks: int = 60) -> dict[str, str]:
     """Hashes of the core's asks and observations, and of its posterior, per case."""
     space = [
@@ -85,16 +83,14 @@ def core_fingerprints(n_asks: int = 60) -> dict[str, str]:
         out[f"core {name}"] = _hash((asked, bandit.X.tobytes()))
         if options.get("index") == "soft_gp" or name in ("refit hoeffding", "uniform"):
             mean, std = bandit.posterior(np.linspace(0.0, 1.0, 15).reshape(3, 5))
-            # to 9 decimals: the BLAS kernel that the CPU selects changes the last bits
-            out[f"core {name} posterior"] = _hash((_rounded(mean), _rounded(std)))
+            # to 9 decimals, as the CPU's BLAS kernel changes the last bits; + 0.0 makes -0.0 0.0
+            rounded = tuple((np.round(v, 9) + 0.0).tolist() for v in (mean, std))
+            out[f"core {name} posterior"] = _hash(rounded)
     return out
 
 
 def optuna_fingerprints(n_trials: int = 40) -> dict[str, str]:
     """Hashes of the parameters of a seeded Optuna study per case (and of their states)."""
-    import optuna
-
-    from optuna_treeucb import TreeUCBSampler
 
     def value(trial: optuna.Trial) -> float:
         x = trial.suggest_float("x", -5, 5)

@@ -17,14 +17,13 @@ from typing import Any
 import numpy as np
 
 from benchmarks import _harness
+from benchmarks import _problems
 from benchmarks import _report
 from benchmarks._harness import Quick
-from benchmarks._problems import TUNING_SEED_OFFSET
-from benchmarks._problems import continuous
 from benchmarks._samplers import parse_options
 from optuna_treeucb.core import OPTIONS
 
-SEED_OFFSET = TUNING_SEED_OFFSET + 100  # paired: tuning seeds the ablation does not use
+SEED_OFFSET = _problems.TUNING_SEED_OFFSET + 100  # paired: tuning seeds the ablation does not use
 
 
 def report(labels: list[str], res: np.ndarray, groups: list[str], checkpoints: list[int]) -> str:
@@ -56,7 +55,7 @@ def main(argv: list[str] | None = None) -> None:
     _harness.bbob_options(p, Quick("2,5,10", "2"))
     a = p.parse(argv)
     dims, fids, cases = _harness.bbob_cases(a)
-    names = [(_harness.bbob_name(f, d, nz), s) for f, d, nz, s in cases]
+    names = [(_problems.bbob_name(f, d, nz), s) for f, d, nz, s in cases]
     jobs = [(opts, name, s, a.trials) for opts in a.settings for name, s in names]
     res = np.array(_harness.pmap(_harness.core_regret, jobs, a.jobs))
     res = res.reshape(len(a.settings), len(cases), a.trials)
@@ -108,17 +107,15 @@ def main_paired(argv: list[str] | None = None) -> None:
     text = "C,M pairs (or C,M,sampling, then key=value core options); the first is the baseline"
     p.option("--settings", pairs, type=_setting, nargs="+", help=text)
     a = p.parse(argv)
-    instances = continuous()
+    instances = _problems.continuous()
     seeds = [SEED_OFFSET + s for s in range(a.seeds)]
-    names = [(pr, s) for pr in instances for s in seeds]
     jobs = [
         ({"C": C, "M": M, "index": a.index, **({"sampling": smp} if smp else {}), **extra}, *job)
         for (C, M, smp, extra) in a.settings
-        for job in names
+        for job in ((pr, s, a.trials) for pr in instances for s in seeds)
     ]
-    res = np.array(
-        _harness.pmap(_harness.core_final_regret, [(*j, a.trials) for j in jobs], a.jobs)
-    )
+    # the final regret of each run, (settings, instances x seeds)
+    res = np.array(_harness.pmap(_harness.core_regret, jobs, a.jobs))[:, -1]
     res = res.reshape(len(a.settings), -1)
     rows = []
     noisy = np.array([pr.endswith("-noisy") for pr in instances for _ in seeds])

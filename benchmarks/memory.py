@@ -43,52 +43,38 @@ def rss() -> int:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-class _PeakRSS:
-    """Samples the RSS in a thread while the ``with`` block runs; ``peak`` is the largest."""
-
-    def __init__(self, interval: float = 0.005) -> None:
-        self.interval = interval
-        self.peak = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self.peak = max(self.peak, rss())
-            self._stop.wait(self.interval)
-
-    def __enter__(self) -> _PeakRSS:
-        self.peak = rss()
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-        self.peak = max(self.peak, rss())
-
-
 def run(name: str, n_trials: int, keep: list[Any]) -> dict[str, float]:
-    """Wall time (s), RSS growth at the end and at the peak (MB) of one study.
+    """Wall time (s), RSS growth at the end and at the peak (MB, the RSS sampled every 5 ms in
+    a thread while the study runs) of one study.
 
     The study is appended to ``keep``, so that the next run cannot reuse its memory.
     """
     gc.collect()
     before = rss()
-    with _PeakRSS() as peak:
-        t0 = time.perf_counter()
-        study = _harness.new_study(name, 0)
-        study.optimize(objective, n_trials=n_trials)
-        seconds = time.perf_counter() - t0
+    peak, done = [rss()], threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], rss())
+            done.wait(0.005)
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    t0 = time.perf_counter()
+    study = _harness.new_study(name, 0)
+    study.optimize(objective, n_trials=n_trials)
+    seconds = time.perf_counter() - t0
+    done.set()
+    thread.join()
+    peak[0] = max(peak[0], rss())
     after = rss()
     assert len(study.trials) == n_trials
-    best = study.best_value
     keep.append(study)
     return {
         "seconds": seconds,
         "end": (after - before) / MB,
-        "peak": (peak.peak - before) / MB,
-        "best": best,
+        "peak": (peak[0] - before) / MB,
+        "best": study.best_value,
     }
 
 

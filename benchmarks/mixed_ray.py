@@ -18,12 +18,11 @@ from typing import Any
 import numpy as np
 
 from benchmarks import _harness
+from benchmarks import _report
 from benchmarks import _samplers
 from benchmarks._harness import Quick
 from benchmarks._problems import BRANCHES
 from benchmarks._problems import study
-from benchmarks._report import cell_ranks
-from benchmarks._report import md_table
 
 SEARCHERS = ("OptunaSearch (TreeUCB)", "OptunaSearch (TPE)")
 
@@ -76,11 +75,8 @@ def run_one(job: tuple[str, str, int, int]) -> dict[str, Any]:
     grid, wall = _harness.fit_tuner(trainable, search_alg, n_trials)
     rows = _harness.trial_results(grid, n_trials)
     out = {"searcher": searcher, "problem": problem, "seed": seed, "wall": wall}
-    return {
-        **out,
-        "values": np.array([m["loss"] for m in rows]),
-        "branches": [m["branch"] for m in rows],
-    }
+    out.update(values=np.array([m["loss"] for m in rows]), branches=[m["branch"] for m in rows])
+    return out
 
 
 def report(results: Sequence[dict[str, Any]], budgets: Sequence[int]) -> str:
@@ -89,13 +85,13 @@ def report(results: Sequence[dict[str, Any]], budgets: Sequence[int]) -> str:
     header = ["searcher", *(f"rank @{b}" for b in budgets), f"best branch @{budgets[-1]}"]
     runs = {(r["searcher"], r["problem"], r["seed"]): r for r in results}
     best = {b: {k: float(np.min(r["values"][:b])) for k, r in runs.items()} for b in budgets}
-    ranks = {b: cell_ranks(best[b], list(SEARCHERS)) for b in budgets}
+    ranks = {b: _report.cell_ranks(best[b], list(SEARCHERS)) for b in budgets}
     rows = []
     for i, name in enumerate(SEARCHERS):
         mine = [r for (s, *_), r in runs.items() if s == name]
         found = [r["branches"][int(np.argmin(r["values"][: budgets[-1]]))] == "best" for r in mine]
         rows.append([name, *(float(ranks[b][i]) for b in budgets), f"{np.mean(found):.2f}"])
-    return md_table(header, rows)
+    return _report.md_table(header, rows)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from collections.abc import Sequence
 from typing import Any
 
@@ -170,18 +171,6 @@ def hypervolume_regret(F: np.ndarray, problem: Box, t: int, optimum: float | Non
     return max(best - hypervolume(F[:t], problem.reference), 0.0)
 
 
-def best_feasible_regret(
-    F: np.ndarray, G: np.ndarray, problem: Box, t: int, optimum: float | None = None
-) -> float:
-    """``f - f*`` of the best feasible trial among the first ``t`` (``inf`` if none);
-    ``optimum`` overrides ``f*``."""
-    feasible = np.all(G[:t] <= 0.0, axis=1)
-    if not feasible.any():
-        return float("inf")
-    best = problem.optimum if optimum is None else optimum
-    return max(float(F[:t, 0][feasible].min()) - best, 0.0)
-
-
 def optimum_key(name: str, seed: int) -> str:
     """The key of a problem's best seen in :func:`best_seen`: its name, or ``name@seed`` for
     COCO's problems, whose instance (and so optimum and reference point) the seed picks."""
@@ -219,13 +208,18 @@ def feasible_fraction(G: np.ndarray, t: int) -> float:
 
 
 def score(result: dict[str, Any], t: int, optima: dict[str, float] | None = None) -> float:
-    """The score of a run after ``t`` trials (lower is better); ``optima`` gives the best
-    seen of the real tasks (:func:`best_seen`)."""
+    """The score of a run after ``t`` trials (lower is better): :func:`hypervolume_regret`, or
+    ``f - f*`` of the best feasible trial (``inf`` if none); ``optima`` gives the best seen of
+    the real tasks (:func:`best_seen`)."""
     problem = _problems.box(result["problem"], result["seed"])
     optimum = (optima or {}).get(optimum_key(result["problem"], result["seed"]))
     if result["mode"] == "moo":
         return hypervolume_regret(result["F"], problem, t, optimum)
-    return best_feasible_regret(result["F"], result["G"], problem, t, optimum)
+    feasible = np.all(result["G"][:t] <= 0.0, axis=1)
+    if not feasible.any():
+        return float("inf")
+    best = problem.optimum if optimum is None else optimum
+    return max(float(result["F"][:t, 0][feasible].min()) - best, 0.0)
 
 
 def scores(results: list[dict[str, Any]], t: int) -> dict[tuple[str, str, int], float]:
@@ -267,21 +261,45 @@ def report(results: list[dict[str, Any]], samplers: list[str], checkpoints: list
             ratios = [cost_per_trial(r) / tpe[k] for r, k in zip(mine, key) if k in tpe]
             row.append(np.exp(np.mean(np.log(ratios))) if ratios else np.nan)
         rows.append(row)
-    last = checkpoints[-1]
-    problems = list(dict.fromkeys(r["problem"] for r in results))
-    detail = []
-    for p in problems:
-        mine = [[v for k, v in score_at[last].items() if k[:2] == (s, p)] for s in samplers]
-        median = [float(np.median(v)) if v else np.inf for v in mine]
-        detail.append([p, *(_report.fmt(m) if np.isfinite(m) else "none" for m in median)])
+    t = checkpoints[-1]
     label = "HV regret" if mode == "moo" else "best feasible regret"
-    late = violation_table(results, samplers, problems, last) if mode == "constrained" else ""
-    return (
-        "\n" + _report.md_table(header, rows) + f"\nMedian {label} over seeds at {last} trials "
-        "('none': no feasible trial in half the runs or more):\n\n"
-        + _report.md_table(["problem", *samplers], detail)
-        + late
+    scored = medians(
+        results, samplers, lambda r: score_at[t][(r["sampler"], r["problem"], r["seed"])]
     )
+    text = (
+        "\n" + _report.md_table(header, rows) + f"\nMedian {label} over seeds at {t} trials "
+        "('none': no feasible trial in half the runs or more):\n\n"
+    )
+    text += _report.md_table(["problem", *samplers], scored)
+    if mode == "constrained":
+        late = medians(
+            results, samplers, lambda r: late_violation(r["G"], t), digits=4, missing=""
+        )
+        text += (
+            f"\nMedian total violation of trials {t - t // 4}-{t - 1} (the last quarter; 0: "
+            "feasible), median over seeds:\n\n" + _report.md_table(["problem", *samplers], late)
+        )
+    return text
+
+
+def medians(
+    results: list[dict[str, Any]],
+    samplers: list[str],
+    value: Callable[[dict[str, Any]], float],
+    digits: int = 3,
+    missing: str = "none",
+) -> list[list[str]]:
+    """Per problem, the median over seeds of ``value(run)`` per sampler (``missing`` where it
+    is infinite or the sampler has no run)."""
+    rows = []
+    for p in dict.fromkeys(r["problem"] for r in results):
+        cells = []
+        for s in samplers:
+            v = [value(r) for r in results if (r["sampler"], r["problem"]) == (s, p)]
+            m = float(np.median(v)) if v else np.inf
+            cells.append(_report.fmt(m, digits) if np.isfinite(m) else missing)
+        rows.append([p, *cells])
+    return rows
 
 
 def paired_table(
@@ -301,27 +319,6 @@ def paired_table(
     header = ["trials", "sampler", "cells", f"log-ratio to {baseline} ± s.e.", "win"]
     text = f"\nPaired to {baseline} (negative: better than {baseline}):\n\n"
     return text + _report.md_table(header, rows)
-
-
-def violation_table(
-    results: list[dict[str, Any]], samplers: list[str], problems: list[str], t: int
-) -> str:
-    """Per problem, the median over seeds of :func:`late_violation` at ``t`` trials."""
-    rows = []
-    for p in problems:
-        cells = []
-        for s in samplers:
-            v = [
-                late_violation(r["G"], t)
-                for r in results
-                if (r["sampler"], r["problem"]) == (s, p)
-            ]
-            cells.append(_report.fmt(float(np.median(v)), 4) if v else "")
-        rows.append([p, *cells])
-    return (
-        f"\nMedian total violation of trials {t - t // 4}-{t - 1} (the last quarter; 0: "
-        "feasible), median over seeds:\n\n" + _report.md_table(["problem", *samplers], rows)
-    )
 
 
 def run(mode: str, argv: list[str] | None = None) -> None:
@@ -350,7 +347,7 @@ def run(mode: str, argv: list[str] | None = None) -> None:
         _samplers.require("torch", "GPSampler", mode, extra="gp")
     if any(pr in _problems.GROUPS[coco] for pr in problems):
         _samplers.require("cocoex", f"COCO's {coco} suite", mode)
-    print(_harness.stamp_core(), flush=True)
+    _harness.stamp_core()
     seeds = _harness.seeds(a)
     jobs = [(mode, s, pr, seed, a.trials) for pr in problems for seed in seeds for s in samplers]
     results = _harness.pmap(run_one_ray if ray else run_one, jobs, a.jobs)

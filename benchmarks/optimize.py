@@ -47,18 +47,12 @@ TASKS = _problems.SKLEARN_TASKS
 LOCK_IN_TRIALS = 100
 
 
-def problems(quick: bool) -> list[str]:
-    """The default problems: the BBOB-like functions (noiseless, noisy) and the tasks."""
-    out = _problems.continuous(names=QUICK_FUNCTIONS) if quick else _problems.continuous()
-    return out + list(TASKS[:2] if quick else TASKS)
-
-
 def _run(
     command: str, a: argparse.Namespace, samplers: list[str], probs: list[str]
 ) -> tuple[str, list[dict[str, Any]]]:
     """Run every (sampler, problem, seed) study, slowest first, with ``--save``/``--load``;
     the rank and paired tables (:mod:`benchmarks._report`)."""
-    print(_harness.stamp_core(), flush=True)
+    _harness.stamp_core()
     seeds = _harness.seeds(a)
     jobs = [(s, pr, seed, a.trials) for pr in probs for seed in seeds for s in samplers]
     if command == "optimize":  # slowest first, so that parallel workers finish together
@@ -94,11 +88,11 @@ def main(argv: list[str] | None = None) -> None:
     if not a.samplers:
         samplers = [s for s in samplers if s != "GP" or a.gp or not a.quick]
     _samplers.require_packages(samplers, "optimize")
-    probs = (
-        _problems.select(a.problems, kinds=("function", "mixed", "sklearn"))
-        if a.problems
-        else problems(a.quick)
-    )
+    # by default the BBOB-like functions (noiseless, noisy) and the scikit-learn tasks
+    probs = _problems.continuous(names=QUICK_FUNCTIONS) if a.quick else _problems.continuous()
+    probs += list(TASKS[:2] if a.quick else TASKS)
+    if a.problems:
+        probs = _problems.select(a.problems, kinds=("function", "mixed", "sklearn"))
     text, results = _run("optimize", a, samplers, probs)
     _report.plot_regret(results, samplers, _harness.results_dir(a.out) / f"{a.name}.png")
     walls = _walls(results, samplers)

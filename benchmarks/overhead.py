@@ -13,6 +13,9 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import optuna
+from optuna.distributions import BaseDistribution
+from optuna.distributions import FloatDistribution
 
 from benchmarks import _harness
 from benchmarks import _report
@@ -53,10 +56,6 @@ def measure(
     The mean is over ``max(k, n // 10)`` trials after the first (amortised cost), or fewer
     (at least two) once the timed trials add up to ``budget`` seconds.
     """
-    import optuna
-    from optuna.distributions import BaseDistribution
-    from optuna.distributions import FloatDistribution
-
     dists: dict[str, BaseDistribution] = {
         f"x{i}": FloatDistribution(-5.0, 5.0) for i in range(DIM)
     }
@@ -102,7 +101,7 @@ def main(argv: list[str] | None = None) -> None:
     names = _samplers.split_names(a.samplers)
     _samplers.require_packages(names, "overhead")
     out = _harness.results_dir(a.out)
-    print(_harness.stamp_core(), flush=True)
+    _harness.stamp_core()
     _harness.quiet()
     warnings.simplefilter("ignore")
     sizes = [int(n) for n in a.sizes.split(",")]

@@ -74,28 +74,25 @@ def make_trainable(fid: int, dim: int, instance: int, seed: int, noisy: bool) ->
     return trainable
 
 
-def space(dim: int) -> dict[str, Any]:
-    from ray import tune
-
-    return {f"x{i}": tune.uniform(_bbob.LOW, _bbob.HIGH) for i in range(dim)}
-
-
 def run_one(job: tuple[str, str, int, int]) -> dict[str, Any]:
     """One Tune run ``(searcher, problem, seed, n_trials)``; per trial (in creation order) the
     observed and the noiseless value."""
+    from ray import tune
+
     name, problem, seed, n_trials = job
     fid, dim, noisy = _bbob.parse(problem)
     bbob = _bbob.BBOBFunction(fid, dim, seed, noisy)
+    space = {f"x{i}": tune.uniform(_bbob.LOW, _bbob.HIGH) for i in range(dim)}
     # a searcher that owns the space gets it, metric and mode at construction, Tune none
-    owns_space = _samplers.searcher_owns_space(name)
-    given = {"space": space(dim), "metric": "loss", "mode": "min"} if owns_space else {}
+    owns_space = _samplers.SEARCHERS[_samplers.parse_name(name)[0]].owns_space
+    given = {"space": space, "metric": "loss", "mode": "min"} if owns_space else {}
     search_alg = _harness.timed(_samplers.make_searcher(name, seed, budget=n_trials, **given))
     out: dict[str, Any] = {"sampler": name, "problem": problem, "seed": seed, "error": ""}
     out["group"] = "bbob-noisy" if noisy else f"bbob-{dim}d"
     out["scale"] = bbob.median_random
     try:
         trainable = make_trainable(fid, dim, bbob.instance, seed, noisy)
-        param_space = None if owns_space else space(dim)
+        param_space = None if owns_space else space
         grid, out["wall"] = _harness.fit_tuner(
             trainable, search_alg, n_trials, param_space, metric="loss", mode="min"
         )
@@ -141,7 +138,7 @@ def main(argv: list[str] | None = None) -> None:
             _bbob.parse(pr)
         except ValueError as exc:
             raise SystemExit(str(exc)) from None
-    print(_harness.stamp_core(), flush=True)
+    _harness.stamp_core()
     # one Tune run at a time; searchers interleaved so that the load hits all alike
     jobs = [
         (s, pr, seed, a.trials) for pr in problems for seed in _harness.seeds(a) for s in names
@@ -161,10 +158,11 @@ def main(argv: list[str] | None = None) -> None:
         time_table(results, names, a.trials),
     ]
     if failed:
-        errors = [
-            f"{r['sampler']} on {r['problem']} seed {r['seed']}: {r['error']}" for r in results
-        ]
-        text = "; ".join(e for e, r in zip(errors, results) if r["error"])
+        text = "; ".join(
+            f"{r['sampler']} on {r['problem']} seed {r['seed']}: {r['error']}"
+            for r in results
+            if r["error"]
+        )
         parts.append(f"\nFailed runs (these searchers are left out of the ranks): {text}\n")
     if ranked and not a.no_plot:
         _report.plot_regret(good, ranked, _harness.results_dir(a.out) / f"{a.name}.png")

@@ -25,15 +25,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import optuna
+from optuna.distributions import CategoricalDistribution
+from optuna.distributions import FloatDistribution
+from optuna.distributions import IntDistribution
 
 from benchmarks import _harness
+from benchmarks import _postgres
+from benchmarks import _samplers
 from benchmarks._harness import Quick
-from benchmarks._postgres import LocalPostgres
-from benchmarks._postgres import missing as postgres_missing
 from benchmarks._report import md_table
-from benchmarks._samplers import SEARCHERS
-from benchmarks._samplers import make_sampler
-from benchmarks._samplers import make_searcher
 
 PARTS = ("processes", "searcher", "sampler", "tune")
 STORAGES = ("journal", "sqlite", "postgresql")
@@ -50,8 +51,6 @@ def objective(trial: Any) -> float:
 
 
 def _storage(kind: str, path: str) -> Any:
-    import optuna
-
     if kind == "postgresql":  # path is the URL
         return optuna.storages.RDBStorage(path)
     if kind == "journal":
@@ -66,11 +65,9 @@ def _storage(kind: str, path: str) -> Any:
 def _worker(argv: list[str]) -> None:
     """One process: load the study, wait for the start file, optimise, print a JSON line."""
     kind, path, sampler_name, index, n_trials, go = argv
-    import optuna
-
     _harness.quiet()
     # every TreeUCB worker gets seed 0 (trial numbers keep them apart), Random its index
-    sampler = make_sampler(sampler_name, 0 if sampler_name == "TreeUCB" else int(index))
+    sampler = _samplers.make_sampler(sampler_name, 0 if sampler_name == "TreeUCB" else int(index))
     study = optuna.load_study(study_name="scale", storage=_storage(kind, path), sampler=sampler)
     Path(f"{go}.ready{index}").touch()
     deadline = time.time() + 600
@@ -93,8 +90,6 @@ def throughput(
 
     ``url``: the database of the ``postgresql`` kind (its study is deleted afterwards).
     """
-    import optuna
-
     with tempfile.TemporaryDirectory(prefix="treeucb-scale-") as tmp:
         path = url or str(Path(tmp) / ("study.log" if kind == "journal" else "study.db"))
         go = str(Path(tmp) / "go")
@@ -139,39 +134,33 @@ DEFECTS = {"lost": "lost", "running": "left running", "duplicates": "duplicates"
 DEFECTS["errors"] = "errors"
 
 
-def _process_rows(
-    kind: str, procs: list[int], per_proc: int, repeats: int, url: str
-) -> list[list[str]]:
+def run_processes(kind: str, procs: list[int], per_proc: int, repeats: int) -> str:
+    """The table of one storage: Random's and TreeUCB's throughput and defects per count."""
+    if kind == "postgresql" and (reason := _postgres.missing()) is not None:
+        raise SystemExit(f"python -m benchmarks scale: the postgresql storage: {reason}.")
+    server = _postgres.LocalPostgres().start() if kind == "postgresql" else None
     rows = []
-    for n in procs:
-        runs: dict[str, list[dict[str, float]]] = {"Random": [], "TreeUCB": []}
-        for _, name in _harness.alternating(list(runs), repeats):
-            runs[name].append(throughput(kind, n, name, per_proc, url))
-            print(f"  {kind} {n} processes {name}: {runs[name][-1]}", flush=True)
-        defects = {k: sum(int(r[k]) for r in runs["TreeUCB"]) for k in DEFECTS}
-        rand, tree = (float(np.median([r["rate"] for r in runs[s]])) for s in runs)
-        cpu_rand, cpu_tree = (float(np.median([r["cpu_ms"] for r in runs[s]])) for s in runs)
-        rows.append(
-            [kind, str(n), str(n * per_proc), f"{rand:.1f}", f"{tree:.1f}"]
-            + [f"{tree / rand:.2f}x" if rand > 0 else "-"]
-            + [f"{cpu_rand:.1f}", f"{cpu_tree:.1f}"]
-            + [f"{cpu_rand / cpu_tree:.2f}x" if cpu_tree > 0 else "-"]
-            + [str(defects[k]) for k in DEFECTS]
-        )
-    return rows
-
-
-def run_processes(procs: list[int], per_proc: int, repeats: int, storages: list[str]) -> str:
-    rows = []
-    for kind in storages:
-        if kind == "postgresql" and (reason := postgres_missing()) is not None:
-            raise SystemExit(f"python -m benchmarks scale: the postgresql storage: {reason}.")
-        server = LocalPostgres().start() if kind == "postgresql" else None
-        try:
-            rows += _process_rows(kind, procs, per_proc, repeats, server.url if server else "")
-        finally:
-            if server is not None:
-                server.stop()
+    try:
+        for n in procs:
+            runs: dict[str, list[dict[str, float]]] = {"Random": [], "TreeUCB": []}
+            for _, name in _harness.alternating(list(runs), repeats):
+                runs[name].append(
+                    throughput(kind, n, name, per_proc, server.url if server else "")
+                )
+                print(f"  {kind} {n} processes {name}: {runs[name][-1]}", flush=True)
+            defects = {k: sum(int(r[k]) for r in runs["TreeUCB"]) for k in DEFECTS}
+            rand, tree = (float(np.median([r["rate"] for r in runs[s]])) for s in runs)
+            cpu_rand, cpu_tree = (float(np.median([r["cpu_ms"] for r in runs[s]])) for s in runs)
+            rows.append(
+                [kind, str(n), str(n * per_proc), f"{rand:.1f}", f"{tree:.1f}"]
+                + [f"{tree / rand:.2f}x" if rand > 0 else "-"]
+                + [f"{cpu_rand:.1f}", f"{cpu_tree:.1f}"]
+                + [f"{cpu_rand / cpu_tree:.2f}x" if cpu_tree > 0 else "-"]
+                + [str(defects[k]) for k in DEFECTS]
+            )
+    finally:
+        if server is not None:
+            server.stop()
     samplers = ("Random", "TreeUCB")
     header = ["storage", "processes", "trials", *(f"{s} trials/s" for s in samplers), "ratio"]
     header += [*(f"{s} CPU ms/trial" for s in samplers), "CPU ratio", *DEFECTS.values()]
@@ -195,9 +184,9 @@ def _loss(config: dict[str, Any]) -> float:
     return float(loss + (math.log10(config["lr"]) + 2.0) ** 2 + (config["act"] != "relu"))
 
 
-def searcher_cost(make: Callable[[], Any], n: int, pending: int) -> tuple[np.ndarray, int]:
+def searcher_cost(name: str, n: int, pending: int) -> tuple[np.ndarray, int]:
     """Seconds per suggest + on_trial_complete with ``pending`` trials live; duplicates."""
-    searcher = make()
+    searcher = _samplers.make_searcher(name, 0, space=_tune_space(), metric="loss", mode="min")
     live: list[tuple[str, dict[str, Any]]] = []
     seen: set[tuple[Any, ...]] = set()
     duplicates = 0
@@ -225,19 +214,15 @@ def _window(times: np.ndarray, n: int) -> float:
 def run_searcher(n: int, widths: list[int], n_optuna: int) -> str:
     sizes = {"TreeUCBSearch": n, "OptunaSearch (TPE)": n_optuna, "HyperOptSearch": n_optuna}
     for name in list(sizes):
-        package = SEARCHERS[name].package
+        package = _samplers.SEARCHERS[name].package
         if package and importlib.util.find_spec(package) is None:
             print(f"  {package} is not installed: {name} is left out", flush=True)
             del sizes[name]
-
-    def maker(name: str) -> Callable[[], Any]:
-        return lambda: make_searcher(name, 0, space=_tune_space(), metric="loss", mode="min")
-
     checkpoints = sorted({c for c in (1_000, 2_000, 5_000, 10_000) if c <= n} | {n})
     rows = []
     for name, size in sizes.items():
         for w in widths if name == "TreeUCBSearch" else [w for w in widths if w in (1, 64)]:
-            times, dup = searcher_cost(maker(name), size, w)
+            times, dup = searcher_cost(name, size, w)
             cells = [f"{_window(times, c):.2f}" if c <= size else "-" for c in checkpoints]
             rows.append([name, str(w), *cells, f"{times.sum():.1f}", str(dup)])
             print(f"  {rows[-1]}", flush=True)
@@ -246,15 +231,8 @@ def run_searcher(n: int, widths: list[int], n_optuna: int) -> str:
 
 
 # -- the sampler with W running trials ----------------------------------------------------------
-def sampler_cost(
-    make: Callable[[], Any], n: int, pending: int, k: int
-) -> tuple[float, float, float]:
+def sampler_cost(name: str, n: int, pending: int, k: int) -> tuple[float, float, float]:
     """(median ms per ask + tell, median ms in sample_relative, cold s) after ``n`` trials."""
-    import optuna
-    from optuna.distributions import CategoricalDistribution
-    from optuna.distributions import FloatDistribution
-    from optuna.distributions import IntDistribution
-
     dists: dict[str, Any] = {"x": FloatDistribution(-5.0, 5.0), "y": FloatDistribution(-5.0, 5.0)}
     dists["lr"] = FloatDistribution(1e-5, 1.0, log=True)
     dists.update(k=IntDistribution(1, 64), c=CategoricalDistribution(["a", "b", "c"]))
@@ -266,7 +244,7 @@ def sampler_cost(
         params.update(k=int(rng.integers(1, 65)), c=str(rng.choice(["a", "b", "c"])))
         value = params["x"] ** 2 + params["y"] ** 2 + abs(params["k"] - 8) + (params["c"] != "b")
         trials.append(optuna.create_trial(params=params, distributions=dists, value=value))
-    sampler = make()
+    sampler = _samplers.make_sampler(name, 0)
     study = optuna.create_study(sampler=sampler)
     study.add_trials(trials)
     inner = _harness.Clock(sampler, "sample_relative").calls
@@ -289,8 +267,8 @@ def run_sampler(sizes: list[int], widths: list[int], k: int) -> str:
     rows = []
     for n in sizes:
         for w in widths:
-            tree, inner, cold = sampler_cost(lambda: make_sampler("TreeUCB", 0), n, w, k)
-            rand, _, _ = sampler_cost(lambda: make_sampler("Random", 0), n, w, k)
+            tree, inner, cold = sampler_cost("TreeUCB", n, w, k)
+            rand, _, _ = sampler_cost("Random", n, w, k)
             rows.append(
                 [f"{n:,}", str(w), f"{tree:.2f}", f"{inner:.2f}", f"{rand:.2f}"]
                 + [f"{tree - rand:.2f}", f"{cold:.1f}"]
@@ -302,16 +280,6 @@ def run_sampler(sizes: list[int], widths: list[int], k: int) -> str:
 
 
 # -- a real Tune run with many concurrent trials -------------------------------------------
-def _tune_trainable(seconds: float) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """A trainable that sleeps ``seconds`` (no CPU) and reports :func:`_loss`."""
-
-    def trainable(config: dict[str, Any]) -> dict[str, Any]:
-        time.sleep(seconds)
-        return {"loss": _loss(config)}
-
-    return trainable
-
-
 def _running_counter() -> Any:
     """A Tune callback that counts the trials Tune holds running, and their peak."""
     from ray.tune import Callback
@@ -338,12 +306,19 @@ def tune_run(name: str, n: int, concurrency: int, seconds: float = 0.0) -> dict[
 
     # the ConcurrencyLimiter that max_concurrent_trials would build, timed (a
     # BasicVariantGenerator keeps its own limit)
-    search_alg = _harness.timed(make_searcher(name, 0, max_concurrent=concurrency), concurrency)
+    search_alg = _harness.timed(
+        _samplers.make_searcher(name, 0, max_concurrent=concurrency), concurrency
+    )
     counter = _running_counter()
-    trainable = tune.with_resources(_tune_trainable(seconds), {"cpu": 2 / concurrency})
+
+    def trainable(config: dict[str, Any]) -> dict[str, Any]:  # sleeps (no CPU), reports _loss
+        time.sleep(seconds)
+        return {"loss": _loss(config)}
+
     config = {"callbacks": [counter]}
+    resourced = tune.with_resources(trainable, {"cpu": 2 / concurrency})
     grid, wall = _harness.fit_tuner(
-        trainable, search_alg, n, _tune_space(), config, metric="loss", mode="min"
+        resourced, search_alg, n, _tune_space(), config, metric="loss", mode="min"
     )
     trials = [grid[i] for i in range(len(grid))]
     points = [tuple(sorted((k, (t.config or {}).get(k)) for k in _tune_space())) for t in trials]
@@ -404,15 +379,12 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse(args_in)
     n, per_proc = args.n_trials, args.per_process
     n_optuna = min(n, 1_000 if args.quick else 2_000)
-    sections = ["# Scale: processes, pending trials, trials (issue 13)", ""]
-    sections += [f"Command: `{args.command_line}`.", ""]
-    path = _harness.results_dir(args.out) / f"{args.name}.md"
+    sections: list[str] = []
 
     def write(done: bool) -> None:
-        note = _harness.machine_note(args.mode, args.started)
-        if not done:
-            note = "_Partial: the run is still going (or was stopped)._\n\n" + note
-        path.write_text("\n".join(sections) + "\n" + note)
+        title = "Scale: processes, pending trials, trials (issue 13)"
+        body = "\n" + "\n".join(sections)
+        _harness.finish(args, title, "", body, partial=not done)
 
     def part(name: str, title: str, prose: str, *tables: Callable[[], str]) -> None:
         """Run one part, its tables in turn, and write the results so far after each."""
@@ -465,12 +437,11 @@ def main(argv: list[str] | None = None) -> None:
         "wall clock.  Lost, left running, duplicates and errors are summed over TreeUCB's "
         "runs (all must be 0).",
         *(
-            functools.partial(run_processes, args.procs, per_proc, args.repeats, [kind])
+            functools.partial(run_processes, kind, args.procs, per_proc, args.repeats)
             for kind in args.storages
         ),
     )
     write(done=True)
-    print(f"wrote {path}")
 
 
 if __name__ == "__main__":

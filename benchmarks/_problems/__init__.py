@@ -22,6 +22,7 @@ from benchmarks._problems._functions import BASE
 from benchmarks._problems._functions import FUNCTION_IDS
 from benchmarks._problems._functions import FUNCTIONS
 from benchmarks._problems._functions import BanditProblem
+from benchmarks._problems._functions import bbob_name
 from benchmarks._problems._studies import BRANCHES
 from benchmarks._problems._studies import CONDITIONAL_PROBLEMS
 from benchmarks._problems._studies import MIXINT_PROBLEMS
@@ -36,6 +37,7 @@ __all__ = [
     "BanditProblem",
     "Box",
     "Study",
+    "bbob_name",
     "box",
     "continuous",
     "function",
@@ -61,17 +63,15 @@ def continuous(
 
 
 def _bbob_groups() -> dict[str, list[str]]:
-    names = _functions.problem_names()
-    groups = {
-        "bbob": names,
-        "bbob-noisy": [n for n in names if n.endswith("noisy")],
-        "bbob-noiseless": _functions.problem_names(noisy=False),
-    }
-    for d in _functions.DIMS:
-        every = _functions.problem_names((d,))
-        groups[f"bbob-{d}d"] = every
-        groups[f"bbob-{d}d-noisy"] = [n for n in every if n.endswith("noisy")]
-        groups[f"bbob-{d}d-noiseless"] = _functions.problem_names((d,), noisy=False)
+    groups = {}
+    for group, dims in [
+        ("bbob", _functions.DIMS),
+        *((f"bbob-{d}d", (d,)) for d in _functions.DIMS),
+    ]:
+        names = _functions.problem_names(dims)
+        groups[group] = names
+        groups[f"{group}-noisy"] = [n for n in names if n.endswith("noisy")]
+        groups[f"{group}-noiseless"] = [n for n in names if not n.endswith("noisy")]
     return groups
 
 

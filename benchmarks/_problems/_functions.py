@@ -90,12 +90,10 @@ def garland(x: np.ndarray) -> np.ndarray:
     return u * (1.0 - u) * (4.0 - np.sqrt(np.abs(np.sin(60.0 * u))))
 
 
-def double_sine(
-    x: np.ndarray, rho1: float = 0.3, rho2: float = 0.8, tmax: float = 0.5
-) -> np.ndarray:
+def double_sine(x: np.ndarray) -> np.ndarray:
     """DoubleSine on [0, 1] (PyXAB defaults rho1=0.3, rho2=0.8, tmax=0.5); maximum 0 at tmax."""
-    ep1, ep2 = -math.log2(rho1), -math.log2(rho2)
-    u = 2.0 * np.abs(x[:, 0] - tmax)
+    ep1, ep2 = -math.log2(0.3), -math.log2(0.8)
+    u = 2.0 * np.abs(x[:, 0] - 0.5)
     out = np.zeros_like(u)
     nz = u > 0
     un = u[nz]
@@ -108,16 +106,6 @@ def himmelblau(x: np.ndarray) -> np.ndarray:
     """Negated Himmelblau on [-5, 5]^2; maximum 0 at four points."""
     x1, x2 = x[:, 0], x[:, 1]
     return -((x1**2 + x2 - 11.0) ** 2) - (x1 + x2**2 - 7.0) ** 2
-
-
-def neg_rastrigin(x: np.ndarray) -> np.ndarray:
-    """Negated Rastrigin on [-1, 1]^d; maximum 0 at the origin."""
-    return -_rastrigin(x)
-
-
-def neg_ackley(x: np.ndarray) -> np.ndarray:
-    """Negated Ackley on [-1, 1]^d; maximum 0 at the origin."""
-    return -_ackley(x)
 
 
 @dataclass(frozen=True)
@@ -143,8 +131,9 @@ FUNCTIONS: dict[str, Function] = {
         Function("Garland", 1, 0.0, 1.0, garland, (np.arange(0, 25) * np.pi / 60)[:, None]),
         Function("DoubleSine", 1, 0.0, 1.0, double_sine, np.array([[0.5]])),
         Function("Himmelblau", 2, -5.0, 5.0, himmelblau, _HIMMELBLAU_MAX),
-        Function("Rastrigin", 2, -1.0, 1.0, neg_rastrigin, np.zeros((1, 2))),
-        Function("Ackley", 2, -1.0, 1.0, neg_ackley, np.zeros((1, 2))),
+        # the negated functions of BASE, maximum 0 at the origin
+        Function("Rastrigin", 2, -1.0, 1.0, lambda x: -_rastrigin(x), np.zeros((1, 2))),
+        Function("Ackley", 2, -1.0, 1.0, lambda x: -_ackley(x), np.zeros((1, 2))),
     )
 }
 
@@ -195,15 +184,14 @@ def instance_of(seed: int) -> int:
     return 1 + seed % 3
 
 
-def problem_names(dims: tuple[int, ...] = DIMS, noisy: bool = True) -> list[str]:
+def bbob_name(fid: int, dim: int, noisy: bool) -> str:
+    """The registry's name of a BBOB function, e.g. ``bbob-f08-5d-noisy``."""
+    return f"bbob-f{fid:02d}-{dim}d" + ("-noisy" if noisy else "")
+
+
+def problem_names(dims: tuple[int, ...] = DIMS) -> list[str]:
     """Every BBOB problem name for the given dimensions (noiseless, then noisy per function)."""
-    out = []
-    for d in dims:
-        for fid in FUNCTION_IDS:
-            out.append(f"bbob-f{fid:02d}-{d}d")
-            if noisy:
-                out.append(f"bbob-f{fid:02d}-{d}d-noisy")
-    return out
+    return [bbob_name(f, d, noisy) for d in dims for f in FUNCTION_IDS for noisy in (False, True)]
 
 
 def parse(name: str) -> tuple[int, int, bool]:

@@ -107,11 +107,24 @@ def function(name: str, seed: int) -> TestFunction | BBOBFunction:
     return TestFunction(parts[0], int(parts[1][:-1]), seed, 0.1 if parts[-1] == "noisy" else 0.0)
 
 
+def _suggest(trial: Any, kinds: list[str], low: Any, high: Any) -> np.ndarray:
+    """``x`` with coordinate ``i`` an int, a float on a grid of step 0.5 or a float
+    (``kinds[i]``) in ``[low[i], high[i]]``."""
+    x = np.empty(len(kinds))
+    for i, kind in enumerate(kinds):
+        if kind == "int":
+            x[i] = trial.suggest_int(f"x{i}", int(low[i]), int(high[i]))
+        else:
+            step = 0.5 if kind == "step" else None
+            x[i] = trial.suggest_float(f"x{i}", float(low[i]), float(high[i]), step=step)
+    return x
+
+
 def _mixed(s: Study, seed: int) -> Objective:
     _, fname, dims = s.name.split("-")
     dim = int(dims[:-1])
     tf = TestFunction(fname, dim, seed)
-    kinds = ["float", "int", "step"] * dim
+    kinds = (["float", "int", "step"] * dim)[:dim]
     for i in range(dim):  # optima on the grids, so the regret can reach 0
         if kinds[i] == "int":
             tf.xopt[i] = float(np.round(tf.xopt[i]))
@@ -122,14 +135,7 @@ def _mixed(s: Study, seed: int) -> Objective:
     penalty = {f"c{k}": MIXED_PENALTIES[order[k]] * tf.median_random for k in range(len(order))}
 
     def objective(trial: Any) -> float:
-        x = np.empty(dim)
-        for i in range(dim):
-            if kinds[i] == "int":
-                x[i] = trial.suggest_int(f"x{i}", int(LOW), int(HIGH))
-            elif kinds[i] == "step":
-                x[i] = trial.suggest_float(f"x{i}", LOW, HIGH, step=0.5)
-            else:
-                x[i] = trial.suggest_float(f"x{i}", LOW, HIGH)
+        x = _suggest(trial, kinds, [LOW] * dim, [HIGH] * dim)
         c = trial.suggest_categorical("c", list(penalty))
         return s.record(float(tf.f(x)) + penalty[c])
 
@@ -137,12 +143,8 @@ def _mixed(s: Study, seed: int) -> Objective:
 
 
 def _sklearn(s: Study, seed: int) -> Objective:
-    inner = _sklearn_objective(s.name)
-    return lambda trial: s.record(inner(trial))
-
-
-def _sklearn_objective(name: str) -> Objective:
     """The cross-validated error of one scikit-learn task (data loaded once)."""
+    name = s.name
     from sklearn import datasets
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.linear_model import ElasticNet
@@ -171,7 +173,7 @@ def _sklearn_objective(name: str) -> Objective:
             )
             return 1.0 - float(cross_val_score(model, X, y, cv=cv).mean())
 
-        return svc
+        return lambda trial: s.record(svc(trial))
     if name == "enet-diabetes":
         X, y = datasets.load_diabetes(return_X_y=True)
 
@@ -190,7 +192,7 @@ def _sklearn_objective(name: str) -> Objective:
                 s = cross_val_score(model, X, y, cv=cv, scoring="neg_mean_squared_error")
             return float(-s.mean())
 
-        return enet
+        return lambda trial: s.record(enet(trial))
     if name == "rf-wine":
         X, y = datasets.load_wine(return_X_y=True)
 
@@ -205,7 +207,7 @@ def _sklearn_objective(name: str) -> Objective:
             )
             return 1.0 - float(cross_val_score(model, X, y, cv=cv).mean())
 
-        return rf
+        return lambda trial: s.record(rf(trial))
     if name == "mlp-digits":
         X, y = datasets.load_digits(return_X_y=True)
         X, y = X[:600] / 16.0, y[:600]
@@ -223,7 +225,7 @@ def _sklearn_objective(name: str) -> Objective:
                 warnings.simplefilter("ignore")
                 return 1.0 - float(cross_val_score(model, X, y, cv=cv).mean())
 
-        return mlp
+        return lambda trial: s.record(mlp(trial))
     if name == "keras-mlp-digits":
         # The paper's MLP space and Keras model (examples/mnist.py) on the bundled digits,
         # exactly as the README's main job trains them; error = 1 - validation accuracy.
@@ -243,7 +245,7 @@ def _sklearn_objective(name: str) -> Objective:
             result = evaluate_mlp(params, data, Settings(iter_scale=1.0, seed=0))
             return 1.0 - result.accuracy
 
-        return keras_mlp
+        return lambda trial: s.record(keras_mlp(trial))
     raise ValueError(f"Unknown sklearn task {name!r}.")
 
 
@@ -252,16 +254,11 @@ def _mixint(s: Study, seed: int) -> Objective:
     dim = int(dims[:-1])
     suite, problem = coco_problem("bbob-mixint", int(fid[1:]), dim, seed)
     s.seeded = True  # each seed is another instance, with its own optimum value
-    lower, upper = problem.lower_bounds, problem.upper_bounds
     n_int = problem.number_of_integer_variables
+    kinds = ["int"] * n_int + ["float"] * (dim - n_int)
 
     def objective(trial: Any) -> float:
-        x = np.empty(dim)
-        for i in range(dim):
-            if i < n_int:
-                x[i] = trial.suggest_int(f"x{i}", int(lower[i]), int(upper[i]))
-            else:
-                x[i] = trial.suggest_float(f"x{i}", float(lower[i]), float(upper[i]))
+        x = _suggest(trial, kinds, problem.lower_bounds, problem.upper_bounds)
         _ = suite  # alive as long as its problem
         return s.record(float(problem(x)))
 
