@@ -84,9 +84,12 @@ def main(argv: list[str] | None = None) -> None:
     )
     p.option("--gp", False, action="store_true", help="Include GPSampler in quick mode.")
     a = p.parse(argv, stamp=False)
-    samplers = _samplers.split_names(a.samplers or ",".join(SAMPLERS))
-    if not a.samplers:
+    # --samplers '' reports saved runs only, as in moo and mixed (it used to run every default)
+    samplers = _samplers.split_names(",".join(SAMPLERS) if a.samplers is None else a.samplers)
+    if a.samplers is None:
         samplers = [s for s in samplers if s != "GP" or a.gp or not a.quick]
+    if not samplers and not a.load:
+        p.error("--samplers '' runs nothing: give --load with it, to report saved runs only")
     _samplers.require_packages(samplers, "optimize")
     # by default the BBOB-like functions (noiseless, noisy) and the scikit-learn tasks
     probs = _problems.continuous(names=QUICK_FUNCTIONS) if a.quick else _problems.continuous()

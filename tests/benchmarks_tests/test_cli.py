@@ -130,3 +130,21 @@ def test_every_option_has_help_without_issue_numbers(
         assert action.help and action.help.strip(), f"{command} {name} has no help"
         assert not _ISSUE.search(action.help), f"{command} {name}: {action.help}"
     assert not _ISSUE.search(parser.epilog or ""), command
+
+
+def test_optimize_with_no_samplers_reports_saved_runs_only(
+    results_in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --samplers '' runs nothing, as in moo and mixed: it once ran every default sampler
+    saved = str(results_in_tmp / "runs.pkl")
+    argv = ["--problems", "sphere-2d", "--seeds", "1", "--trials", "6"]
+    cli.main(["optimize", *argv, "--samplers", "TPE,Random", "--save", saved])
+    capsys.readouterr()
+    cli.main(["optimize", *argv, "--samplers", "", "--load", saved])
+    out = capsys.readouterr().out
+    assert "runs," not in out  # no progress line: nothing ran
+    rows = [line for line in out.splitlines() if line.startswith(("| TPE", "| Random", "| Tree"))]
+    assert {row.split(" | ")[0] for row in rows} == {"| TPE", "| Random"}
+    with pytest.raises(SystemExit):
+        cli.main(["optimize", *argv, "--samplers", ""])
+    assert "--samplers '' runs nothing" in capsys.readouterr().err
