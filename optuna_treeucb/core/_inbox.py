@@ -469,11 +469,11 @@ class LocalGP(TrustRegion):
     def _models(snap: Snapshot, Z: np.ndarray, local: np.ndarray, dim: int | None) -> list[GP]:
         """The local GP of the targets; under constraints (a local observation infeasible),
         SCBO's pair instead: the objective's GP and the negated total violation's.  With
-        constraints or several objectives, every GP's noise ratio is chosen on
+        constraints, every GP's noise ratio is chosen on
         :data:`~._localgp.FINE_NOISE_RATIOS`."""
         v = None if snap.violations is None else snap.violations[local]
-        measured = snap.objectives is not None or snap.constraints is not None
-        noise = FINE_NOISE_RATIOS if measured or snap.constrained() else NOISE_RATIOS
+        constrained = snap.constraints is not None or snap.constrained()
+        noise = FINE_NOISE_RATIOS if constrained else NOISE_RATIOS
 
         def fit(y: np.ndarray) -> GP:
             return fit_gp(Z[local], y, dim, noise)

@@ -26,9 +26,9 @@ import numpy as np
 
 LENGTHSCALES = (0.05, 0.1, 0.2, 0.4, 0.8)  # times sqrt(d): the cube's diameter
 NOISE_RATIOS = (1e-3, 1e-2, 0.1, 1.0)  # noise variance / signal variance
-# with constraints or several objectives: ratios down to 1e-6 let the GPs interpolate a
-# noise-free objective or constraint, whose optimum or boundary a 1e-3 floor blurs
-# (noise_floor_tuning.md; on one unconstrained objective it was not clearly better)
+# with constraints: ratios down to 1e-6 let the GPs interpolate a noise-free objective or
+# constraint, whose constrained optimum on a boundary a 1e-3 floor blurs (noise_floor_tuning.md;
+# without constraints, with one objective or several, it was not clearly better)
 FINE_NOISE_RATIOS = (1e-6, 1e-4, *NOISE_RATIOS)
 JITTER = 1e-8
 PERTURB_DIMS = 5.0  # expected number of coordinates a perturbation moves
