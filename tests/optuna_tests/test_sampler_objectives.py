@@ -100,9 +100,13 @@ def test_treeucb_finds_feasible_points_far_more_often_than_random() -> None:
         _feasible_share_and_best(TreeUCBSampler(seed=s, n_startup_trials=10), s) for s in seeds
     ]
     rand = [_feasible_share_and_best(optuna.samplers.RandomSampler(seed=s), s) for s in seeds]
-    # feasible shares: random ~0.05, TreeUCB ~0.67 (seeds 0-2), refining around feasible points
-    assert np.mean([f for f, _ in tree]) > 5 * np.mean([f for f, _ in rand])
+    # feasible shares: random 0.05, TreeUCB 0.21 (seeds 0-2): it refines around the feasible
+    # points, and along the disc's edge, where the optimum is, about half its points fall just
+    # outside (their violations ~1e-5)
+    assert np.mean([f for f, _ in tree]) > 3 * np.mean([f for f, _ in rand])
     assert np.mean([b for _, b in tree]) < np.mean([b for _, b in rand])  # the best feasible
+    optimum = 1.5 - 0.15 * math.sqrt(2)  # x + y on the disc: its edge at 45 degrees
+    assert all(b - optimum < 0.01 for _, b in tree)  # 1.1e-03 at worst (seeds 0-2)
 
 
 def _zdt1(trial: optuna.Trial) -> tuple[float, float]:
