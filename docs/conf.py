@@ -29,8 +29,10 @@ html_theme = "alabaster"
 
 # The user guide links each figure it quotes to its results file as ``../../benchmarks/results/
 # <file>.md`` (right on GitHub, from docs/guide/).  The HTML build copies those files beside the
-# pages, as ``benchmarks/results/``, and points the links there.
+# pages, as ``benchmarks/results/``, and points the links there.  The benchmarks page also links
+# ``../independent_benchmark.md`` (a Markdown record, not a page): it is copied to the top.
 RESULTS = ROOT / "benchmarks" / "results"
+RECORDS = [ROOT / "docs" / "independent_benchmark.md"]
 
 
 def _link_results(app: Any, doctree: Any, docname: str) -> None:
@@ -46,6 +48,8 @@ def _link_results(app: Any, doctree: Any, docname: str) -> None:
 def _copy_results(app: Any, exception: Exception | None) -> None:
     if exception is None and app.builder.format == "html":
         shutil.copytree(RESULTS, Path(app.outdir) / "benchmarks" / "results", dirs_exist_ok=True)
+        for record in RECORDS:
+            shutil.copy2(record, Path(app.outdir) / record.name)
 
 
 def setup(app: Any) -> None:

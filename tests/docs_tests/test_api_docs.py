@@ -36,3 +36,9 @@ def test_api_reference_builds_without_warnings(tmp_path: Path) -> None:
         html = (out / page).read_text()
         for name in names:
             assert f'id="{name}' in html or f'<span class="pre">{name}' in html, (page, name)
+    # the guide's links to Markdown records resolve inside the built site
+    guide = (out / "guide" / "benchmarks.html").read_text()
+    assert 'href="../independent_benchmark.md"' in guide
+    assert (out / "independent_benchmark.md").read_text().startswith("# An independent benchmark")
+    assert 'href="../benchmarks/results/optimize_bbob.md"' in guide
+    assert (out / "benchmarks" / "results" / "optimize_bbob.md").is_file()
