@@ -261,6 +261,25 @@ def rank_tables(
     return text, headline
 
 
+def problem_table(results: list[dict[str, Any]], samplers: list[str], n: int) -> str:
+    """Markdown table of each problem's median regret over seeds after ``n`` trials, a column
+    per sampler (needs :func:`normalised_regret` first): where a sampler wins or stalls, which
+    the ranks over every problem hide.  A run shorter than ``n`` trials counts as missing."""
+    problems = list(dict.fromkeys(r["problem"] for r in results))
+    rows = []
+    for p in problems:
+        row: list[Any] = [p]
+        for s in samplers:
+            runs = [r for r in results if r["sampler"] == s and r["problem"] == p]
+            got = [r["regret"][n - 1] for r in runs if len(r["regret"]) >= n]
+            got = [v for v in got if np.isfinite(v)]
+            row.append(fmt(float(np.median(got))) if got else "-")
+        rows.append(row)
+    return f"\n### Median regret over seeds after {n} trials\n\n" + md_table(
+        ["problem", *samplers], rows
+    )
+
+
 def paired_tables(
     results: list[dict[str, Any]], samplers: list[str], checkpoints: list[int], baseline: str
 ) -> str:

@@ -188,6 +188,7 @@ def main_mixed(argv: list[str] | None = None) -> None:
         _problems.select(a.problems, kinds=("mixint", "branch", "pipe")) if a.problems else default
     )
     text, results = _run("mixed", a, samplers, probs)
+    text += _report.problem_table(results, samplers, a.trials)
     if a.trials >= LOCK_IN_TRIALS:
         text += lock_in(results, samplers)
     walls = _walls(results, samplers)

@@ -13,6 +13,7 @@ from benchmarks._report import geomean_curve
 from benchmarks._report import mean_ranks
 from benchmarks._report import normalised_regret
 from benchmarks._report import paired
+from benchmarks._report import problem_table
 
 
 def test_paired_log_ratio_mean_se_and_win_rate() -> None:
@@ -95,3 +96,25 @@ def test_regret_is_against_the_best_of_the_same_instance_when_the_seed_draws_it(
         ]
     for run, row in zip(runs, expected):
         np.testing.assert_allclose(run["regret"], row)
+
+
+def test_problem_table_gives_each_problems_median_regret_over_seeds() -> None:
+    # regrets by hand: best 0 over both samplers of each seed, spread = median of all trials
+    runs = [
+        {**_run("A", 0, [4.0, 0.0], True), "problem": "p"},
+        {**_run("B", 0, [4.0, 2.0], True), "problem": "p"},
+        {**_run("A", 1, [4.0, 2.0], True), "problem": "p"},
+        {**_run("B", 1, [4.0, 0.0], True), "problem": "p"},
+        {**_run("A", 2, [4.0, 3.0], True), "problem": "p"},
+        {**_run("B", 2, [4.0, 0.0], True), "problem": "p"},
+        {**_run("A", 0, [1.0], True), "problem": "q"},  # shorter than 2 trials: missing
+        {**_run("B", 0, [1.0, 1.0], True), "problem": "q"},
+    ]
+    normalised_regret(runs)
+    # p: medians of all trials per seed 3, 3 and 3.5; A's regrets 0, 2/3, 3/3.5, median 2/3
+    text = problem_table(runs, ["A", "B"], 2)
+    lines = text.strip().splitlines()
+    assert lines[0] == "### Median regret over seeds after 2 trials"
+    assert lines[2:4] == ["| problem | A | B |", "|---|---|---|"]
+    assert lines[4] == "| p | 0.667 | 0.000 |"
+    assert lines[5] == "| q | - | 0.000 |"
