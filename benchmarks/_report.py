@@ -8,6 +8,7 @@ unless a caller passes its metric's resolution as ``floor``; a paired log-ratio 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -261,20 +262,35 @@ def rank_tables(
     return text, headline
 
 
+def medians(
+    results: list[dict[str, Any]],
+    samplers: list[str],
+    value: Callable[[dict[str, Any]], float],
+    digits: int = 3,
+    missing: str = "none",
+) -> list[list[str]]:
+    """Per problem, the median over seeds of ``value(run)`` per sampler (``missing`` where it
+    is infinite or the sampler has no run)."""
+    rows = []
+    for p in dict.fromkeys(r["problem"] for r in results):
+        cells = []
+        for s in samplers:
+            v = [value(r) for r in results if (r["sampler"], r["problem"]) == (s, p)]
+            m = float(np.median(v)) if v else np.inf
+            cells.append(fmt(m, digits) if np.isfinite(m) else missing)
+        rows.append([p, *cells])
+    return rows
+
+
 def problem_table(results: list[dict[str, Any]], samplers: list[str], n: int) -> str:
     """Markdown table of each problem's median regret over seeds after ``n`` trials, a column
     per sampler (needs :func:`normalised_regret` first): where a sampler wins or stalls, which
-    the ranks over every problem hide.  A run shorter than ``n`` trials counts as missing."""
-    problems = list(dict.fromkeys(r["problem"] for r in results))
-    rows = []
-    for p in problems:
-        row: list[Any] = [p]
-        for s in samplers:
-            runs = [r for r in results if r["sampler"] == s and r["problem"] == p]
-            got = [r["regret"][n - 1] for r in runs if len(r["regret"]) >= n]
-            got = [v for v in got if np.isfinite(v)]
-            row.append(fmt(float(np.median(got))) if got else "-")
-        rows.append(row)
+    the ranks over every problem hide.  A run shorter than ``n`` trials counts as infinite."""
+
+    def regret(r: dict[str, Any]) -> float:
+        return float(r["regret"][n - 1]) if len(r["regret"]) >= n else math.inf
+
+    rows = medians(results, samplers, regret, missing="-")
     return f"\n### Median regret over seeds after {n} trials\n\n" + md_table(
         ["problem", *samplers], rows
     )

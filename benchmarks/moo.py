@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
 from collections.abc import Sequence
 from typing import Any
 
@@ -263,7 +262,7 @@ def report(results: list[dict[str, Any]], samplers: list[str], checkpoints: list
         rows.append(row)
     t = checkpoints[-1]
     label = "HV regret" if mode == "moo" else "best feasible regret"
-    scored = medians(
+    scored = _report.medians(
         results, samplers, lambda r: score_at[t][(r["sampler"], r["problem"], r["seed"])]
     )
     text = (
@@ -272,7 +271,7 @@ def report(results: list[dict[str, Any]], samplers: list[str], checkpoints: list
     )
     text += _report.md_table(["problem", *samplers], scored)
     if mode == "constrained":
-        late = medians(
+        late = _report.medians(
             results, samplers, lambda r: late_violation(r["G"], t), digits=4, missing=""
         )
         text += (
@@ -280,26 +279,6 @@ def report(results: list[dict[str, Any]], samplers: list[str], checkpoints: list
             "feasible), median over seeds:\n\n" + _report.md_table(["problem", *samplers], late)
         )
     return text
-
-
-def medians(
-    results: list[dict[str, Any]],
-    samplers: list[str],
-    value: Callable[[dict[str, Any]], float],
-    digits: int = 3,
-    missing: str = "none",
-) -> list[list[str]]:
-    """Per problem, the median over seeds of ``value(run)`` per sampler (``missing`` where it
-    is infinite or the sampler has no run)."""
-    rows = []
-    for p in dict.fromkeys(r["problem"] for r in results):
-        cells = []
-        for s in samplers:
-            v = [value(r) for r in results if (r["sampler"], r["problem"]) == (s, p)]
-            m = float(np.median(v)) if v else np.inf
-            cells.append(_report.fmt(m, digits) if np.isfinite(m) else missing)
-        rows.append([p, *cells])
-    return rows
 
 
 def paired_table(
